@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
+	"github.com/matchrec/matchrec/store/natsbus"
+)
+
+// probeTimeout bounds how long a command tries a server.json server before
+// deciding it is gone: a stale file (a crashed server) must not make every
+// command slow.
+const probeTimeout = time.Second
+
+// api is the recorder as a command sees it: an API client, whichever way
+// the recorder runs.
+type api struct {
+	client *natsbus.Client
+	close  func()
+}
+
+// connect finds the recorder for this invocation:
+//
+//  1. --server URL: that server, and nothing else;
+//  2. <data>/server.json naming a server that answers ping;
+//  3. a node started here, on the data directory, with an in-process NATS
+//     server (no port opened), closed when the command ends.
+//
+// If the store is locked and no server answers, another process holds the
+// directory without serving it, and we say so.
+func (a *app) connect(ctx context.Context) (*api, error) {
+	if a.server != "" {
+		c, err := dial(ctx, a.server)
+		if err != nil {
+			return nil, unavailable("cannot reach a recorder at %s: %v", a.server, err)
+		}
+		return c, nil
+	}
+	si, sfErr := node.ReadServerFile(a.data)
+	if sfErr == nil && si.NATSURL != "" {
+		c, err := dial(ctx, si.NATSURL)
+		if err == nil {
+			a.log.Debug().Str("url", si.NATSURL).Msg("using the running server")
+			return c, nil
+		}
+		a.log.Debug().Err(err).Str("url", si.NATSURL).Msg("server.json names a server that does not answer; starting in-process")
+	}
+	n, err := node.Open(ctx, node.Config{DataDir: a.data, InProcess: true, Log: a.log})
+	if err != nil {
+		if errors.Is(err, node.ErrLocked) {
+			hint := "no server.json"
+			if sfErr == nil {
+				hint = fmt.Sprintf("server.json names %s (pid %d), which does not answer", si.NATSURL, si.PID)
+			} else if !errors.Is(sfErr, fs.ErrNotExist) {
+				hint = fmt.Sprintf("server.json is unreadable: %v", sfErr)
+			}
+			return nil, &cliError{exit: ExitUsage, code: "locked", msg: fmt.Sprintf(
+				"the data directory %s is in use by another matchrec process (%s); stop it, wait for it to finish, or pass --server URL",
+				abs(a.data), hint)}
+		}
+		return nil, unavailable("cannot start a recorder on %s: %v", abs(a.data), err)
+	}
+	nc, err := n.Connect(nats.Name("matchrec-cli"))
+	if err != nil {
+		_ = n.Close()
+		return nil, unavailable("connect to the in-process recorder: %v", err)
+	}
+	return &api{
+		client: &natsbus.Client{Conn: nc},
+		close: func() {
+			nc.Close()
+			if err := n.Close(); err != nil {
+				a.log.Warn().Err(err).Msg("closing the in-process recorder")
+			}
+		},
+	}, nil
+}
+
+// dial connects to a NATS server and checks that a matchrec recorder
+// answers there.
+func dial(ctx context.Context, url string) (*api, error) {
+	nc, err := nats.Connect(url, nats.Name("matchrec-cli"), nats.Timeout(probeTimeout))
+	if err != nil {
+		return nil, err
+	}
+	c := &natsbus.Client{Conn: nc}
+	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	var ping node.PingResult
+	if err := c.Call(pctx, node.VerbPing, nil, &ping); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return &api{client: c, close: nc.Close}, nil
+}
+
+// call makes one API call. API errors come back as *natsbus.Error (exit
+// code 1, the recorder's code); transport failures as "unavailable".
+func (c *api) call(ctx context.Context, verb string, req, resp any) error {
+	err := c.client.Call(ctx, verb, req, resp)
+	if err == nil || apiError(err) != nil {
+		return err
+	}
+	return unavailable("%s: %v", verb, err)
+}
+
+func apiError(err error) *natsbus.Error {
+	var ae *natsbus.Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return nil
+}
+
+func unavailable(format string, args ...any) error {
+	return &cliError{exit: ExitUsage, code: "unavailable", msg: fmt.Sprintf(format, args...)}
+}
+
+func abs(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// withAPI runs fn with a connected API and closes it after.
+func (a *app) withAPI(ctx context.Context, fn func(*api) error) error {
+	c, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	return fn(c)
+}

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
+)
+
+func (a *app) serveCmd() *cobra.Command {
+	var listen, natsURL string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the recorder: store, NATS, relay and API, until interrupted",
+		Long: `serve runs the recorder on the data directory until SIGINT or SIGTERM:
+the bbolt store (<data>/events.db), an embedded NATS server with JetStream
+(<data>/nats) listening on --nats-listen, the relay that publishes every
+recorded event on matchrec.events.<match>, and the request/reply API on
+matchrec.api.<verb>.
+
+While it runs, <data>/server.json tells other matchrec commands on the same
+data directory where to find it; it is removed on exit.
+
+With --nats URL the recorder uses an existing NATS server (JetStream
+enabled) instead of starting one.`,
+		Example: `  matchrec serve
+  matchrec --data /var/lib/matchrec serve --nats-listen 0.0.0.0:4222
+  matchrec serve --nats nats://nats.example:4222
+
+  # from another terminal, with the stock NATS CLI:
+  nats req matchrec.api.matches ''
+  nats sub 'matchrec.events.>'`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			n, err := node.Open(ctx, node.Config{
+				DataDir: a.data, NATSURL: natsURL, Listen: listen, WriteServerFile: true, Log: a.log,
+			})
+			if err != nil {
+				if errors.Is(err, node.ErrLocked) {
+					return &cliError{exit: ExitUsage, code: "locked", msg: fmt.Sprintf(
+						"the data directory %s is in use by another matchrec process", abs(a.data))}
+				}
+				return unavailable("cannot start: %v", err)
+			}
+			a.log.Info().Str("nats", n.URL()).Str("data", abs(a.data)).Msg("matchrec serving; stop with Ctrl-C")
+			if a.json {
+				_ = a.printJSON(map[string]string{"nats_url": n.URL(), "data": abs(a.data)})
+			}
+			<-ctx.Done()
+			a.log.Info().Msg("stopping")
+			if err := n.Close(); err != nil {
+				return unavailable("shutdown: %v", err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&listen, "nats-listen", node.DefaultListen, "HOST:PORT the embedded NATS server listens on (port 0: any free port)")
+	cmd.Flags().StringVar(&natsURL, "nats", "", "use this NATS server (JetStream enabled) instead of the embedded one")
+	return cmd
+}

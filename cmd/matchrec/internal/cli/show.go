@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
+	"github.com/matchrec/matchrec/projector"
+)
+
+func (a *app) logCmd() *cobra.Command {
+	var from, to uint64
+	cmd := &cobra.Command{
+		Use:   "log MATCH",
+		Short: "Print a match's events as readable lines (JSON lines with --json)",
+		Long: `log prints every event of a match, one readable line each: moves,
+declarations, every roll with its dice, target number and successes, and a
+summary line when an attack completes. With --json it prints one JSON object
+per line: {seq, type, time, actor, payload, hash, text}.`,
+		Example: `  matchrec log 3fa9c2e1b7d0
+  matchrec log 3fa9c2e1b7d0 --from 40 --to 60
+  matchrec --json log 3fa9c2e1b7d0 | jq -r 'select(.type=="dice.rolled") | .text'`,
+		Args: exactArgs("MATCH"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			return a.withAPI(ctx, func(c *api) error {
+				req := node.EventsRequest{Match: args[0], From: from, To: to}
+				for {
+					var page node.EventsResult
+					if err := c.call(ctx, node.VerbEvents, req, &page); err != nil {
+						return err
+					}
+					for _, e := range page.Events {
+						if a.json {
+							b, err := json.Marshal(e)
+							if err != nil {
+								return err
+							}
+							fmt.Fprintln(a.stdout, string(b))
+						} else {
+							printEventText(a.stdout, e)
+						}
+					}
+					if page.Next == 0 {
+						return nil
+					}
+					req.From = page.Next
+				}
+			})
+		},
+	}
+	cmd.Flags().Uint64Var(&from, "from", 0, "first event to print (default: the first)")
+	cmd.Flags().Uint64Var(&to, "to", 0, "last event to print (default: the last)")
+	return cmd
+}
+
+func (a *app) stateCmd() *cobra.Command {
+	var at uint64
+	cmd := &cobra.Command{
+		Use:   "state MATCH",
+		Short: "Print a match's board state, now or after event --at",
+		Long: `state folds a match's events into its board state and prints it: turn,
+phase, what the match waits for (and from whom), every unit with its models
+left, the attack in progress, the last completed attack, and each side's
+tally. --at SEQ shows the state right after event SEQ. With --json it prints
+the whole state, including every model's position.`,
+		Example: `  matchrec state 3fa9c2e1b7d0
+  matchrec state 3fa9c2e1b7d0 --at 25
+  matchrec --json state 3fa9c2e1b7d0 | jq .pending`,
+		Args: exactArgs("MATCH"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			return a.withAPI(ctx, func(c *api) error {
+				var raw json.RawMessage
+				if err := c.call(ctx, node.VerbState, node.StateRequest{Match: args[0], At: at}, &raw); err != nil {
+					return err
+				}
+				if a.json {
+					return a.printJSON(raw)
+				}
+				var s projector.State
+				if err := json.Unmarshal(raw, &s); err != nil {
+					return err
+				}
+				printState(a.stdout, &s)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().Uint64Var(&at, "at", 0, "show the state after this event (default: now)")
+	return cmd
+}
+
+func (a *app) matchesCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "matches",
+		Short:   "List the recorded matches",
+		Example: "  matchrec matches\n  matchrec --json matches",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			return a.withAPI(ctx, func(c *api) error {
+				var ms []node.MatchSummary
+				if err := c.call(ctx, node.VerbMatches, nil, &ms); err != nil {
+					return err
+				}
+				if a.json {
+					if ms == nil {
+						ms = []node.MatchSummary{}
+					}
+					return a.printJSON(ms)
+				}
+				if len(ms) == 0 {
+					fmt.Fprintln(a.stdout, "no matches recorded")
+					return nil
+				}
+				fmt.Fprintf(a.stdout, "%-20s %-7s %6s  %-20s %s\n", "MATCH", "EDITION", "EVENTS", "CREATED", "NAME")
+				for _, m := range ms {
+					created := time.Unix(0, m.Created).UTC().Format("2006-01-02 15:04 MST")
+					fmt.Fprintf(a.stdout, "%-20s %-7s %6d  %-20s %s\n", m.ID, m.Edition, m.Head.Seq, created, m.Name)
+				}
+				return nil
+			})
+		},
+	}
+}

@@ -1,0 +1,139 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store/natsbus"
+	"github.com/matchrec/matchrec/store/recorder"
+)
+
+// EventsRequest is the body of events: the match and an optional range of
+// sequence numbers (0 = from the start / to the end).
+type EventsRequest struct {
+	Match string `json:"match"`
+	From  uint64 `json:"from,omitempty"`
+	To    uint64 `json:"to,omitempty"`
+}
+
+// EventsResult is one page of a match's events. Next, when not 0, is the
+// From of the following page: a reply must fit in one NATS message (1 MB by
+// default), and a long match does not.
+type EventsResult struct {
+	Match  string      `json:"match"`
+	Events []EventJSON `json:"events"`
+	Next   uint64      `json:"next,omitempty"`
+}
+
+// EventJSON is an event as people and scripts read it: the payload
+// decoded, the time in RFC 3339, and the narrator's text (more than one
+// line when the event completed an attack). `log --json` prints these.
+type EventJSON struct {
+	Seq     uint64          `json:"seq"`
+	Type    events.Type     `json:"type"`
+	Time    string          `json:"time"`
+	Actor   events.Actor    `json:"actor"`
+	Payload json.RawMessage `json:"payload"`
+	Hash    events.Hash     `json:"hash"`
+	Text    string          `json:"text"`
+}
+
+// pageBytes bounds the JSON of one events page, well under NATS' default
+// 1 MB max payload with room for the envelope.
+const pageBytes = 512 << 10
+
+func (n *Node) events(ctx context.Context, body []byte) (any, error) {
+	var req EventsRequest
+	if err := natsbus.Bind(body, &req); err != nil {
+		return nil, err
+	}
+	if !recorder.ValidMatchID(req.Match) {
+		return nil, natsbus.Errorf(natsbus.CodeBadRequest, "match %q is not a match id", req.Match)
+	}
+	if req.To != 0 && req.To < req.From {
+		return nil, natsbus.Errorf(natsbus.CodeBadRequest, "to %d is before from %d", req.To, req.From)
+	}
+	res := EventsResult{Match: req.Match, Events: []EventJSON{}}
+	var (
+		nar  *replay.Narrator
+		size int
+	)
+	// Narration needs the state before each event, so the fold always
+	// starts at event 1; only the requested range is returned.
+	err := n.store.Scan(ctx, req.Match, 1, func(e events.Event) error {
+		if req.To != 0 && e.Seq > req.To {
+			return errStop
+		}
+		if nar == nil {
+			rules, err := n.rulesOf(e)
+			if err != nil {
+				return err
+			}
+			nar = replay.NewNarrator(rules)
+		}
+		lines, err := nar.Next(e)
+		if err != nil {
+			return err
+		}
+		if e.Seq < req.From {
+			return nil
+		}
+		ej, err := toJSON(e, strings.Join(lines, "\n"))
+		if err != nil {
+			return err
+		}
+		size += len(ej.Payload) + len(ej.Text) + 200
+		if size > pageBytes && len(res.Events) > 0 {
+			res.Next = e.Seq
+			return errStop
+		}
+		res.Events = append(res.Events, ej)
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (n *Node) rulesOf(e events.Event) (projector.Rules, error) {
+	p, err := e.Decode()
+	if err != nil {
+		return nil, err
+	}
+	mc, ok := p.(*events.MatchCreated)
+	if !ok {
+		return nil, fmt.Errorf("match %s: event 1 is %s, not match.created", e.Match, e.Type)
+	}
+	return n.rec.RulesFor(mc.Edition)
+}
+
+// toJSON renders an event for the events verb.
+func toJSON(e events.Event, text string) (EventJSON, error) {
+	p, err := e.Decode()
+	if err != nil {
+		return EventJSON{}, err
+	}
+	if mc, ok := p.(*events.MatchCreated); ok {
+		// Token hashes are not secrets, but they are nobody's business
+		// either: a reader of the log has no use for them.
+		c := *mc
+		c.Tokens = nil
+		p = &c
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return EventJSON{}, err
+	}
+	return EventJSON{
+		Seq: e.Seq, Type: e.Type, Time: time.Unix(0, e.Time).UTC().Format(time.RFC3339Nano),
+		Actor: e.Actor, Payload: b, Hash: e.Hash, Text: text,
+	}, nil
+}

@@ -1,0 +1,263 @@
+// Package node is matchrec's composition root: it wires the bbolt store,
+// NATS (embedded or external), the outbox relay, the recorder and the
+// request/reply API into one running recorder on a data directory. The
+// `serve` command runs one for others to reach; every other command, when
+// no server is running, runs one in-process for the duration of the call,
+// so both paths speak to the recorder through the same NATS API.
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/store/bolt"
+	"github.com/matchrec/matchrec/store/natsbus"
+	"github.com/matchrec/matchrec/store/recorder"
+)
+
+// File and directory names inside the data directory.
+const (
+	StoreFile  = "events.db"
+	NATSDir    = "nats"
+	ServerFile = "server.json"
+)
+
+// DefaultListen is where `serve` listens for NATS clients: loopback only,
+// so a recorder is not reachable from the network unless asked to be.
+const DefaultListen = "127.0.0.1:4222"
+
+// DefaultLockTimeout is how long Open waits for the store's file lock. A
+// CLI call that finds the store busy should say so at once, not hang.
+const DefaultLockTimeout = 250 * time.Millisecond
+
+// ErrLocked: another process holds the data directory's store.
+var ErrLocked = bolt.ErrLocked
+
+// Config configures Open.
+type Config struct {
+	// DataDir holds the store file, the embedded server's files and, while
+	// serving, server.json. Created if missing.
+	DataDir string
+	// NATSURL is an external NATS server to use instead of the embedded
+	// one ("" = embedded). It must have JetStream enabled.
+	NATSURL string
+	// Listen is the embedded server's HOST:PORT (default DefaultListen;
+	// port 0 picks a free port). Ignored with InProcess or NATSURL.
+	Listen string
+	// InProcess runs the embedded server without any listening socket:
+	// only Connect reaches it. For one-shot CLI calls and tests.
+	InProcess bool
+	// WriteServerFile writes <DataDir>/server.json once the API answers
+	// and removes it on Close, so CLI calls find this server.
+	WriteServerFile bool
+	// Rules looks editions up; default editions.Lookup.
+	Rules func(string) (projector.Rules, error)
+	// LockTimeout bounds the wait for the store lock (default
+	// DefaultLockTimeout).
+	LockTimeout time.Duration
+	// NoSync skips fsync in the store: benchmarks only.
+	NoSync bool
+	Log    zerolog.Logger
+}
+
+// Node is a running recorder.
+type Node struct {
+	cfg   Config
+	log   zerolog.Logger
+	store *bolt.Store
+	emb   *natsbus.Embedded // nil with an external server
+	nc    *nats.Conn        // the API's connection
+	rec   *recorder.Recorder
+	relay *natsbus.Relay
+	url   string
+
+	relayStop context.CancelFunc
+	relayDone chan struct{}
+	stopAPI   func()
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open starts a node. On error everything already started is stopped.
+func Open(ctx context.Context, cfg Config) (n *Node, err error) {
+	if cfg.DataDir == "" {
+		return nil, errors.New("node: no data directory")
+	}
+	if cfg.Rules == nil {
+		cfg.Rules = editions.Lookup
+	}
+	if cfg.LockTimeout <= 0 {
+		cfg.LockTimeout = DefaultLockTimeout
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	n = &Node{cfg: cfg, log: cfg.Log.With().Str("component", "node").Logger()}
+	defer func() {
+		if err != nil {
+			_ = n.Close()
+			n = nil
+		}
+	}()
+
+	// The store first: its file lock is what makes the data directory
+	// (and the embedded server's files in it) ours.
+	n.store, err = bolt.Open(filepath.Join(cfg.DataDir, StoreFile), bolt.Options{
+		Timeout: cfg.LockTimeout, NoSync: cfg.NoSync, Logger: cfg.Log,
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	var connect func(opts ...nats.Option) (*nats.Conn, error)
+	if cfg.NATSURL == "" {
+		eopts := natsbus.EmbeddedOptions{DontListen: cfg.InProcess, ServerName: "matchrec", Logger: cfg.Log}
+		if !cfg.InProcess {
+			if eopts.Host, eopts.Port, err = splitListen(cfg.Listen); err != nil {
+				return nil, err
+			}
+		}
+		if n.emb, err = natsbus.StartEmbedded(filepath.Join(cfg.DataDir, NATSDir), eopts); err != nil {
+			return nil, err
+		}
+		connect, n.url = n.emb.Connect, n.emb.ClientURL()
+	} else {
+		url := cfg.NATSURL
+		connect = func(opts ...nats.Option) (*nats.Conn, error) { return nats.Connect(url, opts...) }
+		n.url = url
+	}
+
+	if n.nc, err = connect(nats.Name("matchrec-api"), nats.Timeout(5*time.Second)); err != nil {
+		return nil, fmt.Errorf("connect to NATS %s: %w", n.urlOr("(in-process)"), err)
+	}
+	// The stream must exist before the first relay round and before any
+	// follower subscribes; the relay would create it too, but failing here
+	// reports a server without JetStream at once instead of retrying.
+	js, err := jetstream.New(n.nc)
+	if err != nil {
+		return nil, err
+	}
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	_, err = natsbus.EnsureStream(sctx, js)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+
+	n.relay = natsbus.NewRelay(n.store, natsbus.RelayOptions{Connect: connect, Logger: cfg.Log})
+	rctx, rstop := context.WithCancel(context.WithoutCancel(ctx))
+	n.relayStop, n.relayDone = rstop, make(chan struct{})
+	go func() {
+		defer close(n.relayDone)
+		if err := n.relay.Run(rctx); err != nil {
+			n.log.Error().Err(err).Msg("relay stopped")
+		}
+	}()
+
+	n.rec = recorder.New(n.store, recorder.Options{Rules: cfg.Rules, Log: cfg.Log})
+	// The API outlives the ctx that opened it: Close stops it, in order.
+	n.stopAPI, err = natsbus.ServeAPIWith(context.WithoutCancel(ctx), n.nc, n.Handler(), natsbus.ServeOptions{Logger: cfg.Log})
+	if err != nil {
+		return nil, err
+	}
+	if cfg.WriteServerFile {
+		if err := writeServerFile(cfg.DataDir, ServerInfo{NATSURL: n.url, PID: os.Getpid(), DataDir: cfg.DataDir}); err != nil {
+			return nil, err
+		}
+	}
+	n.log.Debug().Str("data", cfg.DataDir).Str("nats", n.urlOr("in-process")).Msg("node started")
+	return n, nil
+}
+
+// URL is the nats:// URL clients reach the API on ("" when in-process).
+func (n *Node) URL() string { return n.url }
+
+// Recorder returns the node's recorder (tests compare it with the store).
+func (n *Node) Recorder() *recorder.Recorder { return n.rec }
+
+// Relay returns the node's relay.
+func (n *Node) Relay() *natsbus.Relay { return n.relay }
+
+// Connect opens a new client connection to the node's NATS server, in
+// process when the server does not listen. The caller closes it.
+func (n *Node) Connect(opts ...nats.Option) (*nats.Conn, error) {
+	if n.emb != nil {
+		return n.emb.Connect(opts...)
+	}
+	return nats.Connect(n.url, opts...)
+}
+
+// Close stops the node in order: the API (requests in flight finish), the
+// relay (after a best-effort drain, so the stream has what the store has),
+// the store, NATS. Safe to call more than once.
+func (n *Node) Close() error {
+	n.closeOnce.Do(func() {
+		if n.cfg.WriteServerFile {
+			removeServerFile(n.cfg.DataDir, os.Getpid())
+		}
+		if n.stopAPI != nil {
+			n.stopAPI()
+		}
+		if n.relayStop != nil {
+			// Bounded: with NATS down the outbox simply keeps the events
+			// for the next start.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			if err := n.relay.Drained(ctx); err != nil {
+				n.log.Warn().Err(err).Msg("relay not drained at shutdown; the events stay in the outbox")
+			}
+			cancel()
+			n.relayStop()
+			<-n.relayDone
+		}
+		if n.nc != nil {
+			n.nc.Close()
+		}
+		if n.store != nil {
+			n.closeErr = n.store.Close()
+		}
+		if n.emb != nil {
+			n.emb.Shutdown()
+		}
+	})
+	return n.closeErr
+}
+
+func (n *Node) urlOr(s string) string {
+	if n.url == "" {
+		return s
+	}
+	return n.url
+}
+
+// splitListen parses HOST:PORT for the embedded server. Port 0 asks for a
+// free port, which natsbus spells -1 (its 0 means NATS' default 4222).
+func splitListen(addr string) (string, int, error) {
+	if addr == "" {
+		addr = DefaultListen
+	}
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, fmt.Errorf("listen address %q: %w (want HOST:PORT)", addr, err)
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("listen address %q: bad port %q", addr, p)
+	}
+	if port == 0 {
+		port = -1
+	}
+	return host, port, nil
+}

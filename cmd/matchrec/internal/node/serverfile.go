@@ -1,0 +1,67 @@
+package node
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// ServerInfo is <data>/server.json: how CLI calls on the same data
+// directory reach a running `serve` instead of opening the (locked) store.
+type ServerInfo struct {
+	NATSURL string `json:"nats_url"`
+	PID     int    `json:"pid"`
+	DataDir string `json:"data_dir,omitempty"`
+	Started string `json:"started,omitempty"`
+}
+
+// ReadServerFile reads <dir>/server.json. A missing file is an error
+// satisfying os.IsNotExist / errors.Is(err, fs.ErrNotExist).
+func ReadServerFile(dir string) (ServerInfo, error) {
+	var si ServerInfo
+	b, err := os.ReadFile(filepath.Join(dir, ServerFile))
+	if err != nil {
+		return si, err
+	}
+	if err := json.Unmarshal(b, &si); err != nil {
+		return si, fmt.Errorf("%s: %w", filepath.Join(dir, ServerFile), err)
+	}
+	return si, nil
+}
+
+// writeServerFile writes server.json atomically (temp file and rename), so
+// a reader never sees half a file.
+func writeServerFile(dir string, si ServerInfo) error {
+	si.Started = time.Now().UTC().Format(time.RFC3339)
+	b, err := json.MarshalIndent(si, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ServerFile+".*")
+	if err != nil {
+		return fmt.Errorf("write server file: %w", err)
+	}
+	_, werr := tmp.Write(append(b, '\n'))
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("write server file: %v %v", werr, cerr)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, ServerFile)); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("write server file: %w", err)
+	}
+	return nil
+}
+
+// removeServerFile removes server.json if it is still ours: a second
+// server started after a crash of the first may have replaced it.
+func removeServerFile(dir string, pid int) {
+	si, err := ReadServerFile(dir)
+	if err == nil && si.PID != pid {
+		return
+	}
+	_ = os.Remove(filepath.Join(dir, ServerFile))
+}

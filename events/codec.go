@@ -1,0 +1,277 @@
+package events
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"sync"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// This file is the one codec of matchrec. Everything that turns events into
+// bytes or back goes through it, so "canonical" has one meaning:
+//
+//   - the envelope is a msgpack array, fields in a fixed order:
+//     [match, seq, type, version, time, [actor kind, actor id], payload, prev_hash]
+//     followed, in the stored record only, by the event's own hash;
+//   - payloads are msgpack maps of their struct fields in declaration order,
+//     named by their json tags, map keys sorted, integers in their smallest
+//     form. Payload bytes are kept as written and hashed as written.
+//
+// Hash = SHA-256(prev_hash || body) where body is the envelope array
+// without the trailing hash.
+
+const envelopeFields = 8 // body fields; the stored record adds the hash
+
+// family is one file's set of event types: their names and a constructor
+// of zero payloads.
+type family struct {
+	types func() []Type
+	make  func(Type) Payload
+}
+
+// families lists every payload family this build knows. No reflection, no
+// registration at init: a type name that no family recognises is
+// ErrUnknownType. Add one line per new payloads_*.go file.
+var families = []family{
+	{coreTypes, corePayload},
+	{auditTypes, auditPayload},
+}
+
+// NewPayload returns a zero payload for t, or ErrUnknownType.
+func NewPayload(t Type) (Payload, error) {
+	for _, f := range families {
+		if p := f.make(t); p != nil {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %q", ErrUnknownType, t)
+}
+
+// KnownTypes lists every event type this build can decode.
+func KnownTypes() []Type {
+	var out []Type
+	for _, f := range families {
+		out = append(out, f.types()...)
+	}
+	return out
+}
+
+var encPool = sync.Pool{New: func() any {
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	enc.SetCustomStructTag("json")
+	enc.SetSortMapKeys(true)
+	enc.UseCompactInts(true)
+	return &encoder{buf: &buf, enc: enc}
+}}
+
+type encoder struct {
+	buf *bytes.Buffer
+	enc *msgpack.Encoder
+}
+
+func getEncoder() *encoder {
+	e := encPool.Get().(*encoder)
+	e.buf.Reset()
+	return e
+}
+
+func (e *encoder) bytes() []byte {
+	out := make([]byte, e.buf.Len())
+	copy(out, e.buf.Bytes())
+	encPool.Put(e)
+	return out
+}
+
+// EncodePayload returns the canonical msgpack encoding of p.
+func EncodePayload(p Payload) ([]byte, error) {
+	e := getEncoder()
+	if err := e.enc.Encode(p); err != nil {
+		encPool.Put(e)
+		return nil, fmt.Errorf("encode %s payload: %w", p.EventType(), err)
+	}
+	return e.bytes(), nil
+}
+
+// EncodeValue returns the canonical msgpack encoding of any value, with the
+// same settings as payloads. The projector uses it to hash states.
+func EncodeValue(v any) ([]byte, error) {
+	e := getEncoder()
+	if err := e.enc.Encode(v); err != nil {
+		encPool.Put(e)
+		return nil, err
+	}
+	return e.bytes(), nil
+}
+
+// DecodePayload decodes the payload bytes of an event of type t written at
+// schema version v. Older versions are upcast here, in one place; newer ones
+// are refused with ErrNewerVersion. It never panics on bad input.
+func DecodePayload(t Type, v uint16, b []byte) (p Payload, err error) {
+	p, err = NewPayload(t)
+	if err != nil {
+		return nil, err
+	}
+	if cur := p.SchemaVersion(); v > cur {
+		return nil, fmt.Errorf("%w: %s v%d (this build reads up to v%d)", ErrNewerVersion, t, v, cur)
+	} else if v < cur {
+		if b, err = upcast(t, v, b); err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = nil, fmt.Errorf("%w: %s payload: %v", ErrMalformed, t, r)
+		}
+	}()
+	dec := msgpack.NewDecoder(bytes.NewReader(b))
+	dec.SetCustomStructTag("json")
+	if err := dec.Decode(p); err != nil {
+		return nil, fmt.Errorf("%w: %s payload: %v", ErrMalformed, t, err)
+	}
+	return p, nil
+}
+
+// upcast rewrites a payload written at an older schema version into the
+// current one. Every version step of every type lives here.
+func upcast(t Type, v uint16, b []byte) ([]byte, error) {
+	// All types are at version 1; version 0 never existed.
+	return nil, fmt.Errorf("%w: %s has no schema version %d", ErrMalformed, t, v)
+}
+
+// New builds the envelope for payload p as event seq of match, chained to
+// prev. The caller supplies the time (from its clock) and the actor.
+func New(match string, seq uint64, prev Hash, timeNanos int64, actor Actor, p Payload) (Event, error) {
+	body, err := EncodePayload(p)
+	if err != nil {
+		return Event{}, err
+	}
+	e := Event{
+		Match: match, Seq: seq, Type: p.EventType(), Version: p.SchemaVersion(),
+		Time: timeNanos, Actor: actor, Payload: body, PrevHash: prev,
+	}
+	e.Hash = ComputeHash(e)
+	return e, nil
+}
+
+// ComputeHash returns SHA-256(prev_hash || body) for e, ignoring e.Hash.
+func ComputeHash(e Event) Hash {
+	enc := getEncoder()
+	writeBody(enc.enc, e)
+	h := sha256.New()
+	h.Write(e.PrevHash[:])
+	h.Write(enc.buf.Bytes())
+	encPool.Put(enc)
+	var out Hash
+	h.Sum(out[:0])
+	return out
+}
+
+func writeBody(enc *msgpack.Encoder, e Event) {
+	// Writes to a bytes.Buffer cannot fail.
+	_ = enc.EncodeArrayLen(envelopeFields)
+	_ = enc.EncodeString(e.Match)
+	_ = enc.EncodeUint(e.Seq)
+	_ = enc.EncodeString(string(e.Type))
+	_ = enc.EncodeUint(uint64(e.Version))
+	_ = enc.EncodeInt(e.Time)
+	_ = enc.EncodeArrayLen(2)
+	_ = enc.EncodeString(string(e.Actor.Kind))
+	_ = enc.EncodeString(e.Actor.ID)
+	_ = enc.EncodeBytes(e.Payload)
+	_ = enc.EncodeBytes(e.PrevHash[:])
+}
+
+// Marshal encodes e as a stored record: the body plus its hash.
+func Marshal(e Event) []byte {
+	enc := getEncoder()
+	_ = enc.enc.EncodeArrayLen(2)
+	writeBody(enc.enc, e)
+	_ = enc.enc.EncodeBytes(e.Hash[:])
+	return enc.bytes()
+}
+
+// Unmarshal decodes a stored record. The payload bytes are copied, so b may
+// be reused (bbolt values, for one, must not escape their transaction). It
+// checks shape, not the hash: use Verify for that.
+func Unmarshal(b []byte) (e Event, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrMalformed, r)
+		}
+	}()
+	dec := msgpack.NewDecoder(bytes.NewReader(b))
+	fail := func(what string, err error) (Event, error) {
+		return Event{}, fmt.Errorf("%w: envelope %s: %v", ErrMalformed, what, err)
+	}
+	if n, err := dec.DecodeArrayLen(); err != nil || n != 2 {
+		return fail("record", fmt.Errorf("want [body, hash], got %d items (%v)", n, err))
+	}
+	if n, err := dec.DecodeArrayLen(); err != nil || n != envelopeFields {
+		return fail("body", fmt.Errorf("want %d fields, got %d (%v)", envelopeFields, n, err))
+	}
+	if e.Match, err = dec.DecodeString(); err != nil {
+		return fail("match", err)
+	}
+	if e.Seq, err = dec.DecodeUint64(); err != nil {
+		return fail("seq", err)
+	}
+	t, err := dec.DecodeString()
+	if err != nil {
+		return fail("type", err)
+	}
+	e.Type = Type(t)
+	if e.Version, err = dec.DecodeUint16(); err != nil {
+		return fail("version", err)
+	}
+	if e.Time, err = dec.DecodeInt64(); err != nil {
+		return fail("time", err)
+	}
+	if n, err := dec.DecodeArrayLen(); err != nil || n != 2 {
+		return fail("actor", fmt.Errorf("want [kind, id] (%v)", err))
+	}
+	k, err := dec.DecodeString()
+	if err != nil {
+		return fail("actor kind", err)
+	}
+	e.Actor.Kind = ActorKind(k)
+	if e.Actor.ID, err = dec.DecodeString(); err != nil {
+		return fail("actor id", err)
+	}
+	if e.Payload, err = dec.DecodeBytes(); err != nil {
+		return fail("payload", err)
+	}
+	prev, err := dec.DecodeBytes()
+	if err != nil || len(prev) != len(e.PrevHash) {
+		return fail("prev_hash", fmt.Errorf("want %d bytes, got %d (%v)", len(e.PrevHash), len(prev), err))
+	}
+	copy(e.PrevHash[:], prev)
+	h, err := dec.DecodeBytes()
+	if err != nil || len(h) != len(e.Hash) {
+		return fail("hash", fmt.Errorf("want %d bytes, got %d (%v)", len(e.Hash), len(h), err))
+	}
+	copy(e.Hash[:], h)
+	return e, nil
+}
+
+// Verify checks that e.Hash is the hash of e chained to prev.
+func Verify(e Event, prev Hash) error {
+	if e.PrevHash != prev {
+		return fmt.Errorf("event %d: prev_hash %s does not match the previous event's hash %s", e.Seq, e.PrevHash, prev)
+	}
+	if got := ComputeHash(e); got != e.Hash {
+		return fmt.Errorf("event %d: hash %s does not match its content (%s)", e.Seq, e.Hash, got)
+	}
+	return nil
+}
+
+// Decode decodes e's payload.
+func (e Event) Decode() (Payload, error) {
+	p, err := DecodePayload(e.Type, e.Version, e.Payload)
+	if err != nil {
+		return nil, fmt.Errorf("match %s event %d: %w", e.Match, e.Seq, err)
+	}
+	return p, nil
+}

@@ -1,0 +1,109 @@
+// Package events is matchrec's vocabulary: the envelope every recorded fact
+// travels in, the payload types (declarations and dice rolls), and the one
+// codec that turns them into canonical msgpack bytes and hash-chains them.
+//
+// Outcomes (hits, wounds, saves, casualties) are deliberately absent: they
+// are derived by the projector from declarations and dice, so a judge can
+// recompute every one of them from the log.
+package events
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors returned (wrapped) by the codec. Callers test them with
+// errors.Is.
+var (
+	// ErrUnknownType: the envelope names an event type this build does not
+	// know. History written by a newer build, or a corrupted record.
+	ErrUnknownType = errors.New("unknown event type")
+	// ErrNewerVersion: the payload's schema version is newer than this build
+	// understands; upgrade matchrec rather than guess.
+	ErrNewerVersion = errors.New("event schema version is newer than this build")
+	// ErrMalformed: the bytes are not a valid envelope or payload.
+	ErrMalformed = errors.New("malformed event")
+)
+
+// Type is the stable, explicit name of an event type. It is written into
+// every envelope and must never change once events of that type exist: it is
+// deliberately not derived from a Go type name, so renaming a Go struct never
+// breaks history.
+type Type string
+
+// ActorKind says who caused an event.
+type ActorKind string
+
+const (
+	ActorPlayer ActorKind = "player"
+	ActorJudge  ActorKind = "judge"
+	ActorSystem ActorKind = "system"
+)
+
+// Actor is who recorded an event: a player (ID = player id), the judge, or
+// the recorder itself.
+type Actor struct {
+	Kind ActorKind `json:"kind"`
+	ID   string    `json:"id,omitempty"`
+}
+
+func (a Actor) String() string {
+	if a.ID == "" {
+		return string(a.Kind)
+	}
+	return string(a.Kind) + ":" + a.ID
+}
+
+// Hash is a SHA-256 digest in the per-match hash chain.
+type Hash [32]byte
+
+// String is the lowercase hex form.
+func (h Hash) String() string { return hex.EncodeToString(h[:]) }
+
+// IsZero reports whether h is the all-zero hash (the chain's start).
+func (h Hash) IsZero() bool { return h == Hash{} }
+
+// MarshalText writes the hex form, so hashes read well in JSON.
+func (h Hash) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
+
+// UnmarshalText parses the hex form.
+func (h *Hash) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*h = Hash{}
+		return nil
+	}
+	if len(b) != 64 {
+		return fmt.Errorf("%w: hash must be 64 hex digits, got %d", ErrMalformed, len(b))
+	}
+	_, err := hex.Decode(h[:], b)
+	if err != nil {
+		return fmt.Errorf("%w: hash: %v", ErrMalformed, err)
+	}
+	return nil
+}
+
+// Event is one immutable fact of a match.
+//
+// Seq numbers start at 1 and have no gaps within a match. PrevHash is the
+// Hash of event Seq-1 (all zeros for Seq 1). Hash is SHA-256 over PrevHash
+// followed by the canonical msgpack encoding of every other field (see
+// codec.go), so editing any byte of any event breaks the chain from there on.
+type Event struct {
+	Match    string `json:"match"`
+	Seq      uint64 `json:"seq"`
+	Type     Type   `json:"type"`
+	Version  uint16 `json:"version"`
+	Time     int64  `json:"time"` // recording time, Unix nanoseconds UTC, from an injected clock
+	Actor    Actor  `json:"actor"`
+	Payload  []byte `json:"-"` // canonical msgpack of the payload
+	PrevHash Hash   `json:"prev_hash"`
+	Hash     Hash   `json:"hash"`
+}
+
+// Payload is implemented by every event payload. EventType and
+// SchemaVersion are constants of the payload type.
+type Payload interface {
+	EventType() Type
+	SchemaVersion() uint16
+}

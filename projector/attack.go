@@ -1,0 +1,87 @@
+package projector
+
+// Attack is an attack sequence in progress: the declaration, the dice it
+// has asked for, and every outcome derived from them. Outcomes live only
+// here (never in events), derived by the edition's Evolve.
+type Attack struct {
+	Seq      uint64 `json:"seq"`  // the declaring event
+	Kind     string `json:"kind"` // "shooting", "overwatch", "melee"
+	Firer    string `json:"firer"`
+	Target   string `json:"target"`
+	Attacker string `json:"attacker"`
+	Defender string `json:"defender"`
+	// Type is an edition's attack variant (11e shooting type, 6e snap).
+	Type     string    `json:"type,omitempty"`
+	Shooters []Shooter `json:"shooters"`
+	// Eligible are the target models that may become casualties
+	// (in range and sight of at least one firer).
+	Eligible []string   `json:"eligible"`
+	Steps    []DiceStep `json:"steps"`
+	Next     int        `json:"next"`  // index of the step waiting for dice
+	Stage    string     `json:"stage"` // edition-defined: hit, distribute, wound, save, casualties, done
+	// Assigned is the owner's distribution of hits (one model id per hit).
+	Assigned []string `json:"assigned,omitempty"`
+
+	Shots      int      `json:"shots"`
+	Hits       int      `json:"hits"`
+	Wounds     int      `json:"wounds"`
+	Saves      int      `json:"saves"`
+	Unsaved    int      `json:"unsaved"`
+	Casualties []string `json:"casualties,omitempty"`
+	// Expected unsaved wounds, from the exact odds of each step.
+	Expected float64 `json:"expected"`
+	// Edition-specific parts of the attack, nil for the others.
+	Ed6e  *Attack6e  `json:"ed6e,omitempty"`
+	Ed11e *Attack11e `json:"ed11e,omitempty"`
+}
+
+// Shooter is one firing model and what it fires.
+type Shooter struct {
+	Model  string  `json:"model"`
+	Weapon string  `json:"weapon"`
+	Shots  int     `json:"shots"`
+	BS     int     `json:"bs"`
+	S      int     `json:"s"`
+	AP     int     `json:"ap,omitempty"`
+	Range  float64 `json:"range"` // the range it fired at (half range for a moved rapid-fire weapon)
+}
+
+// DiceStep is one roll an attack asks for. Models, when set, names the
+// model each die is rolled for (mixed units), in die order.
+type DiceStep struct {
+	Purpose   string   `json:"purpose"` // hit, wound, save, ...
+	Label     string   `json:"label,omitempty"`
+	Dice      int      `json:"dice"`
+	Need      int      `json:"need"` // target number; 0 = cannot succeed
+	S         int      `json:"s,omitempty"`
+	T         int      `json:"t,omitempty"`
+	Models    []string `json:"models,omitempty"`
+	Seq       uint64   `json:"seq,omitempty"` // the dice.rolled event, once rolled
+	Values    []int    `json:"values,omitempty"`
+	Successes int      `json:"successes"`
+}
+
+// Rolled reports whether the step's dice have been recorded.
+func (d *DiceStep) Rolled() bool { return d.Seq != 0 }
+
+// Current returns the step waiting for dice, or nil.
+func (a *Attack) Current() *DiceStep {
+	if a == nil || a.Next >= len(a.Steps) {
+		return nil
+	}
+	return &a.Steps[a.Next]
+}
+
+// CountAtLeast counts values >= need (need 0 counts nothing).
+func CountAtLeast(values []int, need int) int {
+	if need <= 0 {
+		return 0
+	}
+	n := 0
+	for _, v := range values {
+		if v >= need {
+			n++
+		}
+	}
+	return n
+}

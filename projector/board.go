@@ -1,0 +1,48 @@
+package projector
+
+import (
+	"strings"
+
+	"github.com/matchrec/matchrec/projector/geom"
+)
+
+// Body is model m of unit u as geometry sees it, at its current position.
+func Body(u *Unit, m *Model) geom.Body {
+	return geom.Body{
+		ID: m.ID, Unit: u.ID, Side: u.Player,
+		Pos:     geom.Point{X: m.X, Y: m.Y},
+		Radius:  geom.RadiusFromBaseMM(m.BaseMM),
+		Height:  m.Height,
+		Vehicle: HasKeyword(m.Keywords, "VEHICLE") || HasKeyword(u.Keywords, "VEHICLE"),
+	}
+}
+
+// World is the table as geometry sees it: every model still on the table
+// and every terrain piece, woods filled with the edition's default
+// visibility where the piece has none.
+func (s *State) World(defaultVisibility float64) geom.World {
+	var w geom.World
+	for _, t := range s.Terrain {
+		w.Areas = append(w.Areas, geom.AreaFromTerrain(t, defaultVisibility))
+	}
+	for _, u := range s.Units {
+		for _, m := range u.Models {
+			if m.Alive() {
+				w.Bodies = append(w.Bodies, Body(u, m))
+			}
+		}
+	}
+	return w
+}
+
+// HasKeyword reports whether kws holds k, ignoring case and brackets
+// ("[ASSAULT]" matches "assault").
+func HasKeyword(kws []string, k string) bool {
+	k = strings.Trim(strings.ToUpper(k), "[] ")
+	for _, kw := range kws {
+		if strings.Trim(strings.ToUpper(kw), "[] ") == k {
+			return true
+		}
+	}
+	return false
+}

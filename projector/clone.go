@@ -1,0 +1,62 @@
+package projector
+
+import "slices"
+
+// Clone returns a deep copy of s that shares nothing mutable with it, for
+// what-if play and simulation from a point of a match.
+func (s *State) Clone() *State {
+	c := *s
+	c.Players = slices.Clone(s.Players)
+	c.Terrain = s.Terrain // terrain never changes after creation
+	c.Units = make([]*Unit, len(s.Units))
+	for i, u := range s.Units {
+		c.Units[i] = u.clone()
+	}
+	c.Attack = s.Attack.Clone()
+	c.LastAttack = s.LastAttack.Clone()
+	c.Tally = slices.Clone(s.Tally)
+	c.Dice.Commits = slices.Clone(s.Dice.Commits)
+	c.Dice.PlayerSeeds = slices.Clone(s.Dice.PlayerSeeds)
+	c.Dice.Manual = slices.Clone(s.Dice.Manual)
+	c.Disputes = slices.Clone(s.Disputes)
+	c.Skipped = slices.Clone(s.Skipped)
+	c.Ed6e = s.Ed6e.Clone()
+	c.Ed11e = s.Ed11e.Clone()
+	if s.LastRoll != nil {
+		r := *s.LastRoll
+		c.LastRoll = &r
+	}
+	return &c
+}
+
+func (u *Unit) clone() *Unit {
+	c := *u
+	c.Models = make([]*Model, len(u.Models))
+	for i, m := range u.Models {
+		mm := *m
+		c.Models[i] = &mm
+	}
+	c.Engaged = slices.Clone(u.Engaged)
+	return &c
+}
+
+// Clone deep-copies an attack (nil stays nil).
+func (a *Attack) Clone() *Attack {
+	if a == nil {
+		return nil
+	}
+	c := *a
+	c.Shooters = slices.Clone(a.Shooters)
+	c.Eligible = slices.Clone(a.Eligible)
+	c.Assigned = slices.Clone(a.Assigned)
+	c.Casualties = slices.Clone(a.Casualties)
+	c.Ed6e = a.Ed6e.Clone()
+	c.Ed11e = a.Ed11e.Clone()
+	c.Steps = make([]DiceStep, len(a.Steps))
+	for i, d := range a.Steps {
+		d.Models = slices.Clone(d.Models)
+		d.Values = slices.Clone(d.Values)
+		c.Steps[i] = d
+	}
+	return &c
+}

@@ -1,0 +1,94 @@
+package projector
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Command types accepted by Decide. Scripts and the API use these names.
+const (
+	CmdNextTurn   = "next-turn"  // start the next player turn
+	CmdPhase      = "phase"      // move to a later phase of this turn
+	CmdMove       = "move"       // move a model
+	CmdShoot      = "shoot"      // select a unit to shoot at a target
+	CmdRoll       = "roll"       // roll the dice the pending step asks for
+	CmdDistribute = "distribute" // distribute hits over a mixed unit
+	CmdCasualties = "casualties" // choose the models that take unsaved wounds
+	CmdEnd        = "end"        // end the match
+	CmdReroll     = "reroll"     // use an optional re-roll on some dice of the last roll (Indices)
+	CmdDecline    = "decline"    // decline an optional step (a re-roll, Overwatch, Look Out Sir, ...)
+)
+
+// Command is a request to change a match. One flat struct for every command
+// type keeps scripts and JSON bodies simple; Decide reads the fields its
+// type needs and refuses unknown ones.
+type Command struct {
+	Type    string             `json:"type"`
+	Unit    string             `json:"unit,omitempty"`
+	Model   string             `json:"model,omitempty"`
+	Target  string             `json:"target,omitempty"`
+	Phase   string             `json:"phase,omitempty"`
+	X       *float64           `json:"x,omitempty"`
+	Y       *float64           `json:"y,omitempty"`
+	Weapons map[string]string  `json:"weapons,omitempty"` // model id → weapon id
+	Models  []string           `json:"models,omitempty"`
+	Values  []int              `json:"values,omitempty"`
+	Indices []int              `json:"indices,omitempty"` // 0-based dice of the last roll (re-rolls)
+	Digital bool               `json:"digital,omitempty"`
+	Winner  string             `json:"winner,omitempty"`
+	Reason  string             `json:"reason,omitempty"`
+	Options map[string]float64 `json:"options,omitempty"` // edition-specific numeric options
+	Advance bool               `json:"advance,omitempty"`
+	// Audit commands: the event confirmed, contested or disputed, the
+	// dispute ruled on, the decision, a player's dice seed.
+	Event    uint64 `json:"event,omitempty"`
+	Dispute  uint64 `json:"dispute,omitempty"`
+	Decision string `json:"decision,omitempty"`
+	Seed     string `json:"seed,omitempty"`
+	// Source of a roll: set by the recorder, never by a client.
+	Source string `json:"-"`
+}
+
+// Refusal codes: stable, for programs; the Reason is for people.
+const (
+	CodeBadCommand     = "bad_command"
+	CodeWrongPlayer    = "not_your_turn"
+	CodeWrongPhase     = "wrong_phase"
+	CodeWrongStep      = "wrong_step"
+	CodeUnknownUnit    = "unknown_unit"
+	CodeUnknownModel   = "unknown_model"
+	CodeUnknownWeapon  = "unknown_weapon"
+	CodeNotVisible     = "not_visible"
+	CodeOutOfRange     = "out_of_range"
+	CodeHeavyMoved     = "heavy_after_moving"
+	CodeAlreadyFired   = "already_fired"
+	CodeBadDice        = "bad_dice"
+	CodeDiceCount      = "wrong_dice_count"
+	CodeBadCasualty    = "bad_casualty"
+	CodeBadDistribute  = "bad_distribution"
+	CodeMatchEnded     = "match_ended"
+	CodeMoveTooFar     = "move_too_far"
+	CodeOffTable       = "off_table"
+	CodeNotEligible    = "not_eligible"
+	CodeUnknownCommand = "unknown_command"
+)
+
+// Refusal is Decide's answer when a command may not become events.
+type Refusal struct {
+	Code   string `json:"code"`
+	Reason string `json:"reason"`
+}
+
+func (r *Refusal) Error() string { return r.Reason }
+
+// Refuse builds a Refusal.
+func Refuse(code, format string, args ...any) *Refusal {
+	return &Refusal{Code: code, Reason: fmt.Sprintf(format, args...)}
+}
+
+// AsRefusal returns the Refusal inside err, if any.
+func AsRefusal(err error) (*Refusal, bool) {
+	var r *Refusal
+	ok := errors.As(err, &r)
+	return r, ok
+}

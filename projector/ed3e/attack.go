@@ -1,0 +1,313 @@
+package ed3e
+
+import (
+	"fmt"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/rules"
+)
+
+// Attack stages.
+const (
+	stageHit        = "hit"
+	stageDistribute = "distribute"
+	stageWound      = "wound"
+	stageSave       = "save"
+	stageCasualties = "casualties"
+	stageDone       = "done"
+)
+
+// planHits creates one to-hit roll per (weapon, BS) group of shooters, in
+// the order the models fire, and the exact expected unsaved wounds.
+func planHits(s *projector.State, a *projector.Attack) {
+	type key struct {
+		weapon string
+		bs     int
+	}
+	idx := map[key]int{}
+	u := s.Unit(a.Firer)
+	for _, sh := range a.Shooters {
+		k := key{sh.Weapon, sh.BS}
+		i, ok := idx[k]
+		if !ok {
+			i = len(a.Steps)
+			idx[k] = i
+			a.Steps = append(a.Steps, projector.DiceStep{
+				Purpose: "hit", Label: weaponName(u.Weapon(sh.Weapon)), Need: HitNeed(sh.BS), S: sh.S,
+			})
+		}
+		a.Steps[i].Dice += sh.Shots
+		a.Shots += sh.Shots
+	}
+	t := s.Unit(a.Target)
+	for _, st := range a.Steps {
+		var perHit float64
+		for _, id := range a.Eligible {
+			m := t.Model(id)
+			perHit += rules.P(rules.WoundChart(st.S, m.T)) * rules.SaveFails(m.Sv)
+		}
+		if len(a.Eligible) > 0 {
+			a.Expected += float64(st.Dice) * rules.P(st.Need) * perHit / float64(len(a.Eligible))
+		}
+	}
+}
+
+// mixed reports whether the eligible target models differ in Toughness or
+// save: then the owner distributes the hits one per model in turn and each
+// hit is resolved against its own model (RULES.md mixed Toughness; a mixed
+// save is treated the same way, as the only reading that keeps every save
+// tied to the model that takes it).
+func mixed(s *projector.State, a *projector.Attack) bool {
+	t := s.Unit(a.Target)
+	var first *projector.Model
+	for _, id := range a.Eligible {
+		m := t.Model(id)
+		if !m.Alive() {
+			continue
+		}
+		if first == nil {
+			first = m
+		} else if m.T != first.T || m.Sv != first.Sv {
+			return true
+		}
+	}
+	return false
+}
+
+func evolveRoll(s *projector.State, seq uint64, p *events.DiceRolled) error {
+	a := s.Attack
+	d := a.Current()
+	if d == nil {
+		return fmt.Errorf("no roll is pending")
+	}
+	if p.Count != d.Dice || len(p.Values) != d.Dice {
+		return fmt.Errorf("roll of %d dice for a step of %d", len(p.Values), d.Dice)
+	}
+	d.Seq, d.Values = seq, p.Values
+	d.Successes = projector.CountAtLeast(p.Values, d.Need)
+	switch d.Purpose {
+	case "hit":
+		a.Hits += d.Successes
+	case "wound":
+		a.Wounds += d.Successes
+	case "save":
+		a.Saves += d.Successes
+		if d.Models != nil { // mixed: each failed save wounds its own model
+			t := s.Unit(a.Target)
+			for i, v := range d.Values {
+				if v < d.Need {
+					a.Unsaved++
+					wound(s, a, t, d.Models[i])
+				}
+			}
+		}
+	}
+	a.Next++
+	advance(s, a)
+	return nil
+}
+
+// advance plans the next stage once every step of the current one is rolled.
+func advance(s *projector.State, a *projector.Attack) {
+	if a.Next < len(a.Steps) {
+		setPending(s, a)
+		return
+	}
+	switch a.Stage {
+	case stageHit:
+		if a.Hits == 0 {
+			finish(s, a)
+			return
+		}
+		if mixed(s, a) {
+			a.Stage = stageDistribute
+			setPending(s, a)
+			return
+		}
+		planUniformWounds(s, a)
+	case stageWound:
+		if a.Wounds == 0 {
+			finish(s, a)
+			return
+		}
+		planSaves(s, a)
+	case stageSave:
+		if a.Assigned != nil { // mixed: wounds already applied per model
+			finish(s, a)
+			return
+		}
+		a.Unsaved = a.Wounds - a.Saves
+		planCasualties(s, a)
+	default:
+		finish(s, a)
+	}
+}
+
+// planUniformWounds: one wound roll per hit group against the unit's T.
+func planUniformWounds(s *projector.State, a *projector.Attack) {
+	t := s.Unit(a.Target)
+	tough := t.Model(a.Eligible[0]).T
+	hits := a.Steps[:a.Next]
+	for _, h := range hits {
+		need := rules.WoundChart(h.S, tough)
+		if h.Successes == 0 || need == 0 { // N: these hits cannot wound
+			continue
+		}
+		a.Steps = append(a.Steps, projector.DiceStep{Purpose: "wound", Label: fmt.Sprintf("S%d vs T%d", h.S, tough),
+			Dice: h.Successes, Need: need, S: h.S, T: tough})
+	}
+	a.Stage = stageWound
+	advance(s, a)
+}
+
+// planMixedWounds: after the owner's distribution, one wound roll per
+// (S, T) pair, each die tied to the model its hit was given to.
+func planMixedWounds(s *projector.State, a *projector.Attack) {
+	t := s.Unit(a.Target)
+	var strengths []int // strength of each hit, in hit order
+	for _, h := range a.Steps[:a.Next] {
+		for i := 0; i < h.Successes; i++ {
+			strengths = append(strengths, h.S)
+		}
+	}
+	type key struct{ s, t int }
+	idx := map[key]int{}
+	for i, mid := range a.Assigned {
+		m := t.Model(mid)
+		k := key{strengths[i], m.T}
+		need := rules.WoundChart(k.s, k.t)
+		if need == 0 {
+			continue
+		}
+		j, ok := idx[k]
+		if !ok {
+			j = len(a.Steps)
+			idx[k] = j
+			a.Steps = append(a.Steps, projector.DiceStep{Purpose: "wound", Label: fmt.Sprintf("S%d vs T%d", k.s, k.t),
+				Need: need, S: k.s, T: k.t, Models: []string{}})
+		}
+		a.Steps[j].Dice++
+		a.Steps[j].Models = append(a.Steps[j].Models, mid)
+	}
+	a.Stage = stageWound
+	advance(s, a)
+}
+
+// planSaves: one armour save per wound (D6 ≥ Sv). Uniform units roll one
+// batch; in the mixed case each wounded model saves with its own Sv.
+func planSaves(s *projector.State, a *projector.Attack) {
+	t := s.Unit(a.Target)
+	a.Stage = stageSave
+	if a.Assigned == nil {
+		sv := t.Model(a.Eligible[0]).Sv
+		if sv <= 0 || sv > 6 {
+			a.Unsaved = a.Wounds
+			planCasualties(s, a)
+			return
+		}
+		a.Steps = append(a.Steps, projector.DiceStep{Purpose: "save", Label: fmt.Sprintf("Sv%d+", sv), Dice: a.Wounds, Need: sv})
+		setPending(s, a)
+		return
+	}
+	idx := map[int]int{}
+	for _, w := range a.Steps[:a.Next] {
+		if w.Purpose != "wound" {
+			continue
+		}
+		for i, v := range w.Values {
+			if v < w.Need {
+				continue
+			}
+			m := t.Model(w.Models[i])
+			if m.Sv <= 0 || m.Sv > 6 { // no save: the wound goes straight through
+				a.Unsaved++
+				wound(s, a, t, m.ID)
+				continue
+			}
+			j, ok := idx[m.Sv]
+			if !ok {
+				j = len(a.Steps)
+				idx[m.Sv] = j
+				a.Steps = append(a.Steps, projector.DiceStep{Purpose: "save", Label: fmt.Sprintf("Sv%d+", m.Sv), Need: m.Sv, Models: []string{}})
+			}
+			a.Steps[j].Dice++
+			a.Steps[j].Models = append(a.Steps[j].Models, m.ID)
+		}
+	}
+	advance(s, a)
+}
+
+// planCasualties: the owner chooses which eligible models take the
+// unsaved wounds, unless there is no choice to make.
+func planCasualties(s *projector.State, a *projector.Attack) {
+	a.Stage = stageCasualties
+	if a.Unsaved == 0 {
+		finish(s, a)
+		return
+	}
+	t := s.Unit(a.Target)
+	capacity := 0
+	for _, id := range a.Eligible {
+		if m := t.Model(id); m.Alive() {
+			capacity += m.WoundsLeft
+		}
+	}
+	if a.Unsaved >= capacity { // every eligible model is lost: nothing to choose
+		for _, id := range a.Eligible {
+			for m := t.Model(id); m.Alive(); {
+				wound(s, a, t, id)
+			}
+		}
+		finish(s, a)
+		return
+	}
+	setPending(s, a)
+}
+
+// wound takes one wound off a model, removing it at zero.
+func wound(s *projector.State, a *projector.Attack, t *projector.Unit, id string) {
+	m := t.Model(id)
+	if !m.Alive() {
+		return // excess wounds on a dead model are lost
+	}
+	m.WoundsLeft--
+	s.AddTally(a.Attacker, func(t *projector.Tally) { t.WoundsCaused++ })
+	if m.WoundsLeft <= 0 {
+		m.Removed = true
+		a.Casualties = append(a.Casualties, id)
+		s.AddTally(a.Defender, func(t *projector.Tally) { t.ModelsLost++ })
+	}
+}
+
+// finish closes the attack: the unit has fired, the outcome is kept for
+// viewers, and the turn goes on.
+func finish(s *projector.State, a *projector.Attack) {
+	a.Stage = stageDone
+	if u := s.Unit(a.Firer); u != nil {
+		u.Fired = true
+	}
+	s.AddTally(a.Attacker, func(t *projector.Tally) { t.ExpectedWounds += a.Expected })
+	s.LastAttack, s.Attack = a, nil
+	s.Pending = s.PendingDeclare()
+}
+
+// setPending says what the attack waits for.
+func setPending(s *projector.State, a *projector.Attack) {
+	t := s.Unit(a.Target)
+	switch a.Stage {
+	case stageDistribute:
+		s.Pending = projector.Pending{Kind: projector.WaitDistribute, Player: a.Defender, Count: a.Hits,
+			Text: fmt.Sprintf("%s distributes %d hits over %s (mixed Toughness): one per model in turn", s.PlayerName(a.Defender), a.Hits, t.DisplayName())}
+	case stageCasualties:
+		s.Pending = projector.Pending{Kind: projector.WaitCasualties, Player: a.Defender, Count: a.Unsaved,
+			Text: fmt.Sprintf("%s chooses %d casualties from %s among models in range and sight", s.PlayerName(a.Defender), a.Unsaved, t.DisplayName())}
+	default:
+		d := a.Current()
+		roller := a.Attacker
+		if d.Purpose == "save" {
+			roller = a.Defender
+		}
+		s.Pending = s.PendingRoll(roller, d)
+	}
+}

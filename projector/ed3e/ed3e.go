@@ -1,0 +1,144 @@
+// Package ed3e is the 3e edition (RULES.md "3e", seed 002): the five-step
+// shooting sequence, range from each model, line of sight with woods and
+// intervening models, Heavy weapons and moving, to-hit 7−BS, the wound
+// chart, armour saves, owner-chosen casualties among models in range and
+// sight, and the mixed-Toughness hit rotation.
+package ed3e
+
+import (
+	"fmt"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+)
+
+// Edition id.
+const Edition = "3e"
+
+// Defaults of this edition, kept in one place (RULES.md marks them
+// "(default)" or leaves them to the table).
+const (
+	// WoodsVisibility is how far a model sees into woods when the piece
+	// does not say (the text's 6"; 2–3" dense, 8–12" sparse are variants).
+	WoodsVisibility = 6.0
+	// Move is the move allowance of a model whose profile has none.
+	Move = 6.0
+	// Weapon types (default).
+	RapidFire = "rapid-fire" // 2 shots up to half range; 1 up to full range if the unit did not move
+	Assault   = "assault"    // Shots shots after moving
+	Heavy     = "heavy"      // Shots shots, only if the unit did not move
+	Pistol    = "pistol"     // 1 shot, after moving
+)
+
+// Rules is the 3e edition.
+type Rules struct{}
+
+var _ projector.Rules = Rules{}
+
+// Edition is "3e".
+func (Rules) Edition() string { return Edition }
+
+// Phases of a 3e player turn.
+func (Rules) Phases() []string {
+	return []string{projector.PhaseMovement, projector.PhaseShooting, projector.PhaseAssault}
+}
+
+// DefaultMove is 6".
+func (Rules) DefaultMove() float64 { return Move }
+
+// HitNeed is the to-hit roll for a BS: 7−BS, never better than 2+
+// (BS 0 or less cannot hit: 7+).
+func HitNeed(bs int) int {
+	if bs <= 0 {
+		return 7
+	}
+	return max(2, 7-bs)
+}
+
+// Decide handles the shooting commands; turns, phases and moves are common.
+func (r Rules) Decide(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
+	switch c.Type {
+	case projector.CmdShoot:
+		return decideShoot(s, actor, c)
+	case projector.CmdRoll:
+		return projector.DecideRoll(s, actor, c)
+	case projector.CmdDistribute:
+		return decideDistribute(s, actor, c)
+	case projector.CmdCasualties:
+		return decideCasualties(s, actor, c)
+	}
+	return nil, projector.ErrNotHandled
+}
+
+// Evolve folds the shooting events.
+func (r Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) error {
+	switch p := p.(type) {
+	case *events.ShootingDeclared:
+		return evolveDeclared(s, e.Seq, p)
+	case *events.DiceRolled:
+		projector.NoteRoll(s, e.Seq, p)
+		return evolveRoll(s, e.Seq, p)
+	case *events.HitsDistributed:
+		return evolveDistributed(s, p)
+	case *events.CasualtiesChosen:
+		return evolveCasualties(s, p)
+	}
+	return nil
+}
+
+func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
+	if err := projector.RequireActive(s, actor); err != nil {
+		return nil, err
+	}
+	if s.Phase != projector.PhaseShooting {
+		return nil, projector.Refuse(projector.CodeWrongPhase, "units shoot in the shooting phase, not the %s phase", s.Phase)
+	}
+	u := s.Unit(c.Unit)
+	if u == nil {
+		return nil, projector.Refuse(projector.CodeUnknownUnit, "unknown unit %q", c.Unit)
+	}
+	if u.Player != actor.ID {
+		return nil, projector.Refuse(projector.CodeWrongPlayer, "unit %s belongs to %s", u.DisplayName(), s.PlayerName(u.Player))
+	}
+	if u.Destroyed() {
+		return nil, projector.Refuse(projector.CodeUnknownUnit, "unit %s has no models left", u.DisplayName())
+	}
+	if u.Fired {
+		return nil, projector.Refuse(projector.CodeAlreadyFired, "unit %s has already fired this turn", u.DisplayName())
+	}
+	t := s.Unit(c.Target)
+	if t == nil {
+		return nil, projector.Refuse(projector.CodeUnknownUnit, "unknown target unit %q", c.Target)
+	}
+	if t.Player == u.Player {
+		return nil, projector.Refuse(projector.CodeBadCommand, "%s cannot shoot at its own side's unit %s", u.DisplayName(), t.DisplayName())
+	}
+	if t.Destroyed() {
+		return nil, projector.Refuse(projector.CodeUnknownUnit, "target %s has no models left", t.DisplayName())
+	}
+	pl, err := planShooting(s, u, t, c.Weapons)
+	if err != nil {
+		return nil, err
+	}
+	return []events.Payload{&events.ShootingDeclared{Unit: u.ID, Target: t.ID, Weapons: pl.weapons}}, nil
+}
+
+func evolveDeclared(s *projector.State, seq uint64, p *events.ShootingDeclared) error {
+	u, t := s.Unit(p.Unit), s.Unit(p.Target)
+	if u == nil || t == nil {
+		return fmt.Errorf("unknown unit %s or target %s", p.Unit, p.Target)
+	}
+	pl, err := planShooting(s, u, t, p.Weapons)
+	if err != nil {
+		return fmt.Errorf("declaration no longer valid: %w", err)
+	}
+	a := &projector.Attack{
+		Seq: seq, Kind: "shooting", Firer: u.ID, Target: t.ID,
+		Attacker: u.Player, Defender: t.Player,
+		Shooters: pl.shooters, Eligible: pl.eligible, Stage: "hit",
+	}
+	planHits(s, a)
+	s.Attack = a
+	setPending(s, a)
+	return nil
+}

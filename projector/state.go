@@ -1,0 +1,247 @@
+// Package projector folds a match's events into board state and decides
+// whether a command may become events.
+//
+// It is the decider of matchrec: Decide(state, command) → events or a
+// refusal, and Apply(state, event) → state, one pair per edition behind the
+// Rules interface. Both are deterministic: no clock, no randomness, no map
+// iteration that reaches the output, so the same events always give the
+// same state (and the same StateHash).
+package projector
+
+import (
+	"crypto/sha256"
+	"fmt"
+
+	"github.com/matchrec/matchrec/events"
+)
+
+// Phase names shared by the editions.
+const (
+	PhaseMovement = "movement"
+	PhaseShooting = "shooting"
+	PhaseAssault  = "assault"
+)
+
+// Player is a participant on one side.
+type Player struct {
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
+}
+
+// Model is one model on the table.
+type Model struct {
+	events.ModelSpec
+	WoundsLeft int     `json:"wounds_left"`
+	Removed    bool    `json:"removed,omitempty"`
+	StartX     float64 `json:"start_x"` // position at the start of the current phase (move allowance)
+	StartY     float64 `json:"start_y"`
+}
+
+// Alive reports whether the model is still on the table.
+func (m *Model) Alive() bool { return !m.Removed }
+
+// Unit is a unit with its models and weapon profiles.
+type Unit struct {
+	ID       string              `json:"id"`
+	Name     string              `json:"name,omitempty"`
+	Player   string              `json:"player"`
+	Keywords []string            `json:"keywords,omitempty"`
+	Weapons  []events.WeaponSpec `json:"weapons,omitempty"`
+	Models   []*Model            `json:"models"`
+	Moved    bool                `json:"moved,omitempty"`    // any model moved this turn
+	Advanced bool                `json:"advanced,omitempty"` // advanced this turn (11e)
+	Fired    bool                `json:"fired,omitempty"`    // has shot this turn
+	Engaged  []string            `json:"engaged,omitempty"`  // enemy unit ids it is engaged with (11e)
+}
+
+// Model returns the model with id, or nil.
+func (u *Unit) Model(id string) *Model {
+	for _, m := range u.Models {
+		if m.ID == id {
+			return m
+		}
+	}
+	return nil
+}
+
+// Weapon returns the weapon profile with id, or nil.
+func (u *Unit) Weapon(id string) *events.WeaponSpec {
+	for i := range u.Weapons {
+		if u.Weapons[i].ID == id {
+			return &u.Weapons[i]
+		}
+	}
+	return nil
+}
+
+// AliveModels returns the models still on the table, in unit order.
+func (u *Unit) AliveModels() []*Model {
+	out := make([]*Model, 0, len(u.Models))
+	for _, m := range u.Models {
+		if m.Alive() {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Destroyed reports whether no model of the unit is left.
+func (u *Unit) Destroyed() bool {
+	for _, m := range u.Models {
+		if m.Alive() {
+			return false
+		}
+	}
+	return true
+}
+
+// DisplayName is the unit's name, or its id.
+func (u *Unit) DisplayName() string {
+	if u.Name != "" {
+		return u.Name
+	}
+	return u.ID
+}
+
+// Tally is a side's running score: what it lost and what it caused, with
+// the expected values of what it caused (the luck meter).
+type Tally struct {
+	Player         string  `json:"player"`
+	ModelsLost     int     `json:"models_lost"`
+	WoundsCaused   int     `json:"wounds_caused"`
+	ExpectedWounds float64 `json:"expected_wounds"` // expected unsaved wounds of its completed attacks
+	Dice           int     `json:"dice"`
+}
+
+// Roll is the last roll, as shown to viewers.
+type Roll struct {
+	Seq       uint64 `json:"seq"`
+	Roller    string `json:"roller"`
+	Purpose   string `json:"purpose"`
+	Need      int    `json:"need,omitempty"`
+	Values    []int  `json:"values"`
+	Successes int    `json:"successes"`
+	Source    string `json:"source"`
+}
+
+// State is the board state of a match after Seq events.
+type State struct {
+	Match   string               `json:"match"`
+	Edition string               `json:"edition"`
+	Name    string               `json:"name,omitempty"`
+	Seq     uint64               `json:"seq"`
+	Head    events.Hash          `json:"head"`
+	Table   events.Table         `json:"table"`
+	Players []Player             `json:"players"`
+	First   string               `json:"first_player"`
+	Units   []*Unit              `json:"units"`
+	Terrain []events.TerrainSpec `json:"terrain,omitempty"`
+	Tokens  map[string]string    `json:"-"` // role → SHA-256 of its token; read by the recorder
+
+	Turn   int    `json:"turn"`
+	Active string `json:"active_player,omitempty"`
+	Phase  string `json:"phase,omitempty"`
+
+	Attack *Attack `json:"attack,omitempty"`
+	// LastAttack is the most recently completed attack, outcomes included.
+	LastAttack *Attack `json:"last_attack,omitempty"`
+	Pending    Pending `json:"pending"`
+	Tally      []Tally `json:"tally,omitempty"` // one per player, in player order: msgpack sorts no struct-valued map
+	LastRoll   *Roll   `json:"last_roll,omitempty"`
+	Ended      bool    `json:"ended,omitempty"`
+	// Dice, witnesses and disputes (docs/dice.md).
+	Dice     DiceState      `json:"dice"`
+	Disputes []Dispute      `json:"disputes,omitempty"`
+	Skipped  []SkippedEvent `json:"skipped,omitempty"`
+	// Edition-specific state, nil for the editions that have none.
+	Ed6e   *State6e  `json:"ed6e,omitempty"`
+	Ed11e  *State11e `json:"ed11e,omitempty"`
+	Winner string    `json:"winner,omitempty"`
+}
+
+// Unit returns the unit with id, or nil.
+func (s *State) Unit(id string) *Unit {
+	for _, u := range s.Units {
+		if u.ID == id {
+			return u
+		}
+	}
+	return nil
+}
+
+// Player returns the player with id, or nil.
+func (s *State) Player(id string) *Player {
+	for i := range s.Players {
+		if s.Players[i].ID == id {
+			return &s.Players[i]
+		}
+	}
+	return nil
+}
+
+// PlayerName is a player's display name.
+func (s *State) PlayerName(id string) string {
+	if p := s.Player(id); p != nil && p.Name != "" {
+		return p.Name
+	}
+	return id
+}
+
+// Opponent returns the other player's id (two-player matches).
+func (s *State) Opponent(id string) string {
+	for _, p := range s.Players {
+		if p.ID != id {
+			return p.ID
+		}
+	}
+	return ""
+}
+
+// FindModel returns a model and its unit by model id.
+func (s *State) FindModel(id string) (*Unit, *Model) {
+	for _, u := range s.Units {
+		if m := u.Model(id); m != nil {
+			return u, m
+		}
+	}
+	return nil, nil
+}
+
+// AddTally adds to a player's tally.
+func (s *State) AddTally(player string, f func(*Tally)) {
+	for i := range s.Tally {
+		if s.Tally[i].Player == player {
+			f(&s.Tally[i])
+			return
+		}
+	}
+}
+
+// TallyOf returns a player's tally.
+func (s *State) TallyOf(player string) Tally {
+	for _, t := range s.Tally {
+		if t.Player == player {
+			return t
+		}
+	}
+	return Tally{Player: player}
+}
+
+// Encode returns the canonical msgpack encoding of the state.
+func (s *State) Encode() ([]byte, error) {
+	b, err := events.EncodeValue(s)
+	if err != nil {
+		return nil, fmt.Errorf("encode state: %w", err)
+	}
+	return b, nil
+}
+
+// Hash is SHA-256 over the canonical encoding: two states are the same
+// board exactly when their hashes are equal.
+func (s *State) Hash() (events.Hash, error) {
+	b, err := s.Encode()
+	if err != nil {
+		return events.Hash{}, err
+	}
+	return sha256.Sum256(b), nil
+}

@@ -1,0 +1,148 @@
+// Package replay turns stored events back into board state: a fold of a
+// match up to any sequence number, the narrated timeline, and the match
+// scripts that record a match from a file.
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store"
+)
+
+// ErrBeyondEnd: the sequence asked for is past the match's last event.
+var ErrBeyondEnd = errors.New("sequence past the end of the match")
+
+// Lookup finds an edition's rules by id (projector/editions.Lookup).
+type Lookup func(edition string) (projector.Rules, error)
+
+var errStop = errors.New("stop")
+
+// Fold folds match id from st up to and including event at (0 = all) and
+// returns the state and the edition's rules. Every event is decoded and
+// applied: an event that no longer folds fails loudly, naming it.
+func Fold(ctx context.Context, st store.Store, id string, at uint64, lookup Lookup) (*projector.State, projector.Rules, error) {
+	f := NewFolder(id, lookup)
+	err := st.Scan(ctx, id, 1, func(e events.Event) error {
+		if at != 0 && e.Seq > at {
+			return errStop
+		}
+		return f.Apply(e)
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, nil, fmt.Errorf("fold match %s: %w", id, err)
+	}
+	if f.Rules == nil {
+		return nil, nil, fmt.Errorf("match %s: %w", id, store.ErrNotFound)
+	}
+	if at != 0 && f.State.Seq < at {
+		return nil, nil, fmt.Errorf("%w: match %s has %d events, not %d", ErrBeyondEnd, id, f.State.Seq, at)
+	}
+	return f.State, f.Rules, nil
+}
+
+// Mode says how a fold reads judges' rulings.
+type Mode int
+
+const (
+	// AsRuled folds the match as the judge ruled it: voided events are
+	// skipped, amended ones read with the amended values, and events that
+	// no longer fold after a ruling are skipped (and listed in
+	// State.Skipped). Play goes on from this state.
+	AsRuled Mode = iota
+	// AsPlayed ignores rulings: the match as it was played. Events
+	// recorded after a ruling that only make sense as ruled are skipped.
+	AsPlayed
+)
+
+// Folder folds one match event by event, finding the edition from event 1.
+type Folder struct {
+	State *projector.State
+	Rules projector.Rules
+	Mode  Mode
+
+	lookup  Lookup
+	history []folded
+	rulings map[uint64]*events.RulingMade // ruled event seq → void/amend ruling
+	ruled   bool                          // a void/amend ruling has been seen
+}
+
+type folded struct {
+	e events.Event
+	p events.Payload
+}
+
+// NewFolder starts a fold of match id, as ruled.
+func NewFolder(id string, lookup Lookup) *Folder {
+	return &Folder{State: projector.New(id), lookup: lookup, rulings: map[uint64]*events.RulingMade{}}
+}
+
+// Apply decodes and folds the next event.
+func (f *Folder) Apply(e events.Event) error {
+	p, err := e.Decode()
+	if err != nil {
+		return err
+	}
+	if f.Rules == nil {
+		mc, ok := p.(*events.MatchCreated)
+		if !ok {
+			return fmt.Errorf("match %s: event %d is %s, not match.created", e.Match, e.Seq, e.Type)
+		}
+		if f.Rules, err = f.lookup(mc.Edition); err != nil {
+			return err
+		}
+	}
+	f.history = append(f.history, folded{e, p})
+	if r, ok := p.(*events.RulingMade); ok && r.Decision != events.RulingUphold {
+		f.ruled = true
+		if f.Mode == AsRuled {
+			f.rulings[r.Event] = r
+			return f.refold()
+		}
+	}
+	return f.apply(e, p)
+}
+
+// Payload returns the decoded payload of an earlier event of the fold.
+func (f *Folder) Payload(seq uint64) (events.Payload, bool) {
+	if seq < 1 || seq > uint64(len(f.history)) {
+		return nil, false
+	}
+	return f.history[seq-1].p, true
+}
+
+// refold rebuilds the state from event 1 under the rulings known now.
+func (f *Folder) refold() error {
+	f.State = projector.New(f.State.Match)
+	for _, h := range f.history {
+		if err := f.apply(h.e, h.p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *Folder) apply(e events.Event, p events.Payload) error {
+	if r := f.rulings[e.Seq]; r != nil {
+		if r.Decision == events.RulingVoid {
+			projector.Skip(f.State, &e, fmt.Sprintf("voided by ruling %d", r.Dispute))
+			return nil
+		}
+		p = projector.Amend(p, r)
+	}
+	if !f.ruled {
+		return projector.ApplyDecoded(f.Rules, f.State, &e, p)
+	}
+	// After a ruling an event may no longer fold (a voided roll leaves the
+	// next one answering a different step): keep the state as it was and
+	// list the event instead of failing the whole match.
+	before := f.State.Clone()
+	if err := projector.ApplyDecoded(f.Rules, f.State, &e, p); err != nil {
+		f.State = before
+		projector.Skip(f.State, &e, "does not fold after a ruling: "+err.Error())
+	}
+	return nil
+}

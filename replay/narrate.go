@@ -1,0 +1,216 @@
+package replay
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+)
+
+// Narrator folds a match's events one by one and tells each in a line a
+// player can read. It keeps the state before and after every event: a line
+// needs names (from the state before) and outcomes (from the state after),
+// and an attack's summary is told when the fold closes it.
+type Narrator struct {
+	rules projector.Rules
+	s     *projector.State
+}
+
+// NewNarrator starts a narrator at the empty state of a match.
+func NewNarrator(rules projector.Rules) *Narrator {
+	return &Narrator{rules: rules, s: projector.New("")}
+}
+
+// State is the state after the events told so far. Do not change it.
+func (n *Narrator) State() *projector.State { return n.s }
+
+// Next folds e and returns its lines: one for the event itself, and a
+// summary line when the event completed an attack. A fold error (an event
+// that does not follow, or that the rules cannot apply) is returned and
+// the narrator stays at the state before e.
+func (n *Narrator) Next(e events.Event) ([]string, error) {
+	p, err := e.Decode()
+	if err != nil {
+		return nil, err
+	}
+	if n.s.Match == "" {
+		n.s.Match = e.Match
+	}
+	// The line is written from the state before the event (what was
+	// pending, who owns what) and completed from the state after.
+	before := n.s
+	after := before.Clone()
+	if err := projector.ApplyDecoded(n.rules, after, &e, p); err != nil {
+		return nil, err
+	}
+	n.s = after
+	lines := []string{line(before, after, &e, p)}
+	if before.Attack != nil && after.Attack == nil && after.LastAttack != nil && after.LastAttack.Seq == before.Attack.Seq {
+		lines = append(lines, Summary(after, after.LastAttack))
+	}
+	return lines, nil
+}
+
+// Narrate tells a whole list of events, in order.
+func Narrate(rules projector.Rules, evs []events.Event) ([]string, error) {
+	n := NewNarrator(rules)
+	var out []string
+	for _, e := range evs {
+		l, err := n.Next(e)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, l...)
+	}
+	return out, nil
+}
+
+func line(before, after *projector.State, e *events.Event, p events.Payload) string {
+	actor := actorName(after, e.Actor)
+	switch p := p.(type) {
+	case *events.MatchCreated:
+		return created(after, p)
+	case *events.TurnStarted:
+		return fmt.Sprintf("Turn %d — %s's turn begins", p.Turn, after.PlayerName(p.Player))
+	case *events.PhaseStarted:
+		return fmt.Sprintf("%s moves to the %s phase", actor, p.Phase)
+	case *events.ModelMoved:
+		u := before.Unit(p.Unit)
+		if u == nil || u.Model(p.Model) == nil {
+			return fmt.Sprintf("%s moves model %s to (%s, %s)", actor, p.Model, num(p.X), num(p.Y))
+		}
+		m := u.Model(p.Model)
+		verb := "moves"
+		if p.Advance {
+			verb = "advances"
+		}
+		return fmt.Sprintf("%s %s %s (%s) %s\" to (%s, %s)", actor, verb, modelName(m), u.DisplayName(),
+			num(math.Hypot(p.X-m.X, p.Y-m.Y)), num(p.X), num(p.Y))
+	case *events.ShootingDeclared:
+		return declared(after, actor, p)
+	case *events.DiceRolled:
+		return rolled(before, e, p)
+	case *events.HitsDistributed:
+		return fmt.Sprintf("%s distributes %d hits: %s", actor, len(p.Models), modelList(before, p.Models))
+	case *events.CasualtiesChosen:
+		return fmt.Sprintf("%s chooses casualties: %s", actor, modelList(before, p.Models))
+	case *events.MatchEnded:
+		s := "The match ends"
+		if p.Winner != "" {
+			s += ": " + after.PlayerName(p.Winner) + " wins"
+		} else {
+			s += " without a winner"
+		}
+		if p.Reason != "" {
+			s += " (" + p.Reason + ")"
+		}
+		return s
+	}
+	return fmt.Sprintf("%s records %s", actor, e.Type)
+}
+
+func created(s *projector.State, p *events.MatchCreated) string {
+	var sides []string
+	for _, pl := range s.Players {
+		var units []string
+		for _, u := range s.Units {
+			if u.Player == pl.ID {
+				units = append(units, fmt.Sprintf("%s (%d)", u.DisplayName(), len(u.Models)))
+			}
+		}
+		sides = append(sides, fmt.Sprintf("%s with %s", s.PlayerName(pl.ID), strings.Join(units, ", ")))
+	}
+	name := ""
+	if p.Name != "" {
+		name = fmt.Sprintf(" %q", p.Name)
+	}
+	return fmt.Sprintf("Match%s created (%s, %gx%g\" table, %d terrain pieces): %s; %s plays first",
+		name, p.Edition, s.Table.W, s.Table.H, len(s.Terrain), strings.Join(sides, " vs "), s.PlayerName(s.First))
+}
+
+func declared(s *projector.State, actor string, p *events.ShootingDeclared) string {
+	u, t := s.Unit(p.Unit), s.Unit(p.Target)
+	if u == nil || t == nil {
+		return fmt.Sprintf("%s declares that %s shoots at %s", actor, p.Unit, p.Target)
+	}
+	line := fmt.Sprintf("%s: %s shoots at %s", actor, u.DisplayName(), t.DisplayName())
+	if a := s.Attack; a != nil && a.Seq == s.Seq {
+		line += fmt.Sprintf(" — %s, %d shots; %d of %d target models in range and sight",
+			firing(u, a), a.Shots, len(a.Eligible), len(t.AliveModels()))
+	}
+	return line
+}
+
+func rolled(before *projector.State, e *events.Event, p *events.DiceRolled) string {
+	what := p.Purpose
+	// The label (weapon, S vs T, save) lives on the step the roll answered.
+	if a := before.Attack; a != nil {
+		if d := a.Current(); d != nil && d.Purpose == p.Purpose && d.Label != "" {
+			what += " (" + d.Label + ")"
+		}
+	}
+	vals := make([]string, len(p.Values))
+	for i, v := range p.Values {
+		vals[i] = strconv.Itoa(v)
+	}
+	out := fmt.Sprintf("%s rolls %d D6 to %s", before.PlayerName(p.Roller), p.Count, what)
+	if p.Need > 0 {
+		out += fmt.Sprintf(", needing %d+", p.Need)
+	}
+	out += ": " + strings.Join(vals, " ")
+	if p.Need > 0 {
+		out += " — " + plural(projector.CountAtLeast(p.Values, p.Need), "success", "successes")
+	}
+	src := p.Source
+	if p.Source == events.SourceManual && p.Entered != "" && p.Entered != (events.Actor{Kind: events.ActorPlayer, ID: p.Roller}).String() {
+		src += ", entered by " + p.Entered
+	}
+	return out + " [" + src + "]"
+}
+
+func actorName(s *projector.State, a events.Actor) string {
+	switch a.Kind {
+	case events.ActorPlayer:
+		return s.PlayerName(a.ID)
+	case events.ActorJudge:
+		return "the judge"
+	}
+	return "the recorder"
+}
+
+func modelName(m *projector.Model) string {
+	if m.Name != "" {
+		return m.Name + " " + m.ID
+	}
+	return m.ID
+}
+
+// modelList names models by id with their name where it differs:
+// "b1 (Ork Boy), n1 (Nob, T5)".
+func modelList(s *projector.State, ids []string) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		_, m := s.FindModel(id)
+		if m == nil || m.Name == "" {
+			out[i] = id
+			continue
+		}
+		out[i] = fmt.Sprintf("%s (%s, T%d)", id, m.Name, m.T)
+	}
+	return strings.Join(out, ", ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// num prints inches without noise: 6, 4.5, 3.25.
+func num(f float64) string {
+	return strconv.FormatFloat(math.Round(f*100)/100, 'f', -1, 64)
+}

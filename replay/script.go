@@ -1,0 +1,292 @@
+// Package replay reads and tells matches: the match script format that
+// records a whole game from a file (script.go), and the narrator that turns
+// a match's events into readable lines (narrate.go).
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+)
+
+// ScriptVersion is the only script format version this build reads.
+// A new version gets a new number, never a silent change of meaning.
+const ScriptVersion = 1
+
+// ErrScript marks every error about a script's content (as opposed to
+// failing to read the file), so callers can tell "fix your file" apart.
+var ErrScript = errors.New("invalid match script")
+
+// Script is a whole match as a file: its setup and the commands, in order,
+// that record it. See docs/script.md.
+type Script struct {
+	Version int    `json:"version"`
+	Match   Setup  `json:"match"`
+	Steps   []Step `json:"steps"`
+}
+
+// Setup is events.MatchCreated without Tokens: tokens are minted by the
+// recorder when the match is created and never belong in a file.
+type Setup struct {
+	Edition     string               `json:"edition"`
+	Name        string               `json:"name,omitempty"`
+	Table       events.Table         `json:"table"`
+	Players     []events.PlayerSpec  `json:"players"`
+	Units       []events.UnitSpec    `json:"units"`
+	Terrain     []events.TerrainSpec `json:"terrain,omitempty"`
+	FirstPlayer string               `json:"first_player,omitempty"`
+}
+
+// Created returns the match.created payload of the setup (without tokens).
+func (s Setup) Created() events.MatchCreated {
+	return events.MatchCreated{
+		Edition: s.Edition, Name: s.Name, Table: s.Table, Players: s.Players,
+		Units: s.Units, Terrain: s.Terrain, FirstPlayer: s.FirstPlayer,
+	}
+}
+
+// RoleJudge is the value of Step.As for the judge.
+const RoleJudge = "judge"
+
+// Step is one command of a script, made with the token of As.
+type Step struct {
+	// As is the player id whose token makes the command, or "judge".
+	As  string            `json:"as"`
+	Cmd projector.Command `json:"cmd"`
+	// ExpectRefusal, when set, is the refusal code the command must get:
+	// the script then records that the rules refuse it (and nothing is
+	// recorded for the step). A step that is accepted instead fails.
+	ExpectRefusal string `json:"expect_refusal,omitempty"`
+	Note          string `json:"note,omitempty"`
+	// Line is the step's line in a YAML file (0 when unknown); set by
+	// Parse for error messages, never read from the file.
+	Line int `json:"-"`
+}
+
+// Where names the step for messages: "step 7 (line 120)".
+func (s Step) Where(i int) string {
+	if s.Line > 0 {
+		return fmt.Sprintf("step %d (line %d)", i+1, s.Line)
+	}
+	return fmt.Sprintf("step %d", i+1)
+}
+
+// ReadScript reads and parses the script file at path; the format follows
+// the extension (.yaml/.yml is YAML, anything else JSON).
+func ReadScript(path string) (*Script, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseScript(path, b)
+}
+
+// IsYAML reports whether name is a YAML file by its extension.
+func IsYAML(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml":
+		return true
+	}
+	return false
+}
+
+// ParseScript parses a script. name is used for the format (by extension)
+// and in error messages. Parsing is strict: an unknown field anywhere, a
+// value of the wrong type, trailing data, or a version other than
+// ScriptVersion is an error wrapping ErrScript that names the file and the
+// place (field path, step, line where known). It never panics.
+func ParseScript(name string, b []byte) (sc *Script, err error) {
+	defer func() {
+		if r := recover(); r != nil { // a decoder bug must not reach the user as a crash
+			sc, err = nil, fmt.Errorf("%w: %s: %v", ErrScript, name, r)
+		}
+	}()
+	var (
+		doc   any
+		lines []int // YAML: line of each step
+	)
+	if IsYAML(name) {
+		doc, lines, err = yamlDoc(b)
+	} else {
+		doc, err = jsonDoc(b)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrScript, name, err)
+	}
+	top, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s: the script must be an object with version, match and steps", ErrScript, name)
+	}
+	// The version decides how to read the rest, so check it first: a
+	// version 2 file should say "version 2", not "unknown field".
+	if err := checkVersion(top["version"]); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrScript, name, err)
+	}
+	if err := checkFields(doc, scriptType, "", lines); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrScript, name, err)
+	}
+	// The generic document is known-good in shape; type it with
+	// encoding/json part by part, so a wrong type names its step.
+	sc = &Script{Version: ScriptVersion}
+	if err := retype(top["match"], &sc.Match); err != nil {
+		return nil, fmt.Errorf("%w: %s: match: %v", ErrScript, name, err)
+	}
+	steps, _ := top["steps"].([]any)
+	sc.Steps = make([]Step, len(steps))
+	for i, raw := range steps {
+		if i < len(lines) {
+			sc.Steps[i].Line = lines[i]
+		}
+		line := sc.Steps[i].Line
+		if err := retype(raw, &sc.Steps[i]); err != nil {
+			return nil, fmt.Errorf("%w: %s: %s: %v", ErrScript, name, sc.Steps[i].Where(i), err)
+		}
+		sc.Steps[i].Line = line
+	}
+	if err := sc.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrScript, name, err)
+	}
+	return sc, nil
+}
+
+func checkVersion(v any) error {
+	switch n := v.(type) {
+	case nil:
+		return fmt.Errorf("version is missing (this build reads version %d)", ScriptVersion)
+	case int: // YAML
+		if n == ScriptVersion {
+			return nil
+		}
+		return fmt.Errorf("version %d is not supported (this build reads version %d)", n, ScriptVersion)
+	case float64:
+		if n == ScriptVersion {
+			return nil
+		}
+		return fmt.Errorf("version %v is not supported (this build reads version %d)", n, ScriptVersion)
+	case json.Number:
+		if n.String() == fmt.Sprint(ScriptVersion) {
+			return nil
+		}
+		return fmt.Errorf("version %s is not supported (this build reads version %d)", n, ScriptVersion)
+	}
+	return fmt.Errorf("version must be the number %d, not %v", ScriptVersion, v)
+}
+
+// Validate checks what the format itself requires, before anything is
+// recorded: the rules check the rest when the steps are played.
+func (sc *Script) Validate() error {
+	if sc.Version != ScriptVersion {
+		return fmt.Errorf("version %d is not supported (this build reads version %d)", sc.Version, ScriptVersion)
+	}
+	m := sc.Match
+	if m.Edition == "" {
+		return errors.New("match.edition is missing")
+	}
+	if len(m.Players) == 0 {
+		return errors.New("match.players is empty")
+	}
+	if len(m.Units) == 0 {
+		return errors.New("match.units is empty")
+	}
+	players := map[string]bool{}
+	for _, p := range m.Players {
+		players[p.ID] = true
+	}
+	if players[RoleJudge] {
+		return fmt.Errorf("a player may not be called %q: that name means the judge in steps", RoleJudge)
+	}
+	for i, st := range sc.Steps {
+		switch {
+		case st.As == "":
+			return fmt.Errorf("%s: \"as\" is missing (a player id or %q)", st.Where(i), RoleJudge)
+		case st.As != RoleJudge && !players[st.As]:
+			return fmt.Errorf("%s: as %q is neither a player of the match nor %q", st.Where(i), st.As, RoleJudge)
+		case st.Cmd.Type == "":
+			return fmt.Errorf("%s: cmd.type is missing", st.Where(i))
+		}
+	}
+	return nil
+}
+
+// Marshal writes the script as JSON or YAML (by name's extension), in a
+// form ParseScript reads back.
+func (sc *Script) Marshal(name string) ([]byte, error) {
+	b, err := json.MarshalIndent(sc, "", "  ")
+	if err != nil || !IsYAML(name) {
+		return b, err
+	}
+	return jsonToYAML(b)
+}
+
+// retype decodes a generic value into its Go type through JSON.
+func retype(v any, into any) error {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, into); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return fmt.Errorf("%s: %s is not a valid %s", te.Field, te.Value, te.Type)
+		}
+		return err
+	}
+	return nil
+}
+
+// jsonDoc decodes JSON into generic values, reporting syntax errors and
+// truncation with a line and column.
+func jsonDoc(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // keep numbers exact until the typed decode
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		if err == io.EOF {
+			return nil, errors.New("the file is empty")
+		}
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &se):
+			line, col := position(b, se.Offset)
+			return nil, fmt.Errorf("line %d, column %d: %v", line, col, se)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			line, col := position(b, int64(len(b)))
+			return nil, fmt.Errorf("line %d, column %d: the file ends in the middle of a value (truncated?)", line, col)
+		}
+		return nil, err
+	}
+	// Anything after the one document is an error: a concatenated or
+	// half-overwritten file must not pass as its first half.
+	if _, err := dec.Token(); err != io.EOF {
+		line, col := position(b, dec.InputOffset())
+		return nil, fmt.Errorf("line %d, column %d: unexpected data after the script", line, col)
+	}
+	return doc, nil
+}
+
+// position converts a byte offset into a 1-based line and column.
+func position(b []byte, off int64) (line, col int) {
+	if off > int64(len(b)) {
+		off = int64(len(b))
+	}
+	line, col = 1, 1
+	for _, c := range b[:off] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}

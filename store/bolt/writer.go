@@ -1,0 +1,263 @@
+package bolt
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/store"
+)
+
+// Group commit. Callers never touch a write transaction: Append and Ack
+// build a request, hand it to the single writer goroutine, and wait. The
+// writer takes everything queued (up to MaxBatch requests), applies it in
+// one db.Update, which fsyncs once, and only then replies to every caller.
+// Each append is checked against the head as this transaction sees it, so
+// an earlier request in the same batch counts: two appends with the same
+// expected seq in one batch give one success and one ErrConflict.
+
+// Request states. The CAS between queued and taken/cancelled is what makes
+// a context error from Append mean "nothing was written".
+const (
+	stateQueued int32 = iota
+	stateTaken
+	stateCancelled
+)
+
+// request is one Append or Ack on its way to the writer.
+type request struct {
+	ctx   context.Context
+	state atomic.Int32
+	done  chan error // buffered(1): the writer never blocks on a caller
+
+	// Append.
+	match    string
+	expected uint64
+	prev     events.Hash // PrevHash of the first event
+	last     store.Head  // the head after this append
+	created  int64       // Time of the first event, kept if it is event 1
+	records  [][]byte    // events.Marshal of each event, seq expected+1...
+
+	// Ack.
+	acks []uint64
+}
+
+// Append writes evs as the continuation of match after seq expected; see
+// store.Store for the contract. It returns once the transaction holding the
+// events is fsync'd.
+//
+// Cancellation: if ctx ends while the request is still queued, Append
+// returns ctx's error and nothing is written. Once the writer has taken the
+// request into a transaction, Append waits for that transaction (about one
+// fsync) and reports its outcome, so a context error from Append always
+// means the events were not written.
+func (s *Store) Append(ctx context.Context, match string, expected uint64, evs []events.Event) error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := validate(match, expected, evs); err != nil {
+		return err
+	}
+	r := &request{
+		ctx:      ctx,
+		done:     make(chan error, 1),
+		match:    match,
+		expected: expected,
+		prev:     evs[0].PrevHash,
+		last:     store.Head{Seq: evs[len(evs)-1].Seq, Hash: evs[len(evs)-1].Hash},
+		created:  evs[0].Time,
+		records:  make([][]byte, len(evs)),
+	}
+	for i, e := range evs {
+		r.records[i] = events.Marshal(e)
+	}
+	return s.submit(ctx, r)
+}
+
+// submit queues r and waits for its outcome.
+func (s *Store) submit(ctx context.Context, r *request) error {
+	s.mu.RLock()
+	if s.closed.Load() {
+		s.mu.RUnlock()
+		return store.ErrClosed
+	}
+	select {
+	case s.reqs <- r:
+		s.mu.RUnlock()
+	case <-ctx.Done():
+		s.mu.RUnlock()
+		return ctx.Err()
+	}
+	select {
+	case err := <-r.done:
+		return err
+	case <-ctx.Done():
+		if r.state.CompareAndSwap(stateQueued, stateCancelled) {
+			return ctx.Err()
+		}
+		// Taken (or cancelled by the writer, which then replies ctx's
+		// error): the reply is at most one commit away.
+		return <-r.done
+	}
+}
+
+// run is the writer goroutine. It exits when Close closes reqs, after
+// committing whatever was queued before that.
+func (s *Store) run() {
+	defer close(s.exited)
+	batch := make([]*request, 0, s.maxBatch)
+	for r := range s.reqs {
+		batch = append(batch[:0], r)
+	drain:
+		for len(batch) < s.maxBatch {
+			select {
+			case r, ok := <-s.reqs:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, r)
+			default:
+				break drain
+			}
+		}
+		s.commit(batch)
+		clear(batch) // drop references to finished requests
+	}
+}
+
+// commit applies batch in one transaction and replies to every request.
+func (s *Store) commit(batch []*request) {
+	live := make([]*request, 0, len(batch))
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil && r.state.CompareAndSwap(stateQueued, stateCancelled) {
+			r.done <- err
+			continue
+		}
+		if r.state.CompareAndSwap(stateQueued, stateTaken) {
+			live = append(live, r)
+		}
+		// Otherwise the caller cancelled and has already returned.
+	}
+	if len(live) == 0 {
+		return
+	}
+
+	start := time.Now()
+	results := make([]error, len(live))
+	var written int
+	err := s.db.Update(func(tx *bbolt.Tx) error {
+		w := txWriter{
+			matches: tx.Bucket(bktMatches),
+			heads:   tx.Bucket(bktHeads),
+			outbox:  tx.Bucket(bktOutbox),
+		}
+		for i, r := range live {
+			var err error
+			if r.acks != nil {
+				err = w.ack(r.acks)
+			} else {
+				results[i], err = w.append(r)
+				if results[i] == nil && err == nil {
+					written += len(r.records)
+				}
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		// Nothing of the batch is on disk. Every caller gets the failure,
+		// including those the batch had rejected: their rejection was
+		// judged against writes that no longer exist.
+		err = fmt.Errorf("commit %s: %w", s.path, err)
+		s.log.Error().Err(err).Int("requests", len(live)).Msg("group commit failed")
+		for _, r := range live {
+			r.done <- err
+		}
+		return
+	}
+	s.log.Trace().Int("requests", len(live)).Int("events", written).Dur("took", time.Since(start)).Msg("group commit")
+	for i, r := range live {
+		r.done <- results[i]
+	}
+	if written > 0 {
+		select {
+		case s.notify <- struct{}{}:
+		default: // a signal is already pending; the relay will see all entries
+		}
+	}
+}
+
+// txWriter applies requests inside one write transaction. Reads through it
+// see the transaction's own earlier writes, which is how later requests of
+// a batch are checked against earlier ones.
+type txWriter struct {
+	matches, heads, outbox *bbolt.Bucket
+}
+
+// append writes r if it continues its match's head. It returns the
+// rejection for r (ErrConflict, ErrInvalid) or a fatal error that aborts
+// the transaction.
+func (w txWriter) append(r *request) (reject, fatal error) {
+	name := []byte(r.match)
+	h := headRecord{created: r.created}
+	if v := w.heads.Get(name); v != nil {
+		cur, err := decodeHead(r.match, v)
+		if err != nil {
+			return nil, err
+		}
+		h.head, h.created = cur.head, cur.created
+	}
+	if r.expected != h.head.Seq {
+		return fmt.Errorf("%w: match %q: expected seq %d, head is %d", store.ErrConflict, r.match, r.expected, h.head.Seq), nil
+	}
+	if r.prev != h.head.Hash {
+		return fmt.Errorf("%w: match %q event %d: prev_hash does not link to the head", store.ErrInvalid, r.match, r.expected+1), nil
+	}
+
+	b, err := w.matches.CreateBucketIfNotExists(name)
+	if err != nil {
+		return nil, fmt.Errorf("match %q: %w", r.match, err)
+	}
+	// Keys only ever grow, so pack pages full instead of splitting them at
+	// bbolt's default 50%: the file stays about half the size.
+	b.FillPercent = 1.0
+	w.outbox.FillPercent = 1.0
+	for i, rec := range r.records {
+		seq := r.expected + 1 + uint64(i)
+		if err := b.Put(u64(seq), rec); err != nil {
+			return nil, fmt.Errorf("match %q event %d: %w", r.match, seq, err)
+		}
+		key, err := w.outbox.NextSequence()
+		if err != nil {
+			return nil, fmt.Errorf("outbox: %w", err)
+		}
+		if err := w.outbox.Put(u64(key), outboxValue(r.match, seq)); err != nil {
+			return nil, fmt.Errorf("outbox: %w", err)
+		}
+	}
+	h.head = r.last
+	if err := w.heads.Put(name, h.encode()); err != nil {
+		return nil, fmt.Errorf("match %q head: %w", r.match, err)
+	}
+	return nil, nil
+}
+
+// ack deletes outbox entries; missing keys are not an error.
+func (w txWriter) ack(keys []uint64) error {
+	for _, k := range keys {
+		if err := w.outbox.Delete(u64(k)); err != nil {
+			return fmt.Errorf("outbox ack %d: %w", k, err)
+		}
+	}
+	return nil
+}

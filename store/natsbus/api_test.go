@@ -1,0 +1,262 @@
+package natsbus
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/matchrec/matchrec/store"
+)
+
+type echoReq struct {
+	Match string `json:"match"`
+	N     int    `json:"n"`
+}
+
+// testVerbs covers every way a handler can end.
+func testVerbs() Verbs {
+	return Verbs{
+		"echo": func(_ context.Context, body []byte) (any, error) {
+			var req echoReq
+			if err := Bind(body, &req); err != nil {
+				return nil, err
+			}
+			return req, nil
+		},
+		"nothing":   func(context.Context, []byte) (any, error) { return nil, nil },
+		"conflict":  func(context.Context, []byte) (any, error) { return nil, fmt.Errorf("append m1: %w", store.ErrConflict) },
+		"not_found": func(context.Context, []byte) (any, error) { return nil, fmt.Errorf("m9: %w", store.ErrNotFound) },
+		"refused": func(context.Context, []byte) (any, error) {
+			return nil, Errorf(CodeRefused, "not in the shooting phase")
+		},
+		"wrapped": func(context.Context, []byte) (any, error) {
+			return nil, fmt.Errorf("judge only: %w", &Error{Code: CodeUnauthorized, Message: "player p1"})
+		},
+		"plain":     func(context.Context, []byte) (any, error) { return nil, errors.New("disk on fire") },
+		"panic":     func(context.Context, []byte) (any, error) { panic("secret internals") },
+		"bad_value": func(context.Context, []byte) (any, error) { return func() {}, nil },
+	}
+}
+
+func serve(t *testing.T, nc *nats.Conn, h Handler) func() {
+	t.Helper()
+	stop, err := ServeAPI(context.Background(), nc, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+func TestAPIReplies(t *testing.T) {
+	srv := startServer(t, t.TempDir(), EmbeddedOptions{DontListen: true})
+	snc, _ := connect(t, srv)
+	serve(t, snc, testVerbs())
+	cnc, _ := connect(t, srv)
+	c := &Client{Conn: cnc, Timeout: 5 * time.Second}
+	ctx := context.Background()
+
+	var got echoReq
+	if err := c.Call(ctx, "echo", echoReq{Match: "m1", N: 3}, &got); err != nil || got != (echoReq{"m1", 3}) {
+		t.Fatalf("echo: %+v, %v", got, err)
+	}
+	if err := c.Call(ctx, "nothing", nil, nil); err != nil {
+		t.Fatalf("nothing: %v", err)
+	}
+
+	for _, tc := range []struct {
+		verb string
+		body any
+		code string
+	}{
+		{"nope", nil, CodeUnknownVerb},
+		{"nope", []byte("{"), CodeUnknownVerb}, // the verb is checked first
+		{"echo.more", nil, CodeUnknownVerb},
+		{"echo", []byte(`{"match":`), CodeBadRequest},
+		{"echo", []byte(`not json`), CodeBadRequest},
+		{"echo", []byte(`{"matc":"m1"}`), CodeBadRequest}, // unknown field, via Bind
+		{"echo", []byte(`{"n":"three"}`), CodeBadRequest},
+		{"conflict", nil, CodeConflict},
+		{"not_found", nil, CodeNotFound},
+		{"refused", nil, CodeRefused},
+		{"wrapped", nil, CodeUnauthorized},
+		{"plain", nil, CodeInternal},
+		{"panic", nil, CodeInternal},
+		{"bad_value", nil, CodeInternal},
+	} {
+		err := c.Call(ctx, tc.verb, tc.body, nil)
+		var ae *Error
+		if !errors.As(err, &ae) || ae.Code != tc.code {
+			t.Errorf("%s %s: got %v, want code %s", tc.verb, tc.body, err, tc.code)
+			continue
+		}
+		if tc.verb == "panic" && (ae.Message == "" || strings.Contains(ae.Message, "secret")) {
+			t.Errorf("panic reply leaks or says nothing: %q", ae.Message)
+		}
+		if tc.verb == "wrapped" && ae.Message != "judge only: unauthorized: player p1" {
+			t.Errorf("wrapped message: %q", ae.Message)
+		}
+	}
+
+	// The wire format, as the nats CLI shows it.
+	raw := func(verb, body string) string {
+		t.Helper()
+		m, err := cnc.Request(APIPrefix+verb, []byte(body), 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(m.Data)
+	}
+	if got, want := raw("echo", `{"match":"m1","n":2}`), `{"ok":true,"result":{"match":"m1","n":2}}`; got != want {
+		t.Errorf("ok reply %s, want %s", got, want)
+	}
+	if got, want := raw("nothing", ``), `{"ok":true,"result":null}`; got != want {
+		t.Errorf("empty reply %s, want %s", got, want)
+	}
+	var e struct {
+		OK    bool           `json:"ok"`
+		Error map[string]any `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(raw("refused", `{}`)), &e); err != nil || e.OK ||
+		e.Error["code"] != "refused" || e.Error["message"] != "not in the shooting phase" {
+		t.Errorf("error reply %+v, %v", e, err)
+	}
+
+}
+
+// A plain HandlerFunc cannot say which verbs exist: the server vets the
+// JSON first and the handler answers unknown_verb itself.
+func TestAPIHandlerFunc(t *testing.T) {
+	srv := startServer(t, t.TempDir(), EmbeddedOptions{DontListen: true})
+	snc, _ := connect(t, srv)
+	serve(t, snc, HandlerFunc(func(_ context.Context, verb string, body []byte) (any, error) {
+		if verb != "ping" {
+			return nil, Errorf(CodeUnknownVerb, "no %s", verb)
+		}
+		return "pong", nil
+	}))
+	cnc, _ := connect(t, srv)
+	c := &Client{Conn: cnc}
+	var got string
+	if err := c.Call(context.Background(), "ping", nil, &got); err != nil || got != "pong" {
+		t.Fatalf("ping: %q, %v", got, err)
+	}
+	for body, code := range map[string]string{"{": CodeBadRequest, "{}": CodeUnknownVerb} {
+		var ae *Error
+		if err := c.Call(context.Background(), "pong", []byte(body), nil); !errors.As(err, &ae) || ae.Code != code {
+			t.Errorf("pong %s: %v, want %s", body, err, code)
+		}
+	}
+}
+
+func TestAsError(t *testing.T) {
+	direct := &Error{Code: CodeRefused, Message: "no"}
+	for _, tc := range []struct {
+		err  error
+		code string
+		msg  string
+	}{
+		{direct, CodeRefused, "no"},
+		{fmt.Errorf("ctx: %w", direct), CodeRefused, "ctx: refused: no"},
+		{fmt.Errorf("a: %w", store.ErrConflict), CodeConflict, "a: " + store.ErrConflict.Error()},
+		{fmt.Errorf("a: %w", store.ErrNotFound), CodeNotFound, "a: " + store.ErrNotFound.Error()},
+		{errors.New("boom"), CodeInternal, "boom"},
+	} {
+		got := AsError(tc.err)
+		if got.Code != tc.code || got.Message != tc.msg {
+			t.Errorf("AsError(%v) = %+v, want %s %q", tc.err, got, tc.code, tc.msg)
+		}
+	}
+	if AsError(direct) != direct {
+		t.Errorf("an *Error is not passed through as is")
+	}
+	if AsError(nil) != nil {
+		t.Errorf("AsError(nil) != nil")
+	}
+}
+
+func TestAPIConcurrentCalls(t *testing.T) {
+	srv := startServer(t, t.TempDir(), EmbeddedOptions{DontListen: true})
+	snc, _ := connect(t, srv)
+	var inFlight, peak atomic.Int64
+	stop := serve(t, snc, Verbs{"slow": func(_ context.Context, body []byte) (any, error) {
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+		var req echoReq
+		if err := Bind(body, &req); err != nil {
+			return nil, err
+		}
+		return req.N * 2, nil
+	}})
+
+	const clients, calls = 100, 10
+	cnc, _ := connect(t, srv)
+	c := &Client{Conn: cnc}
+	var wg sync.WaitGroup
+	errs := make(chan error, clients*calls)
+	start := time.Now()
+	for i := 0; i < clients; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < calls; j++ {
+				n := i*calls + j
+				var got int
+				if err := c.Call(context.Background(), "slow", echoReq{N: n}, &got); err != nil {
+					errs <- err
+					return
+				}
+				if got != 2*n {
+					errs <- fmt.Errorf("call %d: got %d", n, got)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	// 1000 calls of 10ms each: serially that would be 10s.
+	if el := time.Since(start); el > 5*time.Second || peak.Load() < 10 {
+		t.Errorf("%d calls took %s with at most %d in flight: not concurrent", clients*calls, el, peak.Load())
+	}
+
+	// stop lets a request already received finish and reply.
+	var reply atomic.Value
+	go func() {
+		var got int
+		err := c.Call(context.Background(), "slow", echoReq{N: 21}, &got)
+		reply.Store(fmt.Sprint(got, err))
+	}()
+	for inFlight.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	stop()
+	if got := reply.Load(); got != "42 <nil>" {
+		// Call may still be decoding; give it a moment.
+		time.Sleep(100 * time.Millisecond)
+		if got := reply.Load(); got != "42 <nil>" {
+			t.Errorf("request in flight at stop: %v", got)
+		}
+	}
+	if err := c.Call(context.Background(), "slow", nil, nil); !errors.Is(err, ErrNoRecorder) {
+		t.Errorf("call after stop: %v, want ErrNoRecorder", err)
+	}
+}

@@ -1,0 +1,79 @@
+package natsbus
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// DefaultCallTimeout bounds a Call whose Client has no Timeout and whose
+// context has no deadline.
+const DefaultCallTimeout = 5 * time.Second
+
+// ErrNoRecorder: no API server is subscribed (nats.ErrNoResponders), i.e.
+// no recorder is running on this NATS.
+var ErrNoRecorder = errors.New("no matchrec recorder is answering")
+
+// Client calls the recorder's API. It is safe for concurrent use; many
+// calls share the connection's single reply subscription.
+type Client struct {
+	Conn *nats.Conn
+	// Timeout bounds each call; 0 means DefaultCallTimeout. A shorter
+	// deadline on the call's context wins.
+	Timeout time.Duration
+}
+
+// Call sends req (JSON-encoded; nil sends an empty body, a []byte or
+// json.RawMessage is sent as is) to matchrec.api.<verb> and decodes the
+// reply's result into resp (skipped if resp is nil). An error reply is
+// returned as *Error with the server's code; transport failures are other
+// errors (ErrNoRecorder when nobody is listening).
+func (c *Client) Call(ctx context.Context, verb string, req, resp any) error {
+	var body []byte
+	switch r := req.(type) {
+	case nil:
+	case []byte:
+		body = r
+	case json.RawMessage:
+		body = r
+	default:
+		b, err := json.Marshal(req)
+		if err != nil {
+			return fmt.Errorf("natsbus: encode %s request: %w", verb, err)
+		}
+		body = b
+	}
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = DefaultCallTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	m, err := c.Conn.RequestWithContext(ctx, APIPrefix+verb, body)
+	if err != nil {
+		if errors.Is(err, nats.ErrNoResponders) {
+			return fmt.Errorf("natsbus: %s: %w", verb, ErrNoRecorder)
+		}
+		return fmt.Errorf("natsbus: %s: %w", verb, err)
+	}
+	var out replyIn
+	if err := json.Unmarshal(m.Data, &out); err != nil {
+		return fmt.Errorf("natsbus: %s: malformed reply: %w", verb, err)
+	}
+	if !out.OK {
+		if out.Error == nil {
+			return fmt.Errorf("natsbus: %s: reply neither ok nor an error", verb)
+		}
+		return out.Error
+	}
+	if resp != nil && len(out.Result) > 0 {
+		if err := json.Unmarshal(out.Result, resp); err != nil {
+			return fmt.Errorf("natsbus: %s: decode result: %w", verb, err)
+		}
+	}
+	return nil
+}

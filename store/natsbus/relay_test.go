@@ -1,0 +1,263 @@
+package natsbus
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/storetest"
+)
+
+func TestRelayPublishesInOrderWithHeaders(t *testing.T) {
+	srv := startServer(t, t.TempDir(), EmbeddedOptions{DontListen: true})
+	_, js := connect(t, srv)
+	st := openBolt(t)
+	a := newAppender(t, st)
+
+	// Some events are waiting before the relay starts, more arrive while
+	// it runs, interleaved across matches; Batch is small so several
+	// rounds are needed.
+	a.add("m1", 5)
+	a.add("m2", 3)
+	r := startRelay(t, st, RelayOptions{Connect: srv.Connect, Batch: 7})
+	for i := 0; i < 10; i++ {
+		a.add("m1", 2)
+		a.add("m2", 1)
+		a.add("m-3_x", 3)
+	}
+	drained(t, r, 10*time.Second)
+
+	checkFeed(t, a, readStream(t, js, a.total()))
+	if s := r.Stats(); s.Published != uint64(a.total()) || s.Duplicates != 0 {
+		t.Errorf("stats %+v, want %d published, no duplicates", s, a.total())
+	}
+}
+
+// TestRelaySurvivesOutage: the relay starts while NATS is down, NATS comes
+// up, goes away, and comes back on the same dir and port; appends succeed
+// throughout and every event reaches the stream once, in order.
+func TestRelaySurvivesOutage(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nats")
+	// Learn a free port, then stop: NATS is down when the relay starts.
+	srv := startServer(t, dir, EmbeddedOptions{Port: -1})
+	port, url := srv.Port(), srv.ClientURL()
+	srv.Shutdown()
+
+	st := openBolt(t)
+	a := newAppender(t, st)
+	r := startRelay(t, st, RelayOptions{
+		URL:            url,
+		ConnectOptions: []nats.Option{nats.ReconnectWait(20 * time.Millisecond)},
+		MaxBackoff:     200 * time.Millisecond,
+	})
+
+	a.add("m1", 4)
+	a.add("m2", 2)
+	waitRetries(t, r, 2) // it is trying, and failing
+	srv = startServer(t, dir, EmbeddedOptions{Port: port})
+	drained(t, r, 15*time.Second)
+	published := r.Stats().Published
+
+	// Outage while running.
+	srv.Shutdown()
+	a.add("m1", 3)
+	for i := 0; i < 20; i++ {
+		a.add("m2", 1)
+		a.add("m3", 2)
+	}
+	pending := countPending(t, st)
+	if pending != 3+20+40 {
+		t.Fatalf("%d events pending during the outage, want %d", pending, 63)
+	}
+	waitRetries(t, r, r.Stats().Retries+2)
+	if got := r.Stats().Published; got != published {
+		t.Fatalf("published %d events while NATS was down", got-published)
+	}
+
+	srv = startServer(t, dir, EmbeddedOptions{Port: port})
+	drained(t, r, 15*time.Second)
+	t.Logf("relay stats after the outages: %+v", r.Stats())
+
+	_, js := connect(t, srv)
+	// Force a republish of everything already published, as a relay that
+	// lost its acks would: JetStream drops every one as a duplicate.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for match, log := range a.logs {
+		for _, e := range log {
+			m, err := NewMsg(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ack, err := js.PublishMsg(ctx, m)
+			if err != nil {
+				t.Fatalf("republish %s/%d: %v", match, e.Seq, err)
+			}
+			if !ack.Duplicate {
+				t.Fatalf("republish of %s/%d was stored again", match, e.Seq)
+			}
+		}
+	}
+
+	checkFeed(t, a, readStream(t, js, a.total()))
+}
+
+// TestRelayOutageUnderLoad: NATS is stopped and restarted several times
+// while appends keep arriving and the relay is mid-batch; the stream still
+// ends up with every event once, each match in order.
+func TestRelayOutageUnderLoad(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nats")
+	srv := startServer(t, dir, EmbeddedOptions{Port: -1})
+	port := srv.Port()
+	st := openBolt(t)
+	a := newAppender(t, st)
+	r := startRelay(t, st, RelayOptions{
+		URL:            srv.ClientURL(),
+		ConnectOptions: []nats.Option{nats.ReconnectWait(10 * time.Millisecond)},
+		Batch:          50,
+		MaxBackoff:     100 * time.Millisecond,
+	})
+
+	// The appender owns a; the test goroutine only reads it after stop.
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		matches := []string{"a", "b", "c", "d"}
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			m := matches[i%len(matches)]
+			log := a.logs[m]
+			var prev events.Hash
+			if len(log) > 0 {
+				prev = log[len(log)-1].Hash
+			}
+			evs := storetest.MakeEvents(m, uint64(len(log))+1, prev, 1+i%3)
+			if err := st.Append(context.Background(), m, uint64(len(log)), evs); err != nil {
+				done <- err
+				return
+			}
+			a.logs[m] = append(log, evs...)
+			time.Sleep(100 * time.Microsecond)
+		}
+	}()
+
+	for i := 0; i < 3; i++ {
+		time.Sleep(60 * time.Millisecond)
+		srv.Shutdown()
+		time.Sleep(60 * time.Millisecond)
+		srv = startServer(t, dir, EmbeddedOptions{Port: port})
+	}
+	time.Sleep(50 * time.Millisecond)
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatalf("append during outages: %v", err)
+	}
+	drained(t, r, 15*time.Second)
+	t.Logf("%d events; relay stats %+v", a.total(), r.Stats())
+
+	_, js := connect(t, srv)
+	checkFeed(t, a, readStream(t, js, a.total()))
+}
+
+// lossyAcks is the bbolt store with Ack failing on chosen calls, as if the
+// process died between JetStream's ack and the outbox update.
+type lossyAcks struct {
+	store.Outbox
+	calls, failFrom, failTo atomic.Int64
+}
+
+func (l *lossyAcks) Ack(ctx context.Context, keys []uint64) error {
+	n := l.calls.Add(1)
+	if n >= l.failFrom.Load() && n <= l.failTo.Load() {
+		return errors.New("simulated crash before the outbox ack")
+	}
+	return l.Outbox.Ack(ctx, keys)
+}
+
+// TestRelayRepublishIsDeduplicated: outbox acks are lost after JetStream
+// stored the events, so the relay publishes them again; JetStream drops the
+// repeats and the stream still holds each event once.
+func TestRelayRepublishIsDeduplicated(t *testing.T) {
+	srv := startServer(t, t.TempDir(), EmbeddedOptions{DontListen: true})
+	_, js := connect(t, srv)
+	st := openBolt(t)
+	a := newAppender(t, st)
+	a.add("m1", 10)
+	a.add("m2", 10)
+
+	ob := &lossyAcks{Outbox: st}
+	ob.failFrom.Store(1)
+	ob.failTo.Store(3)
+	r := startRelay(t, ob, RelayOptions{Connect: srv.Connect, Batch: 8, MinBackoff: time.Millisecond})
+	drained(t, r, 10*time.Second)
+	a.add("m1", 5)
+	drained(t, r, 10*time.Second)
+
+	s := r.Stats()
+	if s.Published != uint64(a.total()) {
+		t.Errorf("published %d, want %d", s.Published, a.total())
+	}
+	if s.Duplicates != 3*8 || s.Retries != 3 {
+		t.Errorf("stats %+v, want 24 duplicates after 3 lost acks of 8", s)
+	}
+	checkFeed(t, a, readStream(t, js, a.total()))
+}
+
+// TestRelayRecreatesMissingStream: the stream is deleted under a running
+// relay (or NATS came back with an empty dir); the relay re-creates it.
+func TestRelayRecreatesMissingStream(t *testing.T) {
+	srv := startServer(t, t.TempDir(), EmbeddedOptions{DontListen: true})
+	_, js := connect(t, srv)
+	st := openBolt(t)
+	a := newAppender(t, st)
+	r := startRelay(t, st, RelayOptions{Connect: srv.Connect, MinBackoff: time.Millisecond})
+	a.add("m1", 3)
+	drained(t, r, 10*time.Second)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := js.DeleteStream(ctx, StreamName); err != nil {
+		t.Fatal(err)
+	}
+
+	// Only what is appended from now on can be on the new stream.
+	a.logs = map[string][]events.Event{}
+	a.add("m2", 4)
+	drained(t, r, 10*time.Second)
+	checkFeed(t, a, readStream(t, js, a.total()))
+	if r.Stats().Retries == 0 {
+		t.Errorf("publishing to the deleted stream did not fail once")
+	}
+}
+
+func waitRetries(t *testing.T, r *Relay, n uint64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for r.Stats().Retries < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("relay retried %d times, want %d", r.Stats().Retries, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func countPending(t *testing.T, ob store.Outbox) int {
+	t.Helper()
+	n := 0
+	if err := ob.Pending(context.Background(), 0, func(store.OutboxEntry) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

@@ -1,0 +1,395 @@
+// Package recorder is the service around the decider: it loads a match's
+// state, asks the edition to decide a command, appends the resulting events
+// to the store, and folds them into the live state. Publishing happens
+// after the commit, from the store's outbox (see store/natsbus.Relay), so an
+// acknowledged event is never lost to a bus outage.
+package recorder
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store"
+)
+
+// Errors of the recorder. Refusals of the rules are *projector.Refusal.
+var (
+	// ErrUnauthorized: the call's token is missing or does not give the
+	// rights the command needs.
+	ErrUnauthorized = errors.New("unauthorized")
+	// ErrBadRequest: the request itself is malformed.
+	ErrBadRequest = errors.New("bad request")
+)
+
+// Options configure a Recorder.
+type Options struct {
+	// Clock gives recording times; injected so tests are repeatable.
+	Clock func() time.Time
+	// Rules looks an edition up by id.
+	Rules func(edition string) (projector.Rules, error)
+	Log   zerolog.Logger
+	// NewID makes match ids; default 12 random hex digits.
+	NewID func() string
+}
+
+// Recorder records commands as events.
+type Recorder struct {
+	st    store.Store
+	opts  Options
+	mu    sync.Mutex
+	live  map[string]*match
+	limit int
+}
+
+type match struct {
+	mu    sync.Mutex
+	rules projector.Rules
+	state *projector.State // nil until loaded
+}
+
+// New returns a Recorder on st.
+func New(st store.Store, opts Options) *Recorder {
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.NewID == nil {
+		opts.NewID = func() string { return randomHex(6) }
+	}
+	return &Recorder{st: st, opts: opts, live: map[string]*match{}, limit: 4096}
+}
+
+// Store returns the recorder's store.
+func (r *Recorder) Store() store.Store { return r.st }
+
+// RulesFor returns the edition rules by id.
+func (r *Recorder) RulesFor(edition string) (projector.Rules, error) {
+	if r.opts.Rules == nil {
+		return nil, fmt.Errorf("%w: no editions configured", ErrBadRequest)
+	}
+	return r.opts.Rules(edition)
+}
+
+var matchIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ValidMatchID reports whether id may name a match (it becomes part of a
+// NATS subject and a bbolt bucket name).
+func ValidMatchID(id string) bool { return matchIDRE.MatchString(id) }
+
+// CreateRequest creates a match: the match.created payload without tokens,
+// and optionally the match id.
+type CreateRequest struct {
+	Match string `json:"match,omitempty"`
+	events.MatchCreated
+}
+
+// CreateResult carries the new match id and the secret token of each role
+// ("player:ID" for each player, "judge"). The tokens are shown once: only
+// their hashes are recorded.
+type CreateResult struct {
+	Match  string            `json:"match"`
+	Tokens map[string]string `json:"tokens"`
+	Seq    uint64            `json:"seq"`
+}
+
+// RolePlayer is the token role of a player.
+func RolePlayer(id string) string { return "player:" + id }
+
+// RoleJudge is the judge's token role.
+const RoleJudge = "judge"
+
+// Create records a new match.
+func (r *Recorder) Create(ctx context.Context, req CreateRequest) (CreateResult, error) {
+	id := req.Match
+	if id == "" {
+		id = r.opts.NewID()
+	}
+	if !ValidMatchID(id) {
+		return CreateResult{}, fmt.Errorf("%w: match id %q must be 1-64 letters, digits, '-' or '_'", ErrBadRequest, id)
+	}
+	rules, err := r.RulesFor(req.Edition)
+	if err != nil {
+		return CreateResult{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	p := req.MatchCreated
+	if err := ValidateSetup(&p); err != nil {
+		return CreateResult{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	tokens := map[string]string{}
+	p.Tokens = map[string]string{}
+	for _, pl := range p.Players {
+		tokens[RolePlayer(pl.ID)] = randomHex(16)
+	}
+	tokens[RoleJudge] = randomHex(16)
+	for role, tok := range tokens {
+		p.Tokens[role] = TokenHash(tok)
+	}
+	m := r.entry(id)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	// Check first: a new seed must never overwrite an existing match's.
+	if _, err := r.st.Head(ctx, id); err == nil {
+		return CreateResult{}, fmt.Errorf("match %s already exists: %w", id, store.ErrConflict)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return CreateResult{}, fmt.Errorf("create match %s: %w", id, err)
+	}
+	commit, err := r.commitSeed(ctx, id, 0)
+	if err != nil {
+		return CreateResult{}, err
+	}
+	now := r.opts.Clock().UnixNano()
+	system := events.Actor{Kind: events.ActorSystem}
+	e, err := events.New(id, 1, events.Hash{}, now, system, &p)
+	if err != nil {
+		return CreateResult{}, err
+	}
+	e2, err := events.New(id, 2, e.Hash, now, system, commit)
+	if err != nil {
+		return CreateResult{}, err
+	}
+	if err := r.st.Append(ctx, id, 0, []events.Event{e, e2}); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return CreateResult{}, fmt.Errorf("match %s already exists: %w", id, err)
+		}
+		return CreateResult{}, fmt.Errorf("create match %s: %w", id, err)
+	}
+	st := projector.New(id)
+	if err := projector.ApplyDecoded(rules, st, &e, &p); err != nil {
+		return CreateResult{}, err
+	}
+	if err := projector.ApplyDecoded(rules, st, &e2, commit); err != nil {
+		return CreateResult{}, err
+	}
+	m.rules, m.state = rules, st
+	r.opts.Log.Info().Str("match", id).Str("edition", p.Edition).Msg("match created")
+	return CreateResult{Match: id, Tokens: tokens, Seq: 2}, nil
+}
+
+// TokenHash is the recorded form of a token.
+func TokenHash(tok string) string {
+	h := sha256.Sum256([]byte(tok))
+	return hex.EncodeToString(h[:])
+}
+
+// Actor resolves a token to the actor it speaks for in the match s.
+func Actor(s *projector.State, token string) (events.Actor, error) {
+	if token == "" {
+		return events.Actor{}, fmt.Errorf("%w: this call needs a token of match %s", ErrUnauthorized, s.Match)
+	}
+	h := TokenHash(token)
+	for role, want := range s.Tokens {
+		if want != h {
+			continue
+		}
+		if role == RoleJudge {
+			return events.Actor{Kind: events.ActorJudge, ID: RoleJudge}, nil
+		}
+		if len(role) > 7 && role[:7] == "player:" {
+			return events.Actor{Kind: events.ActorPlayer, ID: role[7:]}, nil
+		}
+	}
+	return events.Actor{}, fmt.Errorf("%w: the token is not valid for match %s", ErrUnauthorized, s.Match)
+}
+
+// Result of an executed command.
+type Result struct {
+	Match   string            `json:"match"`
+	Events  []EventRef        `json:"events"`
+	Pending projector.Pending `json:"pending"`
+}
+
+// EventRef names a recorded event.
+type EventRef struct {
+	Seq  uint64      `json:"seq"`
+	Type events.Type `json:"type"`
+	Hash events.Hash `json:"hash"`
+}
+
+// Execute decides a command for the actor the token speaks for, records the
+// resulting events and returns them with the new pending step. A refusal
+// (*projector.Refusal) records nothing.
+func (r *Recorder) Execute(ctx context.Context, matchID, token string, c projector.Command) (Result, error) {
+	m, err := r.load(ctx, matchID)
+	if err != nil {
+		return Result{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for attempt := 0; ; attempt++ {
+		res, err := r.execute(ctx, m, matchID, token, c)
+		if errors.Is(err, store.ErrConflict) && attempt == 0 {
+			// Another writer moved the match on: reload and decide again.
+			m.state = nil
+			if err := r.fold(ctx, m, matchID); err != nil {
+				return Result{}, err
+			}
+			continue
+		}
+		return res, err
+	}
+}
+
+func (r *Recorder) execute(ctx context.Context, m *match, matchID, token string, c projector.Command) (Result, error) {
+	s := m.state
+	actor, err := Actor(s, token)
+	if err != nil {
+		return Result{}, err
+	}
+	c.Source = events.SourceManual
+	if c.Type == projector.CmdRoll && c.Digital {
+		if len(c.Values) > 0 {
+			return Result{}, projector.Refuse(projector.CodeBadDice, "a digital roll takes no values")
+		}
+		if s.Pending.Kind == projector.WaitRoll && s.Pending.Dice > 0 {
+			vals, err := r.digital(ctx, s, s.Pending.Dice)
+			if err != nil {
+				return Result{}, err
+			}
+			c.Values, c.Source = vals, events.SourceDigital
+		}
+	}
+	var payloads []events.Payload
+	if c.Type == projector.CmdReveal && actor.Kind == events.ActorJudge {
+		payloads, err = r.reveal(ctx, s, false)
+	} else {
+		payloads, err = projector.DecideWith(m.rules, s, actor, c, r.history(ctx, matchID))
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	if ended(payloads) {
+		// The match is over: reveal the seed so every digital die can be checked.
+		more, err := r.reveal(ctx, s, true)
+		if err != nil {
+			return Result{}, err
+		}
+		payloads = append(payloads, more...)
+	}
+	if len(payloads) == 0 {
+		return Result{}, projector.Refuse(projector.CodeBadCommand, "command %q changes nothing", c.Type)
+	}
+	now := r.opts.Clock().UnixNano()
+	evs := make([]events.Event, 0, len(payloads))
+	prev, seq := s.Head, s.Seq
+	for _, p := range payloads {
+		seq++
+		e, err := events.New(matchID, seq, prev, now, actor, p)
+		if err != nil {
+			return Result{}, err
+		}
+		evs = append(evs, e)
+		prev = e.Hash
+	}
+	if err := r.st.Append(ctx, matchID, s.Seq, evs); err != nil {
+		return Result{}, fmt.Errorf("append to match %s: %w", matchID, err)
+	}
+	res := Result{Match: matchID}
+	if needsRefold(payloads) {
+		// A ruling changes how earlier events read: fold the match again,
+		// as ruled, rather than patching the live state.
+		if err := r.fold(ctx, m, matchID); err != nil {
+			m.state = nil
+			return Result{}, err
+		}
+		for i := range evs {
+			res.Events = append(res.Events, EventRef{Seq: evs[i].Seq, Type: evs[i].Type, Hash: evs[i].Hash})
+		}
+		res.Pending = m.state.Pending
+		return res, nil
+	}
+	for i := range evs {
+		if err := projector.ApplyDecoded(m.rules, s, &evs[i], payloads[i]); err != nil {
+			// Decide produced an event its own Evolve cannot fold: a bug
+			// in the edition. The event is stored; drop the cache so the
+			// next call re-folds (and fails loudly) instead of drifting.
+			m.state = nil
+			r.opts.Log.Error().Err(err).Str("match", matchID).Msg("recorded event does not fold")
+			return Result{}, fmt.Errorf("recorded event does not fold: %w", err)
+		}
+		res.Events = append(res.Events, EventRef{Seq: evs[i].Seq, Type: evs[i].Type, Hash: evs[i].Hash})
+	}
+	res.Pending = s.Pending
+	return res, nil
+}
+
+// entry returns the cache entry of a match, creating it.
+func (r *Recorder) entry(id string) *match {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := r.live[id]
+	if m == nil {
+		if len(r.live) >= r.limit {
+			for k := range r.live { // evict one arbitrary entry; it reloads on demand
+				delete(r.live, k)
+				break
+			}
+		}
+		m = &match{}
+		r.live[id] = m
+	}
+	return m
+}
+
+func (r *Recorder) load(ctx context.Context, id string) (*match, error) {
+	if !ValidMatchID(id) {
+		return nil, fmt.Errorf("%w: %q is not a match id", ErrBadRequest, id)
+	}
+	m := r.entry(id)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.state != nil {
+		return m, nil
+	}
+	return m, r.fold(ctx, m, id)
+}
+
+// fold rebuilds m's state from the store; m.mu must be held.
+func (r *Recorder) fold(ctx context.Context, m *match, id string) error {
+	s, rules, err := replay.Fold(ctx, r.st, id, 0, r.RulesFor)
+	if err != nil {
+		return err
+	}
+	m.state, m.rules = s, rules
+	return nil
+}
+
+// State returns the match's state after event at (0 = now). The live state
+// is encoded and decoded, so the caller owns what it gets.
+func (r *Recorder) State(ctx context.Context, id string, at uint64) (*projector.State, error) {
+	m, err := r.load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	live := m.state
+	if at == 0 || (live != nil && at == live.Seq) {
+		at = live.Seq
+	}
+	m.mu.Unlock()
+	s, _, err := replay.Fold(ctx, r.st, id, at, r.RulesFor)
+	return s, err
+}
+
+// Matches lists stored matches.
+func (r *Recorder) Matches(ctx context.Context) ([]store.MatchInfo, error) {
+	return r.st.Matches(ctx)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("crypto/rand failed: %v", err)) // the OS has no entropy: nothing sensible to do
+	}
+	return hex.EncodeToString(b)
+}

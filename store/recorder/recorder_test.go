@@ -1,0 +1,207 @@
+package recorder
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/events/dice"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/mem"
+)
+
+func newRecorder(t *testing.T) *Recorder {
+	t.Helper()
+	clock := time.Unix(1700000000, 0)
+	return New(mem.New(), Options{
+		Clock: func() time.Time { clock = clock.Add(time.Second); return clock },
+		Rules: editions.Lookup,
+	})
+}
+
+func fixture() CreateRequest {
+	model := func(id string, x float64) events.ModelSpec {
+		return events.ModelSpec{ID: id, BS: 4, T: 4, W: 1, Sv: 4, Height: 1.5, BaseMM: 25, X: x, Y: 10, Weapons: []string{"bg"}}
+	}
+	gun := []events.WeaponSpec{{ID: "bg", Name: "boltgun", Range: 24, Type: "assault", Shots: 1, S: 4}}
+	return CreateRequest{Match: "m1", MatchCreated: events.MatchCreated{
+		Edition: "3e",
+		Players: []events.PlayerSpec{{ID: "alice"}, {ID: "bob"}},
+		Units: []events.UnitSpec{
+			{ID: "tac", Player: "alice", Weapons: gun, Models: []events.ModelSpec{model("t1", 10), model("t2", 11)}},
+			{ID: "boyz", Player: "bob", Weapons: gun, Models: []events.ModelSpec{model("b1", 20), model("b2", 21)}},
+		},
+	}}
+}
+
+// started records the fixture and takes alice to her shooting phase.
+func started(t *testing.T, r *Recorder) CreateResult {
+	t.Helper()
+	ctx := context.Background()
+	res, err := r.Create(ctx, fixture())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := res.Tokens[RolePlayer("alice")]
+	for _, c := range []projector.Command{{Type: projector.CmdNextTurn}, {Type: projector.CmdPhase, Phase: projector.PhaseShooting}} {
+		if _, err := r.Execute(ctx, "m1", a, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return res
+}
+
+func TestCreateCommitsToADiceSeed(t *testing.T) {
+	r := newRecorder(t)
+	res := started(t, r)
+	if len(res.Tokens) != 3 {
+		t.Fatalf("tokens %v", res.Tokens)
+	}
+	s, err := r.State(context.Background(), "m1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Dice.Commits) != 1 || len(s.Dice.Commits[0].Commit) != 64 {
+		t.Fatalf("commit %+v", s.Dice)
+	}
+	seed, err := r.st.(store.Secrets).Secret(context.Background(), "m1", 0)
+	if err != nil || !dice.CheckCommit(seed, s.Dice.Commits[0].Commit) {
+		t.Fatalf("stored seed does not match the commitment: %v", err)
+	}
+	if _, err := r.Create(context.Background(), fixture()); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("second create of m1: %v", err)
+	}
+	seed2, _ := r.st.(store.Secrets).Secret(context.Background(), "m1", 0)
+	if hex.EncodeToString(seed) != hex.EncodeToString(seed2) {
+		t.Fatal("a refused create overwrote the match's secret seed")
+	}
+}
+
+func TestTokensDecideTheActor(t *testing.T) {
+	r := newRecorder(t)
+	res := started(t, r)
+	ctx := context.Background()
+	shoot := projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "boyz"}
+	before, _ := r.st.Head(ctx, "m1")
+	for _, tok := range []string{"", "not-a-token", res.Tokens[RolePlayer("bob")], res.Tokens[RoleJudge]} {
+		_, err := r.Execute(ctx, "m1", tok, shoot)
+		if err == nil {
+			t.Fatalf("token %q may declare for alice", tok)
+		}
+	}
+	after, _ := r.st.Head(ctx, "m1")
+	if after != before {
+		t.Fatal("a refused declaration was recorded")
+	}
+	if _, err := r.Execute(ctx, "m1", res.Tokens[RolePlayer("alice")], shoot); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDigitalDiceAreDerivedFromTheCommittedSeed(t *testing.T) {
+	r := newRecorder(t)
+	res := started(t, r)
+	ctx := context.Background()
+	a, b := res.Tokens[RolePlayer("alice")], res.Tokens[RolePlayer("bob")]
+	if _, err := r.Execute(ctx, "m1", b, projector.Command{Type: projector.CmdSeed, Seed: "bob's lucky seed"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Execute(ctx, "m1", a, projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "boyz"}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.Execute(ctx, "m1", a, projector.Command{Type: projector.CmdRoll, Digital: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := out.Events[0].Seq
+	var roll *events.DiceRolled
+	_ = r.st.Scan(ctx, "m1", seq, func(e events.Event) error {
+		p, _ := e.Decode()
+		roll = p.(*events.DiceRolled)
+		return errors.New("stop")
+	})
+	if roll.Source != events.SourceDigital || roll.Count != 2 {
+		t.Fatalf("roll %+v", roll)
+	}
+	// The judge has the seed revealed mid-match; a fresh one is committed.
+	if _, err := r.Execute(ctx, "m1", a, projector.Command{Type: projector.CmdReveal}); err == nil {
+		t.Fatal("a player revealed the seed")
+	}
+	if _, err := r.Execute(ctx, "m1", res.Tokens[RoleJudge], projector.Command{Type: projector.CmdReveal}); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := r.State(ctx, "m1", 0)
+	if len(s.Dice.Commits) != 2 || s.Dice.Commits[0].Seed == "" || s.Dice.Commits[1].Seed != "" || s.Dice.Epoch != 1 {
+		t.Fatalf("dice after reveal %+v", s.Dice)
+	}
+	seed, _ := hex.DecodeString(s.Dice.Commits[0].Seed)
+	want, _ := dice.Derive(seed, "m1", []string{"bob's lucky seed"}, seq, 2)
+	if want[0] != roll.Values[0] || want[1] != roll.Values[1] {
+		t.Fatalf("recorded %v, derived %v", roll.Values, want)
+	}
+	// Ending the match reveals the current seed.
+	if _, err := r.Execute(ctx, "m1", res.Tokens[RoleJudge], projector.Command{Type: projector.CmdEnd}); err != nil {
+		t.Fatal(err)
+	}
+	s, _ = r.State(ctx, "m1", 0)
+	if !s.Ended || s.Dice.Commits[1].Seed == "" {
+		t.Fatalf("end of match must reveal the seed: %+v", s.Dice)
+	}
+}
+
+func TestRulingsChangeTheStateAsRuledOnly(t *testing.T) {
+	r := newRecorder(t)
+	res := started(t, r)
+	ctx := context.Background()
+	a, b, j := res.Tokens[RolePlayer("alice")], res.Tokens[RolePlayer("bob")], res.Tokens[RoleJudge]
+	do := func(tok string, c projector.Command) Result {
+		t.Helper()
+		out, err := r.Execute(ctx, "m1", tok, c)
+		if err != nil {
+			t.Fatalf("%+v: %v", c, err)
+		}
+		return out
+	}
+	do(a, projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "boyz"})
+	hit := do(a, projector.Command{Type: projector.CmdRoll, Values: []int{1, 1}}).Events[0].Seq
+	// Bob saw a 5 and a 6: he contests, then disputes; a spectator cannot.
+	if _, err := r.Execute(ctx, "m1", a, projector.Command{Type: projector.CmdConfirm, Event: hit}); err == nil {
+		t.Fatal("the roller confirmed his own roll")
+	}
+	do(b, projector.Command{Type: projector.CmdContest, Event: hit, Reason: "I saw a 5 and a 6"})
+	if _, err := r.Execute(ctx, "m1", "", projector.Command{Type: projector.CmdDispute, Event: hit, Reason: "x"}); !errors.Is(err, ErrUnauthorized) {
+		t.Fatalf("spectator dispute: %v", err)
+	}
+	if _, err := r.Execute(ctx, "m1", j, projector.Command{Type: projector.CmdDispute, Event: hit, Reason: "x"}); err == nil {
+		t.Fatal("the judge raised a dispute")
+	}
+	disp := do(b, projector.Command{Type: projector.CmdDispute, Event: hit, Reason: "I saw a 5 and a 6"}).Events[0].Seq
+	if _, err := r.Execute(ctx, "m1", b, projector.Command{Type: projector.CmdRule, Dispute: disp, Decision: "amend", Values: []int{5, 6}}); err == nil {
+		t.Fatal("a player ruled")
+	}
+	headBefore, _ := r.st.Head(ctx, "m1")
+	do(j, projector.Command{Type: projector.CmdRule, Dispute: disp, Decision: "amend", Values: []int{5, 6}})
+	ruled, _ := r.State(ctx, "m1", 0)
+	if ruled.Pending.Purpose != "wound" || ruled.Pending.Dice != 2 {
+		t.Fatalf("as ruled the two hits stand: pending %+v", ruled.Pending)
+	}
+	// Nothing was erased: every event up to the ruling is as it was.
+	n := 0
+	_ = r.st.Scan(ctx, "m1", 1, func(e events.Event) error { n++; return nil })
+	if uint64(n) != headBefore.Seq+1 {
+		t.Fatalf("%d events stored, want %d", n, headBefore.Seq+1)
+	}
+	if m := ruled.Dice.Manual; len(m) != 1 || m[0].Status != projector.RollContested {
+		t.Fatalf("witness state %+v", m)
+	}
+	if d := ruled.Disputes; len(d) != 1 || d[0].Decision != "amend" {
+		t.Fatalf("disputes %+v", d)
+	}
+	// Play goes on from the ruled state.
+	do(a, projector.Command{Type: projector.CmdRoll, Values: []int{6, 6}})
+}

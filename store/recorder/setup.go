@@ -1,0 +1,98 @@
+package recorder
+
+import (
+	"fmt"
+
+	"github.com/matchrec/matchrec/events"
+)
+
+// ValidateSetup checks a match.created payload before anything is recorded:
+// every id unique and referenced consistently, profiles sane, models on the
+// table. It fills the defaults (table 72"x48", first player = first listed).
+func ValidateSetup(p *events.MatchCreated) error {
+	if p.Table.W == 0 && p.Table.H == 0 {
+		p.Table = events.Table{W: 72, H: 48}
+	}
+	if p.Table.W <= 0 || p.Table.H <= 0 {
+		return fmt.Errorf("table %gx%g: both sides must be positive", p.Table.W, p.Table.H)
+	}
+	if len(p.Players) != 2 {
+		return fmt.Errorf("a match has two players, got %d", len(p.Players))
+	}
+	players := map[string]bool{}
+	for _, pl := range p.Players {
+		if !ValidMatchID(pl.ID) {
+			return fmt.Errorf("player id %q must be letters, digits, '-' or '_'", pl.ID)
+		}
+		if players[pl.ID] {
+			return fmt.Errorf("player %q listed twice", pl.ID)
+		}
+		players[pl.ID] = true
+	}
+	if p.FirstPlayer == "" {
+		p.FirstPlayer = p.Players[0].ID
+	}
+	if !players[p.FirstPlayer] {
+		return fmt.Errorf("first player %q is not a player of the match", p.FirstPlayer)
+	}
+	units, models := map[string]bool{}, map[string]bool{}
+	for _, u := range p.Units {
+		if u.ID == "" || units[u.ID] {
+			return fmt.Errorf("unit id %q is empty or used twice", u.ID)
+		}
+		units[u.ID] = true
+		if !players[u.Player] {
+			return fmt.Errorf("unit %s belongs to %q, who is not a player of the match", u.ID, u.Player)
+		}
+		if len(u.Models) == 0 {
+			return fmt.Errorf("unit %s has no models", u.ID)
+		}
+		weapons := map[string]bool{}
+		for _, w := range u.Weapons {
+			if w.ID == "" || weapons[w.ID] {
+				return fmt.Errorf("unit %s: weapon id %q is empty or used twice", u.ID, w.ID)
+			}
+			if w.Range < 0 || w.S < 0 || w.Shots < 0 {
+				return fmt.Errorf("unit %s weapon %s: range, strength and shots cannot be negative", u.ID, w.ID)
+			}
+			weapons[w.ID] = true
+		}
+		for _, m := range u.Models {
+			if m.ID == "" || models[m.ID] {
+				return fmt.Errorf("unit %s: model id %q is empty or used twice", u.ID, m.ID)
+			}
+			models[m.ID] = true
+			if m.W < 1 || m.T < 1 || m.T > 10 {
+				return fmt.Errorf("model %s: W must be at least 1 and T 1..10 (W %d, T %d)", m.ID, m.W, m.T)
+			}
+			if m.BS < 0 || m.BS > 10 || m.WS < 0 || m.WS > 10 {
+				return fmt.Errorf("model %s: BS and WS are 0..10", m.ID)
+			}
+			if m.Sv < 0 || m.Sv > 7 || m.Inv < 0 || m.Inv > 7 {
+				return fmt.Errorf("model %s: saves are 2..6 (0 for none)", m.ID)
+			}
+			if m.X < 0 || m.Y < 0 || m.X > p.Table.W || m.Y > p.Table.H {
+				return fmt.Errorf("model %s at (%g, %g) is off the %gx%g table", m.ID, m.X, m.Y, p.Table.W, p.Table.H)
+			}
+			for _, w := range m.Weapons {
+				if !weapons[w] {
+					return fmt.Errorf("model %s carries weapon %q, which unit %s does not define", m.ID, w, u.ID)
+				}
+			}
+		}
+	}
+	terrain := map[string]bool{}
+	for _, t := range p.Terrain {
+		if t.ID == "" || terrain[t.ID] {
+			return fmt.Errorf("terrain id %q is empty or used twice", t.ID)
+		}
+		terrain[t.ID] = true
+		if len(t.Polygon) < 3 {
+			return fmt.Errorf("terrain %s: a polygon needs at least 3 points", t.ID)
+		}
+		if t.Visibility < 0 {
+			return fmt.Errorf("terrain %s: visibility cannot be negative", t.ID)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,90 @@
+// Package store defines where matchrec keeps its events: a small interface
+// with a bbolt backend (store/bolt) for real use and an in-memory one
+// (store/mem) for unit tests of logic, both held to one conformance suite
+// (store/storetest).
+package store
+
+import (
+	"context"
+	"errors"
+
+	"github.com/matchrec/matchrec/events"
+)
+
+// Sentinel errors. Implementations wrap them with context; test with errors.Is.
+var (
+	// ErrConflict: the expected sequence given to Append is not the match's
+	// head. Nothing was written.
+	ErrConflict = errors.New("append conflict: the match has moved on")
+	// ErrNotFound: no such match.
+	ErrNotFound = errors.New("match not found")
+	// ErrInvalid: the events given to Append are not a valid continuation
+	// (wrong match, sequence gap, broken hash link). Nothing was written.
+	ErrInvalid = errors.New("invalid append")
+	// ErrClosed: the store has been closed.
+	ErrClosed = errors.New("store closed")
+)
+
+// Head is the last event of a match.
+type Head struct {
+	Seq  uint64      `json:"seq"`
+	Hash events.Hash `json:"hash"`
+}
+
+// MatchInfo summarises a stored match for listing.
+type MatchInfo struct {
+	ID      string `json:"id"`
+	Head    Head   `json:"head"`
+	Created int64  `json:"created"` // time of event 1, Unix nanoseconds
+}
+
+// Store is an append-only, per-match event log.
+//
+// Edge cases every implementation honours (the conformance suite checks them):
+//   - Append with expected == the match's head Seq (0 for a new match)
+//     writes all events atomically; otherwise ErrConflict and nothing is
+//     written. evs must be non-empty, all of the match, numbered expected+1,
+//     expected+2, ... and hash-linked to the head; otherwise ErrInvalid.
+//   - Append returns only once its events are durable.
+//   - Scan calls fn for each event with Seq >= from (from 0 or 1 = all), in
+//     sequence order; it stops early and returns fn's error if fn fails.
+//     Scanning an unknown match returns ErrNotFound.
+//   - Head of an unknown match returns ErrNotFound.
+//   - Matches lists every match, ordered by id.
+type Store interface {
+	Append(ctx context.Context, match string, expected uint64, evs []events.Event) error
+	Scan(ctx context.Context, match string, from uint64, fn func(events.Event) error) error
+	Head(ctx context.Context, match string) (Head, error)
+	Matches(ctx context.Context) ([]MatchInfo, error)
+	Close() error
+}
+
+// OutboxEntry names an event waiting to be published.
+type OutboxEntry struct {
+	Key   uint64 // the outbox's own order, ascending in commit order
+	Event events.Event
+}
+
+// Outbox is an optional ability (found by type assertion): a store that
+// also records, in the same transaction as each append, that the event is
+// still to be published. A relay reads Pending in commit order and calls Ack
+// once the bus has acknowledged them, so events survive a bus outage.
+type Outbox interface {
+	// Pending calls fn for up to limit waiting entries, in commit order.
+	Pending(ctx context.Context, limit int, fn func(OutboxEntry) error) error
+	// Ack removes published entries. Unknown keys are ignored.
+	Ack(ctx context.Context, keys []uint64) error
+	// Notify returns a channel that receives a value (non-blocking send)
+	// whenever new entries are committed.
+	Notify() <-chan struct{}
+}
+
+// Secrets is an optional ability (found by type assertion): a durable place
+// for each match's secret dice seeds, outside the event log, so they are
+// never published or exported before the recorder reveals them
+// (docs/dice.md). PutSecret returns only once the secret is durable.
+type Secrets interface {
+	PutSecret(ctx context.Context, match string, epoch int, secret []byte) error
+	// Secret returns ErrNotFound for an unknown match or epoch.
+	Secret(ctx context.Context, match string, epoch int) ([]byte, error)
+}
