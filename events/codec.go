@@ -37,6 +37,7 @@ type family struct {
 var families = []family{
 	{coreTypes, corePayload},
 	{auditTypes, auditPayload},
+	{ed11eTypes, ed11ePayload},
 }
 
 // NewPayload returns a zero payload for t, or ErrUnknownType.

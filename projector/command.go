@@ -39,6 +39,14 @@ type Command struct {
 	Reason  string             `json:"reason,omitempty"`
 	Options map[string]float64 `json:"options,omitempty"` // edition-specific numeric options
 	Advance bool               `json:"advance,omitempty"`
+	// Kind is the variant a command picks: the 11e shooting type of a
+	// shoot (normal, assault, close-quarters, indirect), the action an
+	// 11e action command starts.
+	Kind string `json:"kind,omitempty"`
+	// Purpose, on a roll, says what the dice are for (hit, wound, save,
+	// damage, ...). Optional; when given it must match the pending roll,
+	// so dice typed in for the wrong step are refused, not misread.
+	Purpose string `json:"purpose,omitempty"`
 	// Audit commands: the event confirmed, contested or disputed, the
 	// dispute ruled on, the decision, a player's dice seed.
 	Event    uint64 `json:"event,omitempty"`

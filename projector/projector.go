@@ -264,3 +264,10 @@ func decideMove(r Rules, s *State, actor events.Actor, c Command) ([]events.Payl
 	}
 	return []events.Payload{&events.ModelMoved{Unit: u.ID, Model: m.ID, X: x, Y: y, Advance: c.Advance}}, nil
 }
+
+// Explainer is an optional ability of an edition: it states every input
+// to the target number of an attack's dice step and the rule it comes
+// from, for a judge (matchrec audit --roll).
+type Explainer interface {
+	Explain(s *State, a *Attack, d *DiceStep) (inputs []string, rule string)
+}

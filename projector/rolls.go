@@ -15,6 +15,9 @@ func DecideRoll(s *State, actor events.Actor, c Command) ([]events.Payload, erro
 	if actor.Kind != events.ActorPlayer || actor.ID != s.Pending.Player {
 		return nil, Refuse(CodeWrongPlayer, "%s must roll, not %s", s.PlayerName(s.Pending.Player), actorName(s, actor))
 	}
+	if c.Purpose != "" && c.Purpose != s.Pending.Purpose {
+		return nil, Refuse(CodeWrongStep, "these dice are for %s, but the match waits for: %s", c.Purpose, s.Pending.Text)
+	}
 	if len(c.Values) != s.Pending.Dice {
 		return nil, Refuse(CodeDiceCount, "%s: expected %d dice, got %d values", s.Pending.Text, s.Pending.Dice, len(c.Values))
 	}

@@ -11,42 +11,35 @@ import (
 )
 
 // Narrator folds a match's events one by one and tells each in a line a
-// player can read. It keeps the state before and after every event: a line
-// needs names (from the state before) and outcomes (from the state after),
-// and an attack's summary is told when the fold closes it.
+// player can read. A line needs names (from the state before the event) and
+// outcomes (from the state after), and an attack's summary is told when the
+// fold closes it. It folds through a Folder, so the state it tells from is
+// the match as ruled (voided and amended events included).
 type Narrator struct {
-	rules projector.Rules
-	s     *projector.State
+	f *Folder
 }
 
 // NewNarrator starts a narrator at the empty state of a match.
 func NewNarrator(rules projector.Rules) *Narrator {
-	return &Narrator{rules: rules, s: projector.New("")}
+	return &Narrator{f: NewFolder("", func(string) (projector.Rules, error) { return rules, nil })}
 }
 
 // State is the state after the events told so far. Do not change it.
-func (n *Narrator) State() *projector.State { return n.s }
+func (n *Narrator) State() *projector.State { return n.f.State }
 
 // Next folds e and returns its lines: one for the event itself, and a
 // summary line when the event completed an attack. A fold error (an event
-// that does not follow, or that the rules cannot apply) is returned and
-// the narrator stays at the state before e.
+// that does not follow, or that the rules cannot apply) is returned.
 func (n *Narrator) Next(e events.Event) ([]string, error) {
-	p, err := e.Decode()
-	if err != nil {
+	before := n.f.State.Clone()
+	if err := n.f.Apply(e); err != nil {
 		return nil, err
 	}
-	if n.s.Match == "" {
-		n.s.Match = e.Match
+	after := n.f.State
+	p, ok := n.f.Payload(e.Seq)
+	if !ok {
+		return nil, fmt.Errorf("match %s: event %d was not folded in order", e.Match, e.Seq)
 	}
-	// The line is written from the state before the event (what was
-	// pending, who owns what) and completed from the state after.
-	before := n.s
-	after := before.Clone()
-	if err := projector.ApplyDecoded(n.rules, after, &e, p); err != nil {
-		return nil, err
-	}
-	n.s = after
 	lines := []string{line(before, after, &e, p)}
 	if before.Attack != nil && after.Attack == nil && after.LastAttack != nil && after.LastAttack.Seq == before.Attack.Seq {
 		lines = append(lines, Summary(after, after.LastAttack))
@@ -97,6 +90,30 @@ func line(before, after *projector.State, e *events.Event, p events.Payload) str
 		return fmt.Sprintf("%s distributes %d hits: %s", actor, len(p.Models), modelList(before, p.Models))
 	case *events.CasualtiesChosen:
 		return fmt.Sprintf("%s chooses casualties: %s", actor, modelList(before, p.Models))
+	case *events.DiceCommitted:
+		return fmt.Sprintf("the recorder commits to the dice seed of epoch %d (SHA-256 %s…)", p.Epoch, short(p.Commit))
+	case *events.SeedContributed:
+		return fmt.Sprintf("%s adds a seed to every later digital roll: %q", after.PlayerName(p.Player), p.Seed)
+	case *events.DiceRevealed:
+		return fmt.Sprintf("the recorder reveals the dice seed of epoch %d: %s", p.Epoch, p.Seed)
+	case *events.RollConfirmed:
+		return fmt.Sprintf("%s confirms the roll of event %d", actor, p.Roll)
+	case *events.RollContested:
+		return fmt.Sprintf("%s contests the roll of event %d: %s", actor, p.Roll, p.Reason)
+	case *events.DisputeRaised:
+		return fmt.Sprintf("%s disputes event %d: %s", actor, p.Event, p.Reason)
+	case *events.RulingMade:
+		out := fmt.Sprintf("%s rules on the dispute of event %d: %s", actor, p.Event, p.Decision)
+		if len(p.Values) > 0 {
+			out += fmt.Sprintf(", dice read as %v", p.Values)
+		}
+		if len(p.Models) > 0 {
+			out += ", models read as " + strings.Join(p.Models, ", ")
+		}
+		if p.Note != "" {
+			out += " (" + p.Note + ")"
+		}
+		return out
 	case *events.MatchEnded:
 		s := "The match ends"
 		if p.Winner != "" {
@@ -201,6 +218,13 @@ func modelList(s *projector.State, ids []string) string {
 		out[i] = fmt.Sprintf("%s (%s, T%d)", id, m.Name, m.T)
 	}
 	return strings.Join(out, ", ")
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
 }
 
 func plural(n int, one, many string) string {

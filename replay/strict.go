@@ -47,7 +47,7 @@ func checkFields(doc any, t reflect.Type, path string, lines []int) error {
 					}
 				}
 			default:
-				return unknown("", k, scriptType)
+				return fmt.Errorf("top level: %w", unknown("", k, scriptType))
 			}
 		}
 		return nil
@@ -128,11 +128,10 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 }
 
 func unknown(path, key string, t reflect.Type) error {
-	where := "the script"
+	msg := fmt.Sprintf("unknown field %q", key)
 	if path != "" {
-		where = path
+		msg = path + ": " + msg
 	}
-	msg := fmt.Sprintf("%s: unknown field %q", where, key)
 	for name := range jsonFields(t) {
 		if strings.EqualFold(name, key) || strings.EqualFold(strings.ReplaceAll(name, "_", ""), strings.ReplaceAll(key, "_", "")) {
 			return fmt.Errorf("%s (did you mean %q?)", msg, name)

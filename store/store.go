@@ -88,3 +88,14 @@ type Secrets interface {
 	// Secret returns ErrNotFound for an unknown match or epoch.
 	Secret(ctx context.Context, match string, epoch int) ([]byte, error)
 }
+
+// RawScanner is an optional ability (found by type assertion): the stored
+// records of a match exactly as they are, keyed by their position, without
+// decoding or checking them. The audit reads through it, so a damaged,
+// swapped or undecodable record is reported by the audit (naming its
+// position) instead of stopping the read.
+type RawScanner interface {
+	// ScanRaw calls fn with each record's key (the sequence number it is
+	// stored under) and bytes, in key order. The bytes are a copy.
+	ScanRaw(ctx context.Context, match string, fn func(key uint64, record []byte) error) error
+}

@@ -1,0 +1,179 @@
+package replay
+
+import (
+	"fmt"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+)
+
+// Report is a judge's audit of one match: every check, what it found, and
+// an overall verdict. It is built from the events alone, so the same
+// report comes from the store (matchrec audit) and from a bundle
+// (matchrec verify).
+type Report struct {
+	Match  string `json:"match"`
+	Events int    `json:"events"`
+	OK     bool   `json:"ok"`
+
+	Chain    ChainCheck             `json:"chain"`
+	Dice     DiceCheck              `json:"dice"`
+	Refold   RefoldCheck            `json:"refold"`
+	Manual   []projector.ManualRoll `json:"manual_rolls,omitempty"` // unconfirmed and contested physical rolls
+	Disputes []projector.Dispute    `json:"disputes,omitempty"`     // the disputes and rulings timeline
+	// Unsettled are contested rolls no ruling has settled: they fail the audit.
+	Unsettled []uint64 `json:"unsettled,omitempty"`
+}
+
+// ChainCheck is the hash chain and sequence check.
+type ChainCheck struct {
+	OK bool `json:"ok"`
+	// FirstBroken is the first sequence number at which the chain or the
+	// numbering fails (0 when none).
+	FirstBroken uint64   `json:"first_broken,omitempty"`
+	Problems    []string `json:"problems,omitempty"`
+	Gaps        []uint64 `json:"gaps,omitempty"` // missing sequence numbers
+}
+
+// RefoldCheck compares a fresh fold of the whole match with what was
+// recorded: every roll answered the step the rules asked for, and the final
+// state equals the recorded state (when one is known).
+type RefoldCheck struct {
+	OK        bool        `json:"ok"`
+	StateHash events.Hash `json:"state_hash"`
+	Compared  bool        `json:"compared"` // a recorded state hash was available
+	Problems  []string    `json:"problems,omitempty"`
+}
+
+// Audit checks a match's events, in stored order. expected, when not nil,
+// is the state hash the recorder holds (live state or export), compared
+// with a fresh fold.
+func Audit(evs []events.Event, lookup Lookup, expected *events.Hash) Report {
+	r := Report{Events: len(evs)}
+	if len(evs) > 0 {
+		r.Match = evs[0].Match
+	}
+	r.Chain = checkChain(evs)
+	r.Dice = checkDice(evs)
+	r.Refold, r.Manual, r.Disputes = checkRefold(evs, lookup, expected)
+	r.Unsettled = unsettled(r.Manual, r.Disputes)
+	r.OK = r.Chain.OK && r.Dice.OK && r.Refold.OK && len(r.Unsettled) == 0
+	return r
+}
+
+// unsettled lists contested rolls that no ruling has settled. Unconfirmed
+// rolls are reported but do not fail the audit: a roll nobody objected to
+// stands.
+func unsettled(manual []projector.ManualRoll, disputes []projector.Dispute) []uint64 {
+	var out []uint64
+	for _, m := range manual {
+		if m.Status != projector.RollContested {
+			continue
+		}
+		ruled := false
+		for _, d := range disputes {
+			ruled = ruled || (d.Event == m.Seq && d.Ruling != 0)
+		}
+		if !ruled {
+			out = append(out, m.Seq)
+		}
+	}
+	return out
+}
+
+// checkChain walks the events in stored order: numbers 1, 2, 3… with no
+// gap or swap, each prev_hash the previous event's hash, each hash its
+// content's.
+func checkChain(evs []events.Event) ChainCheck {
+	c := ChainCheck{OK: true}
+	fail := func(seq uint64, format string, args ...any) {
+		if c.OK {
+			c.OK, c.FirstBroken = false, seq
+		}
+		c.Problems = append(c.Problems, fmt.Sprintf(format, args...))
+	}
+	var prev events.Hash
+	next := uint64(1)
+	for i, e := range evs {
+		switch {
+		case e.Seq > next:
+			for s := next; s < e.Seq; s++ {
+				c.Gaps = append(c.Gaps, s)
+			}
+			fail(next, "events %d to %d are missing (found %d after %d)", next, e.Seq-1, e.Seq, next-1)
+		case e.Seq < next:
+			fail(next, "position %d holds event %d where event %d should be (events out of order)", i+1, e.Seq, next)
+		}
+		if e.Match != evs[0].Match {
+			fail(e.Seq, "event %d belongs to match %s", e.Seq, e.Match)
+		}
+		if got := events.ComputeHash(e); got != e.Hash {
+			fail(e.Seq, "event %d: its content does not match its hash (edited after it was recorded)", e.Seq)
+		}
+		if e.PrevHash != prev {
+			fail(e.Seq, "event %d: prev_hash does not link to event %d", e.Seq, e.Seq-1)
+		}
+		prev, next = e.Hash, e.Seq+1
+	}
+	return c
+}
+
+// checkRefold folds the whole match from scratch (as ruled), checks that
+// each roll answered exactly the step the rules were waiting for, and
+// compares the final state with the recorded one.
+func checkRefold(evs []events.Event, lookup Lookup, expected *events.Hash) (RefoldCheck, []projector.ManualRoll, []projector.Dispute) {
+	c := RefoldCheck{OK: true}
+	fail := func(format string, args ...any) {
+		c.OK = false
+		c.Problems = append(c.Problems, fmt.Sprintf(format, args...))
+	}
+	if len(evs) == 0 {
+		fail("the match has no events")
+		return c, nil, nil
+	}
+	f := NewFolder(evs[0].Match, lookup)
+	for _, e := range evs {
+		if p, err := e.Decode(); err == nil {
+			if roll, ok := p.(*events.DiceRolled); ok && f.State.Seq > 0 && !f.ruled {
+				checkRollStep(f.State, e.Seq, roll, fail)
+			}
+		}
+		if err := f.Apply(e); err != nil {
+			fail("event %d does not fold: %v", e.Seq, err)
+			return c, nil, nil
+		}
+	}
+	h, err := f.State.Hash()
+	if err != nil {
+		fail("hash the folded state: %v", err)
+	}
+	c.StateHash = h
+	if expected != nil {
+		c.Compared = true
+		if *expected != h {
+			fail("the recorded state (%s) differs from a fresh fold of the events (%s)", expected, h)
+		}
+	}
+	var manual []projector.ManualRoll
+	for _, m := range f.State.Dice.Manual {
+		if m.Status != projector.RollConfirmed {
+			manual = append(manual, m)
+		}
+	}
+	return c, manual, f.State.Disputes
+}
+
+// checkRollStep compares what a roll event says it answered with what the
+// fold says the match was waiting for.
+func checkRollStep(s *projector.State, seq uint64, r *events.DiceRolled, fail func(string, ...any)) {
+	p := s.Pending
+	switch {
+	case p.Kind != projector.WaitRoll:
+		fail("event %d is a roll, but the match was waiting for: %s", seq, p.Text)
+	case p.Player != r.Roller:
+		fail("event %d: %s rolled, but the rules asked %s to", seq, r.Roller, p.Player)
+	case p.Dice != r.Count || p.Need != r.Need || p.Purpose != r.Purpose:
+		fail("event %d records %d dice to %s needing %d+, but the rules asked for %d dice to %s needing %d+",
+			seq, r.Count, r.Purpose, r.Need, p.Dice, p.Purpose, p.Need)
+	}
+}
