@@ -38,6 +38,7 @@ var families = []family{
 	{coreTypes, corePayload},
 	{auditTypes, auditPayload},
 	{ed11eTypes, ed11ePayload},
+	{types6e, payloads6e},
 }
 
 // NewPayload returns a zero payload for t, or ErrUnknownType.
@@ -86,6 +87,33 @@ func (e *encoder) bytes() []byte {
 	return out
 }
 
+var decPool = sync.Pool{New: func() any {
+	d := &decoder{rd: bytes.NewReader(nil)}
+	d.dec = msgpack.NewDecoder(d.rd)
+	d.dec.SetCustomStructTag("json")
+	return d
+}}
+
+// decoder is a pooled msgpack decoder on a reusable bytes.Reader: decoding
+// is the hot path of every fold, and a fresh decoder per event costs more
+// than the decoding itself.
+type decoder struct {
+	rd  *bytes.Reader
+	dec *msgpack.Decoder
+}
+
+func getDecoder(b []byte) *decoder {
+	d := decPool.Get().(*decoder)
+	d.rd.Reset(b)
+	d.dec.ResetReader(d.rd)
+	return d
+}
+
+func putDecoder(d *decoder) {
+	d.rd.Reset(nil)
+	decPool.Put(d)
+}
+
 // EncodePayload returns the canonical msgpack encoding of p.
 func EncodePayload(p Payload) ([]byte, error) {
 	e := getEncoder()
@@ -127,9 +155,9 @@ func DecodePayload(t Type, v uint16, b []byte) (p Payload, err error) {
 			p, err = nil, fmt.Errorf("%w: %s payload: %v", ErrMalformed, t, r)
 		}
 	}()
-	dec := msgpack.NewDecoder(bytes.NewReader(b))
-	dec.SetCustomStructTag("json")
-	if err := dec.Decode(p); err != nil {
+	d := getDecoder(b)
+	defer putDecoder(d)
+	if err := d.dec.Decode(p); err != nil {
 		return nil, fmt.Errorf("%w: %s payload: %v", ErrMalformed, t, err)
 	}
 	return p, nil
@@ -203,7 +231,9 @@ func Unmarshal(b []byte) (e Event, err error) {
 			err = fmt.Errorf("%w: %v", ErrMalformed, r)
 		}
 	}()
-	dec := msgpack.NewDecoder(bytes.NewReader(b))
+	d := getDecoder(b)
+	defer putDecoder(d)
+	dec := d.dec
 	fail := func(what string, err error) (Event, error) {
 		return Event{}, fmt.Errorf("%w: envelope %s: %v", ErrMalformed, what, err)
 	}

@@ -21,7 +21,11 @@ func Body(u *Unit, m *Model) geom.Body {
 // and every terrain piece, woods filled with the edition's default
 // visibility where the piece has none.
 func (s *State) World(defaultVisibility float64) geom.World {
-	var w geom.World
+	n := 0
+	for _, u := range s.Units {
+		n += len(u.Models)
+	}
+	w := geom.World{Areas: make([]geom.Area, 0, len(s.Terrain)), Bodies: make([]geom.Body, 0, n)}
 	for _, t := range s.Terrain {
 		w.Areas = append(w.Areas, geom.AreaFromTerrain(t, defaultVisibility))
 	}

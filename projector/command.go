@@ -39,6 +39,11 @@ type Command struct {
 	Reason  string             `json:"reason,omitempty"`
 	Options map[string]float64 `json:"options,omitempty"` // edition-specific numeric options
 	Advance bool               `json:"advance,omitempty"`
+	// FocusFire and Snap are the 6e shooting declaration's focus fire
+	// ("2+".."6+", or "none" for "no cover") and forced snap fire; they
+	// become the ShootingDeclared fields of the same names.
+	FocusFire string `json:"focus_fire,omitempty"`
+	Snap      bool   `json:"snap,omitempty"`
 	// Kind is the variant a command picks: the 11e shooting type of a
 	// shoot (normal, assault, close-quarters, indirect), the action an
 	// 11e action command starts.

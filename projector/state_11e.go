@@ -74,7 +74,7 @@ type Group11e struct {
 	Attacks  string `json:"attacks"`  // attacks per model (dice expression)
 	Count    int    `json:"count"`    // attacks of the group, once known
 	BS       int    `json:"bs"`
-	Mod      int    `json:"mod,omitempty"` // hit modifier, capped
+	Mod      int    `json:"mod,omitempty"` // sum of hit modifiers, before the ±1 cap
 	Cover    bool   `json:"cover,omitempty"`
 	Indirect bool   `json:"indirect,omitempty"`  // an [INDIRECT FIRE] attack of indirect shooting
 	MinUnmod int    `json:"min_unmod,omitempty"` // lowest unmodified roll that can hit (indirect)

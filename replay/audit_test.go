@@ -26,6 +26,12 @@ import (
 // the first digital roll.
 func recorded(t *testing.T) (string, uint64) {
 	t.Helper()
+	path, roll, _ := recordedWithTokens(t)
+	return path, roll
+}
+
+func recordedWithTokens(t *testing.T) (string, uint64, map[string]string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "events.db")
 	st, err := bolt.Open(path, bolt.Options{})
 	if err != nil {
@@ -86,7 +92,7 @@ func recorded(t *testing.T) (string, uint64) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return path, firstRoll
+	return path, firstRoll, res.Tokens
 }
 
 func audit(t *testing.T, path string) replay.Report {

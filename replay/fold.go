@@ -139,6 +139,14 @@ func (f *Folder) apply(e events.Event, p events.Payload) error {
 	// After a ruling an event may no longer fold (a voided roll leaves the
 	// next one answering a different step): keep the state as it was and
 	// list the event instead of failing the whole match.
+	if r, ok := p.(*events.DiceRolled); ok {
+		// A roll answers the step it recorded, never another one that
+		// happens to ask for as many dice.
+		if pd := f.State.Pending; pd.Purpose != r.Purpose || pd.Need != r.Need || pd.Dice != r.Count || pd.Player != r.Roller {
+			projector.Skip(f.State, &e, fmt.Sprintf("rolled to %s needing %d+, but as ruled the match waits for: %s", r.Purpose, r.Need, pd.Text))
+			return nil
+		}
+	}
 	before := f.State.Clone()
 	if err := projector.ApplyDecoded(f.Rules, f.State, &e, p); err != nil {
 		f.State = before

@@ -2,7 +2,7 @@ package ed3e
 
 import (
 	"fmt"
-	"math"
+	"sort"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
@@ -35,13 +35,16 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 	}
 	world := s.World(WoodsVisibility)
 	targets := t.AliveModels()
-	var tb []geom.Body
-	for _, m := range targets {
-		tb = append(tb, projector.Body(t, m))
+	tb := make([]geom.Body, len(targets))
+	for i, m := range targets {
+		tb[i] = projector.Body(t, m)
 	}
 	pl := plan{weapons: map[string]string{}}
-	inReach := map[string]bool{}
-	anySeen, sightWhy, rangeWhy := false, "", ""
+	type firer struct {
+		body  geom.Body
+		reach float64
+	}
+	var firers []firer
 	for _, m := range u.AliveModels() {
 		wid := choice[m.ID]
 		if wid == "" {
@@ -63,8 +66,70 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 			reach = w.Range / 2 // a moved rapid-fire weapon fires only up to half range
 		}
 		fb := projector.Body(u, m)
-		closest := math.Inf(1)
-		var seen []int
+		// The closest visible target model decides whether the model fires
+		// and how often: look at target models nearest first and stop at
+		// the first one it can see, or once they are out of reach.
+		closest := -1
+		for _, i := range byDistance(fb, tb) {
+			if geom.BaseDistance(fb, tb[i]) > reach+geom.Eps {
+				break
+			}
+			if world.CanSee(fb, tb[i], u.Player, t.ID) {
+				closest = i
+				break
+			}
+		}
+		if closest < 0 {
+			continue
+		}
+		firers = append(firers, firer{fb, reach})
+		pl.weapons[m.ID] = wid
+		pl.shooters = append(pl.shooters, projector.Shooter{
+			Model: m.ID, Weapon: wid, Shots: shots(w, u.Moved, geom.BaseDistance(fb, tb[closest])), BS: m.BS, S: w.S, AP: w.AP, Range: reach,
+		})
+	}
+	if len(pl.shooters) == 0 {
+		return plan{}, whyNoShooter(s, world, u, t, tb, choice)
+	}
+	// A target model may become a casualty if some firer both sees it and
+	// has it within reach.
+	for i, m := range targets {
+		for _, f := range firers {
+			if geom.BaseDistance(f.body, tb[i]) <= f.reach+geom.Eps && world.CanSee(f.body, tb[i], u.Player, t.ID) {
+				pl.eligible = append(pl.eligible, m.ID)
+				break
+			}
+		}
+	}
+	return pl, nil
+}
+
+// byDistance orders target bodies nearest first (ties by index).
+func byDistance(from geom.Body, tb []geom.Body) []int {
+	idx := make([]int, len(tb))
+	d := make([]float64, len(tb))
+	for i := range tb {
+		idx[i], d[i] = i, geom.BaseDistance(from, tb[i])
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return d[idx[a]] < d[idx[b]] })
+	return idx
+}
+
+// whyNoShooter explains a declaration no model can fire: nothing of the
+// target is visible, or nothing visible is in range. It is only computed
+// for a refusal, so it may look at every pair.
+func whyNoShooter(s *projector.State, world geom.World, u, t *projector.Unit, tb []geom.Body, choice map[string]string) error {
+	sightWhy, rangeWhy := "", ""
+	for _, m := range u.AliveModels() {
+		wid := choice[m.ID]
+		if wid == "" && len(m.Weapons) > 0 {
+			wid = m.Weapons[0]
+		}
+		w := u.Weapon(wid)
+		if w == nil {
+			continue
+		}
+		fb := projector.Body(u, m)
 		for i := range tb {
 			res := world.Sight(fb, tb[i], u.Player, t.ID)
 			if !res.Visible {
@@ -73,41 +138,19 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 				}
 				continue
 			}
-			anySeen = true
-			seen = append(seen, i)
-			closest = min(closest, geom.BaseDistance(fb, tb[i]))
-		}
-		if len(seen) == 0 {
-			continue
-		}
-		if closest > reach+geom.Eps {
 			if rangeWhy == "" {
-				rangeWhy = fmt.Sprintf("%s's %s reaches %g\" but the closest visible target model is %.1f\" away", m.ID, weaponName(w), reach, closest)
-			}
-			continue
-		}
-		for _, i := range seen {
-			if geom.BaseDistance(fb, tb[i]) <= reach+geom.Eps {
-				inReach[tb[i].ID] = true
+				reach := w.Range
+				if u.Moved && w.Type == RapidFire {
+					reach /= 2
+				}
+				rangeWhy = fmt.Sprintf("%s's %s reaches %g\" but %s is %.1f\" away", m.ID, weaponName(w), reach, tb[i].ID, geom.BaseDistance(fb, tb[i]))
 			}
 		}
-		pl.weapons[m.ID] = wid
-		pl.shooters = append(pl.shooters, projector.Shooter{
-			Model: m.ID, Weapon: wid, Shots: shots(w, u.Moved, closest), BS: m.BS, S: w.S, AP: w.AP, Range: reach,
-		})
 	}
-	if !anySeen {
-		return plan{}, projector.Refuse(projector.CodeNotVisible, "%s cannot see any model of %s (%s)", u.DisplayName(), t.DisplayName(), sightWhy)
+	if rangeWhy == "" {
+		return projector.Refuse(projector.CodeNotVisible, "%s cannot see any model of %s (%s)", u.DisplayName(), t.DisplayName(), sightWhy)
 	}
-	if len(pl.shooters) == 0 {
-		return plan{}, projector.Refuse(projector.CodeOutOfRange, "no model of %s has %s within range (%s)", u.DisplayName(), t.DisplayName(), rangeWhy)
-	}
-	for _, m := range targets {
-		if inReach[m.ID] {
-			pl.eligible = append(pl.eligible, m.ID)
-		}
-	}
-	return pl, nil
+	return projector.Refuse(projector.CodeOutOfRange, "no model of %s has %s within range (%s)", u.DisplayName(), t.DisplayName(), rangeWhy)
 }
 
 // shots is the number of shots a weapon fires (RULES.md weapon types,

@@ -127,26 +127,20 @@ func (w World) Sight(firer, target Body, firingSide, targetUnit string) SightRes
 			continue
 		}
 		o := obstacle{t: closestParam(m.Pos, a, b), order: len(w.Areas) + j, area: -1, body: j}
-		switch {
-		case m.Vehicle:
+		switch bodyVerdict(m, firer, target, firingSide, targetUnit) {
+		case bodyIgnored:
+			continue
+		case bodyObscures:
+			o.obscure = true
+		case bodyBlocksVehicle:
 			who := "enemy"
 			if m.Side == firingSide {
 				who = "friendly"
 			}
 			o.block = fmt.Sprintf("blocked by %s vehicle %s", who, m.ID)
-		case m.Unit == firer.Unit && m.Side == firingSide:
-			// The firing unit neither blocks nor gives cover: it is the
-			// one doing the looking.
-			continue
-		case m.Unit == targetUnit && m.Side != firingSide:
-			continue // default: a unit does not hide its own models
-		case m.Side == firingSide:
-			o.obscure = true // another friendly unit: see past it, but it is in the way
-		case target.Height <= 2*m.Height+Eps:
+		case bodyBlocksModel:
 			o.block = fmt.Sprintf("blocked by enemy model %s (height %s ≥ half of %s)",
 				m.ID, inches(m.Height), inches(target.Height))
-		default:
-			o.obscure = true // too short to hide the target, tall enough to obscure it
 		}
 		obs = append(obs, o)
 	}

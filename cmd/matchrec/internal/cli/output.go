@@ -42,8 +42,8 @@ func printState(w io.Writer, s *projector.State) {
 	fmt.Fprintf(w, "waiting for: %s\n", s.Pending.Text)
 	for _, p := range s.Players {
 		t := s.TallyOf(p.ID)
-		fmt.Fprintf(w, "\n%s: lost %d models, caused %d wounds (expected %.2f), rolled %d dice\n",
-			s.PlayerName(p.ID), t.ModelsLost, t.WoundsCaused, t.ExpectedWounds, t.Dice)
+		fmt.Fprintf(w, "\n%s: lost %s, caused %s (expected %.2f), rolled %s\n", s.PlayerName(p.ID),
+			count(t.ModelsLost, "model"), count(t.WoundsCaused, "wound"), t.ExpectedWounds, count(t.Dice, "die"))
 		for _, u := range s.Units {
 			if u.Player != p.ID {
 				continue
@@ -72,6 +72,16 @@ func printState(w io.Writer, s *projector.State) {
 	if s.LastAttack != nil {
 		fmt.Fprintf(w, "\nlast attack: %s\n", replay.Summary(s, s.LastAttack))
 	}
+}
+
+func count(n int, what string) string {
+	switch {
+	case n == 1:
+		return "1 " + what
+	case what == "die":
+		return fmt.Sprintf("%d dice", n)
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func short(h string) string {

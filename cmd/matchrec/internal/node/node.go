@@ -87,12 +87,13 @@ type Node struct {
 	relayStop context.CancelFunc
 	relayDone chan struct{}
 	stopAPI   func()
+	wroteFile bool // server.json is ours to remove
 	closeOnce sync.Once
 	closeErr  error
 }
 
 // Open starts a node. On error everything already started is stopped.
-func Open(ctx context.Context, cfg Config) (n *Node, err error) {
+func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("node: no data directory")
 	}
@@ -105,11 +106,10 @@ func Open(ctx context.Context, cfg Config) (n *Node, err error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	n = &Node{cfg: cfg, log: cfg.Log.With().Str("component", "node").Logger()}
+	n := &Node{cfg: cfg, log: cfg.Log.With().Str("component", "node").Logger()}
 	defer func() {
-		if err != nil {
+		if err != nil { // stop what was started, in order
 			_ = n.Close()
-			n = nil
 		}
 	}()
 
@@ -177,6 +177,7 @@ func Open(ctx context.Context, cfg Config) (n *Node, err error) {
 		if err := writeServerFile(cfg.DataDir, ServerInfo{NATSURL: n.url, PID: os.Getpid(), DataDir: cfg.DataDir}); err != nil {
 			return nil, err
 		}
+		n.wroteFile = true
 	}
 	n.log.Debug().Str("data", cfg.DataDir).Str("nats", n.urlOr("in-process")).Msg("node started")
 	return n, nil
@@ -205,7 +206,7 @@ func (n *Node) Connect(opts ...nats.Option) (*nats.Conn, error) {
 // the store, NATS. Safe to call more than once.
 func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
-		if n.cfg.WriteServerFile {
+		if n.wroteFile {
 			removeServerFile(n.cfg.DataDir, os.Getpid())
 		}
 		if n.stopAPI != nil {

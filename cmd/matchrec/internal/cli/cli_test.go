@@ -1,0 +1,352 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store/recorder"
+)
+
+const example = "../../../../examples/3e-boltguns-vs-boyz.yaml"
+
+var matchID = regexp.MustCompile(`^[0-9a-f]{12}\n$`)
+
+// run runs the CLI in-process on data directory dir.
+func run(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code = Run(ctx, append([]string{"--data", dir}, args...), strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func mustRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	code, out, errs := run(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("matchrec %s: exit %d\n%s", strings.Join(args, " "), code, errs)
+	}
+	return out
+}
+
+func TestPlayExampleThenLogAndState(t *testing.T) {
+	dir := t.TempDir()
+	out := mustRun(t, dir, "play", example)
+	if !matchID.MatchString(out) {
+		t.Fatalf("play printed %q, want a match id", out)
+	}
+	id := strings.TrimSpace(out)
+
+	log := mustRun(t, dir, "log", id)
+	for _, want := range []string{
+		"» Turn 1 — Tactical Squad fires 9 boltguns and a heavy bolter (12 shots) at Ork Boyz: 8 hits on 3+, 5 wounds on 4+/3+, 1 save on 6+ — 4 models removed (Ork Boy ×4)",
+		"Alice rolls 9 D6 to hit (boltgun), needing 3+: 6 5 3 3 2 1 4 5 2 — 6 successes [manual]",
+		"[digital]",
+		"The match ends: Alice wins",
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+
+	var s projector.State
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "state", id)), &s); err != nil {
+		t.Fatalf("state --json: %v", err)
+	}
+	if s.Match != id || !s.Ended || s.Winner != "alice" || s.Unit("nobz") == nil || len(s.Unit("nobz").AliveModels()) != 3 {
+		t.Fatalf("unexpected final state: match %s ended %v winner %q", s.Match, s.Ended, s.Winner)
+	}
+	var early projector.State
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "state", id, "--at", "5")), &early); err != nil || early.Seq != 5 {
+		t.Fatalf("state --at 5: seq %d, %v", early.Seq, err)
+	}
+	text := mustRun(t, dir, "state", id)
+	if !strings.Contains(text, "ended: Alice won") || !strings.Contains(text, "Nob Mob (nobz)") {
+		t.Errorf("state text:\n%s", text)
+	}
+
+	// log --json: one object per line, every field there.
+	lines := strings.Split(strings.TrimSpace(mustRun(t, dir, "--json", "log", id)), "\n")
+	if uint64(len(lines)) != s.Seq {
+		t.Fatalf("%d JSON lines for %d events", len(lines), s.Seq)
+	}
+	for _, l := range lines {
+		var e map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("log --json line %q: %v", l, err)
+		}
+		for _, k := range []string{"seq", "type", "time", "actor", "payload", "hash", "text"} {
+			if _, ok := e[k]; !ok {
+				t.Fatalf("log --json line lacks %q: %s", k, l)
+			}
+		}
+	}
+
+	var ms []node.MatchSummary
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "matches")), &ms); err != nil || len(ms) != 1 || ms[0].ID != id || ms[0].Edition != "3e" {
+		t.Fatalf("matches: %+v %v", ms, err)
+	}
+}
+
+func TestHelpForEveryCommand(t *testing.T) {
+	dir := t.TempDir()
+	a := &app{}
+	for _, c := range a.root().Commands() {
+		t.Run(c.Name(), func(t *testing.T) {
+			out := mustRun(t, dir, c.Name(), "--help")
+			if !strings.Contains(out, "Usage:") || !strings.Contains(out, "Examples:") || !strings.Contains(out, "matchrec "+c.Name()) {
+				t.Errorf("help of %s lacks usage or examples:\n%s", c.Name(), out)
+			}
+		})
+	}
+	if out := mustRun(t, dir, "--help"); !strings.Contains(out, "play") {
+		t.Errorf("root help:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, node.StoreFile)); !os.IsNotExist(err) {
+		t.Error("asking for help opened the store")
+	}
+}
+
+func TestTruncatedScriptRecordsNothing(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cut inside a flow list of dice: the rest of the file is lost.
+	cut := bytes.Index(b, []byte("values: [6, 5, 3"))
+	path := filepath.Join(t.TempDir(), "cut.yaml")
+	if err := os.WriteFile(path, b[:cut+12], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, dir, "play", path)
+	if code != ExitUsage || out != "" {
+		t.Fatalf("exit %d, stdout %q; want exit %d and no output", code, out, ExitUsage)
+	}
+	if !strings.HasPrefix(errs, "error: bad_script: ") || !strings.Contains(errs, "cut.yaml") || !strings.Contains(errs, "line") {
+		t.Errorf("unclear error: %s", errs)
+	}
+	if got := mustRun(t, dir, "--json", "matches"); strings.TrimSpace(got) != "[]" {
+		t.Errorf("a match was recorded: %s", got)
+	}
+	// --json errors are JSON too.
+	code, _, errs = run(t, dir, "--json", "play", path)
+	var e struct{ Error struct{ Code, Message string } }
+	if code != ExitUsage || json.Unmarshal([]byte(errs), &e) != nil || e.Error.Code != "bad_script" {
+		t.Errorf("--json error: exit %d, %s", code, errs)
+	}
+}
+
+// A step made with the wrong side's token is refused, play stops there
+// with the step named, and the refused step records nothing.
+func TestWrongRoleStepIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.Replace(b, []byte("  - {as: alice, cmd: {type: next-turn}}\n"), []byte("  - {as: bob, cmd: {type: next-turn}}\n"), 1)
+	path := filepath.Join(t.TempDir(), "wrong.yaml")
+	if err := os.WriteFile(path, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := run(t, dir, "play", path)
+	if code != ExitRefused || !strings.Contains(errs, "error: not_your_turn: step 1 (line") || !strings.Contains(errs, "as bob") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+
+	// The match exists (its id is in the message) with its creation only:
+	// as many events as a match created from the same setup with `new`.
+	var ms []node.MatchSummary
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "matches")), &ms); err != nil || len(ms) != 1 {
+		t.Fatalf("matches: %+v %v", ms, err)
+	}
+	if !strings.Contains(errs, ms[0].ID) {
+		t.Errorf("the error does not name match %s: %s", ms[0].ID, errs)
+	}
+	var created recorder.CreateResult
+	if err := json.Unmarshal([]byte(mustRun(t, t.TempDir(), "--json", "new", example)), &created); err != nil {
+		t.Fatal(err)
+	}
+	if ms[0].Head.Seq != created.Seq {
+		t.Fatalf("the refused match has %d events; creation alone makes %d", ms[0].Head.Seq, created.Seq)
+	}
+}
+
+func TestUnknownMatchIsNotFound(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"log", "nosuchmatch"}, {"state", "nosuchmatch"}} {
+		code, _, errs := run(t, dir, args...)
+		if code != ExitRefused || !strings.HasPrefix(errs, "error: not_found: ") {
+			t.Errorf("%v: exit %d, %s", args, code, errs)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"frobnicate"},
+		{"play"},
+		{"play", "a", "b"},
+		{"play", filepath.Join(dir, "missing.yaml")},
+		{"log"},
+		{"state", "m1", "--at", "soon"},
+		{"--log-level", "loud", "matches"},
+		{"roll", "m1", "--token", "t"},
+		{"roll", "m1", "--token", "t", "--values", "1,2", "--digital"},
+		{"declare", "m1", "--token", "t"},
+		{"declare", "m1", "--token", "t", "--command", `{"type":"shoot","tagret":"x"}`},
+		{"declare", "m1", "--token", "t", "--type", "shoot", "--weapon", "nonsense"},
+		{"declare", "m1", "--type", "next-turn"},
+		{"new"},
+		{"version", "extra"},
+	} {
+		code, _, errs := run(t, dir, args...)
+		if code != ExitUsage || !strings.HasPrefix(errs, "error: ") {
+			t.Errorf("%v: exit %d, want %d; stderr %q", args, code, ExitUsage, errs)
+		}
+	}
+}
+
+// new prints the tokens; declare and roll (manual and digital) use them;
+// a refusal exits 1 with its code.
+func TestNewDeclareRoll(t *testing.T) {
+	dir := t.TempDir()
+	var created recorder.CreateResult
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "new", example, "--id", "duel-1")), &created); err != nil {
+		t.Fatal(err)
+	}
+	alice, bob := created.Tokens["player:alice"], created.Tokens["player:bob"]
+	if created.Match != "duel-1" || alice == "" || bob == "" || created.Tokens["judge"] == "" {
+		t.Fatalf("new: %+v", created)
+	}
+	mustRun(t, dir, "declare", "duel-1", "--token", alice, "--type", "next-turn")
+	mustRun(t, dir, "declare", "duel-1", "--token", alice, "--command", `{"type":"phase","phase":"shooting"}`)
+
+	code, _, errs := run(t, dir, "declare", "duel-1", "--token", bob, "--type", "shoot", "--unit", "boyz", "--target", "tac")
+	if code != ExitRefused || !strings.HasPrefix(errs, "error: not_your_turn: ") {
+		t.Fatalf("bob out of turn: exit %d, %s", code, errs)
+	}
+	out := mustRun(t, dir, "declare", "duel-1", "--token", alice, "--type", "shoot", "--unit", "tac", "--target", "boyz", "--weapon", "tac-sgt=boltgun")
+	if !strings.Contains(out, "Tactical Squad shoots at Ork Boyz") || !strings.Contains(out, "next: Alice rolls 9 D6 to hit (boltgun), needing 3+") {
+		t.Fatalf("declare output:\n%s", out)
+	}
+	code, _, errs = run(t, dir, "roll", "duel-1", "--token", alice, "--values", "1,2,3,4,5,6,7,1,2")
+	if code != ExitRefused || !strings.HasPrefix(errs, "error: bad_dice: ") {
+		t.Fatalf("a 7: exit %d, %s", code, errs)
+	}
+	out = mustRun(t, dir, "roll", "duel-1", "--token", alice, "--values", "1,2,3,4,5,6,1,2,3")
+	if !strings.Contains(out, "Alice rolls 9 D6 to hit (boltgun), needing 3+: 1 2 3 4 5 6 1 2 3 — 5 successes [manual]") {
+		t.Fatalf("manual roll output:\n%s", out)
+	}
+	out = mustRun(t, dir, "roll", "duel-1", "--token", alice, "--digital")
+	if !regexp.MustCompile(`Alice rolls 3 D6 to hit \(heavy bolter\), needing 3\+: [1-6] [1-6] [1-6] — \d success(es)? \[digital\]`).MatchString(out) {
+		t.Fatalf("digital roll output:\n%s", out)
+	}
+	t.Setenv("MATCHREC_TOKEN", created.Tokens["judge"])
+	mustRun(t, dir, "declare", "duel-1", "--type", "end", "--reason", "test over")
+	code, _, errs = run(t, dir, "declare", "duel-1", "--token", alice, "--type", "next-turn")
+	if code != ExitRefused || !strings.HasPrefix(errs, "error: match_ended: ") {
+		t.Fatalf("after the end: exit %d, %s", code, errs)
+	}
+}
+
+// A data directory held by another process that does not serve it is
+// reported as such, quickly.
+func TestLockedDataDir(t *testing.T) {
+	dir := t.TempDir()
+	n, err := node.Open(context.Background(), node.Config{DataDir: dir, InProcess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	code, _, errs := run(t, dir, "matches")
+	if code != ExitUsage || !strings.Contains(errs, "error: locked: ") || !strings.Contains(errs, "in use by another matchrec process") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+}
+
+// A stale server.json (its server gone) does not stop commands.
+func TestStaleServerFile(t *testing.T) {
+	dir := t.TempDir()
+	stale := `{"nats_url":"nats://127.0.0.1:1","pid":1}`
+	if err := os.WriteFile(filepath.Join(dir, node.ServerFile), []byte(stale), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustRun(t, dir, "matches"); !strings.Contains(out, "no matches") {
+		t.Fatalf("matches: %q", out)
+	}
+}
+
+// serve runs until its context ends; meanwhile other commands on the same
+// data directory reach it through server.json (the store is locked, so
+// they could not have opened it themselves), and it cleans up on exit.
+func TestServeThenCommandsUseIt(t *testing.T) {
+	dir := t.TempDir()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var serr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, []string{"--data", dir, "--log-level", "warn", "serve", "--nats-listen", "127.0.0.1:0"}, strings.NewReader(""), &bytes.Buffer{}, &serr)
+	}()
+	var si node.ServerInfo
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var err error
+		if si, err = node.ReadServerFile(dir); err == nil {
+			break
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("serve exited %d: %s", code, serr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("serve never wrote server.json")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.HasPrefix(si.NATSURL, "nats://127.0.0.1:") || si.PID != os.Getpid() {
+		t.Fatalf("server.json: %+v", si)
+	}
+	id := strings.TrimSpace(mustRun(t, dir, "play", example))
+	if out := mustRun(t, dir, "--server", si.NATSURL, "matches"); !strings.Contains(out, id) {
+		t.Fatalf("--server matches:\n%s", out)
+	}
+	if out := mustRun(t, t.TempDir(), "--server", si.NATSURL, "log", id); !strings.Contains(out, "The match ends") {
+		t.Fatalf("--server log:\n%s", out)
+	}
+
+	stop()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("serve exited %d: %s", code, serr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if _, err := os.Stat(filepath.Join(dir, node.ServerFile)); !os.IsNotExist(err) {
+		t.Fatalf("server.json left behind: %v", err)
+	}
+	// With the server gone, the same directory opens in-process.
+	if out := mustRun(t, dir, "matches"); !strings.Contains(out, id) {
+		t.Fatalf("matches after serve:\n%s", out)
+	}
+	code, _, errs := run(t, dir, "--server", si.NATSURL, "matches")
+	if code != ExitUsage || !strings.Contains(errs, "error: unavailable: ") {
+		t.Fatalf("--server of a stopped server: exit %d, %s", code, errs)
+	}
+}

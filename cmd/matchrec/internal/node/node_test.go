@@ -1,0 +1,264 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store/natsbus"
+	"github.com/matchrec/matchrec/store/recorder"
+)
+
+const examplesDir = "../../../../examples"
+
+// startServing opens a node the way `serve` does: embedded NATS on a free
+// TCP port, a real bbolt file, server.json written.
+func startServing(t *testing.T, dir string) *Node {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n, err := Open(ctx, Config{DataDir: dir, Listen: "127.0.0.1:0", WriteServerFile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := n.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return n
+}
+
+// remote is an API client on its own TCP connection, as another process
+// would have.
+func remote(t *testing.T, n *Node) *natsbus.Client {
+	t.Helper()
+	if n.URL() == "" {
+		t.Fatal("the node does not listen")
+	}
+	nc, err := nats.Connect(n.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return &natsbus.Client{Conn: nc, Timeout: 10 * time.Second}
+}
+
+// play records a script through the API and returns the new match, its
+// tokens and the pending step the last command reported.
+func play(t *testing.T, c *natsbus.Client, sc *replay.Script, upTo int) (recorder.CreateResult, projector.Pending) {
+	t.Helper()
+	ctx := context.Background()
+	var created recorder.CreateResult
+	if err := c.Call(ctx, VerbCreate, recorder.CreateRequest{MatchCreated: sc.Match.Created()}, &created); err != nil {
+		t.Fatal(err)
+	}
+	var pending projector.Pending
+	for i, st := range sc.Steps {
+		if upTo >= 0 && i >= upTo {
+			break
+		}
+		role := recorder.RolePlayer(st.As)
+		if st.As == replay.RoleJudge {
+			role = recorder.RoleJudge
+		}
+		var res recorder.Result
+		err := c.Call(ctx, VerbDeclare, ExecuteRequest{Match: created.Match, Token: created.Tokens[role], Command: &st.Cmd}, &res)
+		var ae *natsbus.Error
+		switch {
+		case st.ExpectRefusal == "" && err != nil:
+			t.Fatalf("%s: %v", st.Where(i), err)
+		case st.ExpectRefusal != "" && (!errors.As(err, &ae) || ae.Code != st.ExpectRefusal):
+			t.Fatalf("%s: want refusal %s, got %v", st.Where(i), st.ExpectRefusal, err)
+		case err == nil:
+			pending = res.Pending
+		}
+	}
+	return created, pending
+}
+
+func readScript(t *testing.T, path string) *replay.Script {
+	t.Helper()
+	sc, err := replay.ReadScript(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// stepIndex finds the first step whose note contains text, so the test
+// does not hard-code step numbers of the example.
+func stepAfter(t *testing.T, sc *replay.Script, typ, unit, target string) int {
+	t.Helper()
+	for i, st := range sc.Steps {
+		if st.Cmd.Type == typ && st.Cmd.Unit == unit && st.Cmd.Target == target && st.ExpectRefusal == "" {
+			return i + 1
+		}
+	}
+	t.Fatalf("the example has no %s %s → %s step", typ, unit, target)
+	return 0
+}
+
+func TestServerFileWhileServing(t *testing.T) {
+	dir := t.TempDir()
+	n := startServing(t, dir)
+	si, err := ReadServerFile(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if si.NATSURL != n.URL() || si.PID != os.Getpid() {
+		t.Fatalf("server.json says %+v; the node serves %s as pid %d", si, n.URL(), os.Getpid())
+	}
+	var ping PingResult
+	if err := remote(t, n).Call(context.Background(), VerbPing, nil, &ping); err != nil || ping.Service != "matchrec" {
+		t.Fatalf("ping: %+v %v", ping, err)
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ServerFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("server.json outlives the server: %v", err)
+	}
+}
+
+func TestSecondNodeOnADataDirIsLocked(t *testing.T) {
+	dir := t.TempDir()
+	startServing(t, dir)
+	start := time.Now()
+	_, err := Open(context.Background(), Config{DataDir: dir, InProcess: true})
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("want ErrLocked, got %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("waited %s for the lock; a CLI call must fail fast", d)
+	}
+}
+
+// Every bad request gets a clear error with a stable code, and leaves the
+// match exactly as it was.
+func TestAPIRejectsBadRequestsAndChangesNothing(t *testing.T) {
+	n := startServing(t, t.TempDir())
+	c := remote(t, n)
+	ctx := context.Background()
+	sc := readScript(t, filepath.Join(examplesDir, "3e-boltguns-vs-boyz.yaml"))
+	other, _ := play(t, c, sc, 0) // a second match, for its tokens
+
+	// Alice's turn 1, shooting phase, nothing declared yet.
+	m, _ := play(t, c, sc, 2)
+	alice, bob := m.Tokens[recorder.RolePlayer("alice")], m.Tokens[recorder.RolePlayer("bob")]
+	cmd := func(c projector.Command) *projector.Command { return &c }
+	shoot := cmd(projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "boyz"})
+
+	declareStage := []struct {
+		name, verb string
+		body       any
+		code       string
+	}{
+		{"another match's token", VerbDeclare, ExecuteRequest{Match: m.Match, Token: other.Tokens[recorder.RolePlayer("alice")], Command: shoot}, natsbus.CodeUnauthorized},
+		{"no token", VerbDeclare, ExecuteRequest{Match: m.Match, Command: shoot}, natsbus.CodeUnauthorized},
+		{"a made-up token", VerbDeclare, ExecuteRequest{Match: m.Match, Token: "0123456789abcdef", Command: shoot}, natsbus.CodeUnauthorized},
+		{"the other side's token, out of turn", VerbDeclare, ExecuteRequest{Match: m.Match, Token: bob, Command: cmd(projector.Command{Type: projector.CmdShoot, Unit: "boyz", Target: "tac"})}, projector.CodeWrongPlayer},
+		{"bob ends alice's turn", VerbDeclare, ExecuteRequest{Match: m.Match, Token: bob, Command: cmd(projector.Command{Type: projector.CmdNextTurn})}, projector.CodeWrongPlayer},
+		{"malformed JSON", VerbDeclare, []byte(`{"match":`), natsbus.CodeBadRequest},
+		{"unknown body field", VerbDeclare, []byte(`{"match":"` + m.Match + `","token":"` + alice + `","comand":{"type":"next-turn"}}`), natsbus.CodeBadRequest},
+		{"unknown command field", VerbDeclare, []byte(`{"match":"` + m.Match + `","token":"` + alice + `","command":{"type":"shoot","unit":"tac","tagret":"boyz"}}`), natsbus.CodeBadRequest},
+		{"no command", VerbDeclare, ExecuteRequest{Match: m.Match, Token: alice}, natsbus.CodeBadRequest},
+		{"unknown verb", "teleport", ExecuteRequest{Match: m.Match, Token: alice, Command: shoot}, natsbus.CodeUnknownVerb},
+		{"unknown unit", VerbDeclare, ExecuteRequest{Match: m.Match, Token: alice, Command: cmd(projector.Command{Type: projector.CmdShoot, Unit: "titan", Target: "boyz"})}, projector.CodeUnknownUnit},
+		{"unknown target", VerbDeclare, ExecuteRequest{Match: m.Match, Token: alice, Command: cmd(projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "squig"})}, projector.CodeUnknownUnit},
+		{"unknown command", VerbDeclare, ExecuteRequest{Match: m.Match, Token: alice, Command: cmd(projector.Command{Type: "charge"})}, projector.CodeUnknownCommand},
+		{"no roll pending", VerbRoll, ExecuteRequest{Match: m.Match, Token: alice, Values: []int{3}}, projector.CodeWrongStep},
+		{"roll verb with another command", VerbRoll, ExecuteRequest{Match: m.Match, Token: alice, Command: shoot}, natsbus.CodeBadRequest},
+		{"unknown match", VerbDeclare, ExecuteRequest{Match: "nosuchmatch", Token: alice, Command: shoot}, natsbus.CodeNotFound},
+		{"invalid match id", VerbDeclare, ExecuteRequest{Match: "a.b>", Token: alice, Command: shoot}, natsbus.CodeBadRequest},
+	}
+	for _, tc := range declareStage {
+		t.Run(tc.name, func(t *testing.T) { expectRejected(t, n, c, m.Match, tc.verb, tc.body, tc.code) })
+	}
+
+	// Declare the shot: a roll of 9 dice (boltguns) is pending for alice.
+	if err := c.Call(ctx, VerbDeclare, ExecuteRequest{Match: m.Match, Token: alice, Command: shoot}, nil); err != nil {
+		t.Fatal(err)
+	}
+	nine := []int{1, 2, 3, 4, 5, 6, 1, 2, 3}
+	rollStage := []struct {
+		name   string
+		values []int
+		token  string
+		code   string
+	}{
+		{"a die of 7", []int{1, 2, 3, 4, 5, 6, 7, 2, 3}, alice, projector.CodeBadDice},
+		{"a die of 0", []int{0, 2, 3, 4, 5, 6, 1, 2, 3}, alice, projector.CodeBadDice},
+		{"a negative die", []int{-1, 2, 3, 4, 5, 6, 1, 2, 3}, alice, projector.CodeBadDice},
+		{"too few dice", nine[:8], alice, projector.CodeDiceCount},
+		{"too many dice", append(append([]int{}, nine...), 4), alice, projector.CodeDiceCount},
+		{"no dice", nil, alice, natsbus.CodeBadRequest},
+		{"the target's owner rolls to hit", nine, bob, projector.CodeWrongPlayer},
+	}
+	for _, tc := range rollStage {
+		t.Run(tc.name, func(t *testing.T) {
+			body := ExecuteRequest{Match: m.Match, Token: tc.token, Values: tc.values}
+			if tc.values == nil {
+				body.Command = nil
+			}
+			code := tc.code
+			if tc.values == nil {
+				// {"match","token"} alone is a roll of no dice.
+				code = projector.CodeDiceCount
+			}
+			expectRejected(t, n, c, m.Match, VerbRoll, body, code)
+		})
+	}
+	// And the right roll is accepted, so the rejections above were about
+	// the requests, not a stuck match.
+	if err := c.Call(ctx, VerbRoll, ExecuteRequest{Match: m.Match, Token: alice, Values: nine}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// expectRejected sends one request, checks its error code, and checks that
+// the match's head, the folded state and the store are unchanged.
+func expectRejected(t *testing.T, n *Node, c *natsbus.Client, match, verb string, body any, code string) {
+	t.Helper()
+	ctx := context.Background()
+	before := snapshot(t, n, c, match)
+	err := c.Call(ctx, verb, body, nil)
+	var ae *natsbus.Error
+	if !errors.As(err, &ae) {
+		t.Fatalf("want API error %s, got %v", code, err)
+	}
+	if ae.Code != code || ae.Message == "" {
+		t.Fatalf("want code %s with a message, got %s: %q", code, ae.Code, ae.Message)
+	}
+	if after := snapshot(t, n, c, match); after != before {
+		t.Fatalf("the match changed: %+v → %+v", before, after)
+	}
+}
+
+type snap struct {
+	storeSeq uint64
+	head     string
+	state    string // the state's canonical JSON
+}
+
+func snapshot(t *testing.T, n *Node, c *natsbus.Client, match string) snap {
+	t.Helper()
+	ctx := context.Background()
+	h, err := n.Recorder().Store().Head(ctx, match)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw json.RawMessage
+	if err := c.Call(ctx, VerbState, StateRequest{Match: match}, &raw); err != nil {
+		t.Fatal(err)
+	}
+	return snap{storeSeq: h.Seq, head: h.Hash.String(), state: string(raw)}
+}

@@ -1,0 +1,282 @@
+package ed11e
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/rules"
+)
+
+// Attack stages (Attack.Stage).
+const (
+	stageAttacks  = "attacks"  // variable numbers of attacks are rolled
+	stageHit      = "hit"      // hit rolls, one per group
+	stageWound    = "wound"    // wound rolls, one per group that hit
+	stageAllocate = "allocate" // the defender allocates the current wound
+	stageSave     = "save"     // its save roll
+	stageDamage   = "damage"   // its variable damage roll
+	stageDone     = "done"
+)
+
+// start plans the attacks rolls (variable attacks are rolled as their own
+// dice, one expression per firing model) and goes on.
+func start(s *projector.State, a *projector.Attack) {
+	x := a.Ed11e
+	for i := range x.Groups {
+		g := &x.Groups[i]
+		e, _ := rules.ParseExpr(g.Attacks) // checked by the plan
+		if !e.Variable() {
+			g.Count = len(g.Shooters) * e.Plus
+			continue
+		}
+		g.AttStep = len(a.Steps)
+		a.Steps = append(a.Steps, projector.DiceStep{Purpose: PurposeAttacks,
+			Label: fmt.Sprintf("%s: %s attacks per model", g.Weapon, g.Attacks), Dice: len(g.Shooters) * e.Dice()})
+	}
+	a.Stage = stageAttacks
+	advance(s, a)
+}
+
+// advance moves the attack on until it waits for someone: a roll, a
+// re-roll choice, an allocation, or nothing (it is finished).
+func advance(s *projector.State, a *projector.Attack) {
+	x := a.Ed11e
+	for {
+		if x.Offer != nil || x.Rerolling != nil || a.Next < len(a.Steps) {
+			setPending(s, a)
+			return
+		}
+		switch a.Stage {
+		case stageAttacks:
+			planHits(a)
+			if a.Shots == 0 {
+				finish(s, a)
+				return
+			}
+		case stageHit:
+			a.Hits = successes(a, stageHit)
+			planWounds(a)
+			if a.Hits == 0 {
+				finish(s, a)
+				return
+			}
+		case stageWound:
+			a.Wounds = successes(a, stageWound)
+			queueWounds(a)
+			if a.Wounds == 0 {
+				finish(s, a)
+				return
+			}
+		default:
+			if resolveWounds(s, a) {
+				setPending(s, a)
+				return
+			}
+			finish(s, a)
+			return
+		}
+	}
+}
+
+// planHits: one hit roll per group, BS as a target number with the
+// group's cover, capped modifiers and indirect threshold folded in.
+func planHits(a *projector.Attack) {
+	x := a.Ed11e
+	for i := range x.Groups {
+		g := &x.Groups[i]
+		if g.Count == 0 {
+			continue
+		}
+		g.HitStep = len(a.Steps)
+		a.Steps = append(a.Steps, projector.DiceStep{Purpose: stageHit, Label: g.Label, Dice: g.Count, Need: g.Need, S: g.S})
+		a.Shots += g.Count
+	}
+	a.Stage = stageHit
+}
+
+// planWounds: one wound roll per group that hit, S against the target's T.
+func planWounds(a *projector.Attack) {
+	x := a.Ed11e
+	for i := range x.Groups {
+		g := &x.Groups[i]
+		if g.HitStep < 0 || a.Steps[g.HitStep].Successes == 0 {
+			continue
+		}
+		g.WndStep = len(a.Steps)
+		a.Steps = append(a.Steps, projector.DiceStep{Purpose: stageWound, Label: fmt.Sprintf("%s S%d vs T%d", g.Weapon, g.S, x.T),
+			Dice: a.Steps[g.HitStep].Successes, Need: WoundNeed(g.S, x.T), S: g.S, T: x.T})
+	}
+	a.Stage = stageWound
+}
+
+// queueWounds lines up the successful wound rolls, in roll order, for
+// allocation one at a time.
+func queueWounds(a *projector.Attack) {
+	x := a.Ed11e
+	for i, g := range x.Groups {
+		if g.WndStep < 0 {
+			continue
+		}
+		d := a.Steps[g.WndStep]
+		for _, v := range d.Values {
+			if v >= d.Need {
+				x.Wounds = append(x.Wounds, projector.Wound11e{Group: i})
+			}
+		}
+	}
+	a.Stage = stageAllocate
+}
+
+func successes(a *projector.Attack, purpose string) int {
+	n := 0
+	for _, d := range a.Steps {
+		if d.Purpose == purpose {
+			n += d.Successes
+		}
+	}
+	return n
+}
+
+// groupOf returns the group whose attacks, hit or wound roll is step i.
+func groupOf(x *projector.Attack11e, i int) *projector.Group11e {
+	for k := range x.Groups {
+		if g := &x.Groups[k]; g.AttStep == i || g.HitStep == i || g.WndStep == i {
+			return g
+		}
+	}
+	return nil
+}
+
+// evolveAttackRoll folds a roll into the attack: the step waiting for
+// dice, or the re-roll chosen.
+func evolveAttackRoll(s *projector.State, seq uint64, p *events.DiceRolled) error {
+	a := s.Attack
+	x := a.Ed11e
+	if x.Rerolling != nil {
+		return applyReroll(s, a, p)
+	}
+	if p.Reroll != nil {
+		return fmt.Errorf("a re-roll of roll %d, but no re-roll was chosen", p.Reroll.Seq)
+	}
+	d := a.Current()
+	if d == nil {
+		return fmt.Errorf("no roll is pending")
+	}
+	if p.Count != d.Dice || len(p.Values) != d.Dice {
+		return fmt.Errorf("roll of %d dice for a step of %d", len(p.Values), d.Dice)
+	}
+	i := a.Next
+	d.Seq, d.Values = seq, slices.Clone(p.Values)
+	d.Successes = projector.CountAtLeast(d.Values, d.Need)
+	a.Next++
+	switch d.Purpose {
+	case PurposeAttacks:
+		g := groupOf(x, i)
+		e, _ := rules.ParseExpr(g.Attacks)
+		for k, sh := range g.Shooters {
+			n := e.Eval(d.Values[k*e.Dice() : (k+1)*e.Dice()])
+			a.Shooters[sh].Shots = n
+			g.Count += n
+		}
+	case stageHit:
+		offer(a, i, groupOf(x, i).Reroll)
+	case stageWound:
+		offer(a, i, groupOf(x, i).WReroll)
+	case stageSave:
+		w := &x.Wounds[x.Cur]
+		w.Saved, w.State = d.Successes > 0, woundSaved
+		if w.Saved {
+			a.Saves++
+		}
+	case PurposeDamage:
+		w := &x.Wounds[x.Cur]
+		e, _ := rules.ParseExpr(x.Groups[w.Group].D)
+		w.Damage, w.State = e.Eval(d.Values), woundDamaged
+	}
+	advance(s, a)
+	return nil
+}
+
+// finish closes the attack: the unit has shot, the outcome is kept for
+// viewers, and engagement follows the casualties.
+func finish(s *projector.State, a *projector.Attack) {
+	a.Stage = stageDone
+	if u := s.Unit(a.Firer); u != nil {
+		u.Fired = true
+	}
+	s.AddTally(a.Attacker, func(t *projector.Tally) { t.ExpectedWounds += a.Expected })
+	s.LastAttack, s.Attack = a, nil
+	updateEngagement(s)
+	s.Pending = s.PendingDeclare()
+}
+
+// expected is the attack's expected damage from the exact odds of each
+// roll (re-rolls included), averaged over the target's models and ignoring
+// excess damage: the luck meter.
+func expected(s *projector.State, a *projector.Attack) float64 {
+	t := s.Unit(a.Target)
+	models := t.AliveModels()
+	var total float64
+	for _, g := range a.Ed11e.Groups {
+		att, _ := rules.ParseExpr(g.Attacks)
+		dmg, _ := rules.ParseExpr(g.D)
+		var fail float64
+		for _, m := range models {
+			fail += 1 - rules.P(SaveNeed(m, g.AP))
+		}
+		fail /= float64(len(models))
+		total += float64(len(g.Shooters)) * att.Mean() * pReroll(g.Need, g.Reroll) *
+			pReroll(WoundNeed(g.S, a.Ed11e.T), g.WReroll) * fail * dmg.Mean()
+	}
+	return total
+}
+
+// setPending says what the attack waits for.
+func setPending(s *projector.State, a *projector.Attack) {
+	x := a.Ed11e
+	switch {
+	case x.Offer != nil:
+		d := a.Steps[x.Offer.Step]
+		s.Pending = projector.Pending{Kind: WaitReroll, Player: a.Attacker, Purpose: d.Purpose, Need: d.Need, Count: len(x.Offer.Indices),
+			Text: fmt.Sprintf("%s may %s: dice %s of the %s roll (reroll, optionally naming indices; or decline)",
+				s.PlayerName(a.Attacker), x.Offer.Rule, diceList(d.Values, x.Offer.Indices), d.Purpose)}
+	case x.Rerolling != nil:
+		r := x.Rerolling
+		d := a.Steps[r.Step]
+		s.Pending = projector.Pending{Kind: projector.WaitRoll, Player: a.Attacker, Dice: len(r.Indices), Purpose: d.Purpose, Need: d.Need,
+			Reroll: &events.Reroll{Seq: r.Seq, Indices: slices.Clone(r.Indices), Source: r.Rule},
+			Text:   fmt.Sprintf("%s re-rolls %d D6 to %s (%s), needing %d+", s.PlayerName(a.Attacker), len(r.Indices), d.Purpose, r.Rule, d.Need)}
+	case a.Stage == stageAllocate:
+		w := x.Wounds[x.Cur]
+		g := x.Groups[w.Group]
+		s.Pending = projector.Pending{Kind: WaitAllocate, Player: a.Defender, Count: 1,
+			Text: fmt.Sprintf("%s allocates attack %d of %d (%s, AP%d, D %s) to a model of %s",
+				s.PlayerName(a.Defender), x.Cur+1, len(x.Wounds), g.Weapon, -abs(g.AP), g.D, s.Unit(a.Target).DisplayName())}
+	default:
+		d := a.Current()
+		roller := a.Attacker
+		if d.Purpose == stageSave {
+			roller = a.Defender
+		}
+		if d.Need > 0 {
+			s.Pending = s.PendingRoll(roller, d)
+			return
+		}
+		s.Pending = projector.Pending{Kind: projector.WaitRoll, Player: roller, Dice: d.Dice, Purpose: d.Purpose,
+			Text: fmt.Sprintf("%s rolls %d D6 for %s (%s)", s.PlayerName(roller), d.Dice, d.Purpose, d.Label)}
+	}
+}
+
+// diceList names dice by index and face: "#0 (1), #3 (1)".
+func diceList(values, idx []int) string {
+	out := ""
+	for k, i := range idx {
+		if k > 0 {
+			out += ", "
+		}
+		out += fmt.Sprintf("#%d (%d)", i, values[i])
+	}
+	return out
+}

@@ -1,0 +1,90 @@
+package ed11e
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+)
+
+// decideShoot is steps 1 and 2 of the shoot step: select an eligible unit
+// (on the battlefield, not yet selected this phase) and a shooting type it
+// is eligible for, and declare its target.
+func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
+	if err := projector.RequireActive(s, actor); err != nil {
+		return nil, err
+	}
+	if s.Phase != projector.PhaseShooting {
+		return nil, projector.Refuse(projector.CodeWrongPhase, "units shoot in the shooting phase, not the %s phase", s.Phase)
+	}
+	if ed(s).Step == events.StepEnd {
+		return nil, projector.Refuse(projector.CodeWrongStep, "the shoot step is over: this is the end of the shooting phase")
+	}
+	u, err := ownUnit(s, actor, c.Unit)
+	if err != nil {
+		return nil, err
+	}
+	if selected(s, u.ID) {
+		return nil, projector.Refuse(projector.CodeAlreadyFired, "%s has already been selected to shoot this phase", u.DisplayName())
+	}
+	t := s.Unit(c.Target)
+	switch {
+	case t == nil:
+		return nil, projector.Refuse(projector.CodeUnknownUnit, "unknown target unit %q", c.Target)
+	case t.Player == u.Player:
+		return nil, projector.Refuse(projector.CodeBadCommand, "%s cannot shoot at its own side's unit %s", u.DisplayName(), t.DisplayName())
+	case t.Destroyed():
+		return nil, projector.Refuse(projector.CodeUnknownUnit, "target %s has no models left", t.DisplayName())
+	}
+	if c.Kind == "" {
+		return nil, projector.Refuse(projector.CodeBadCommand, "name the shooting type (kind): %s is eligible for %s",
+			u.DisplayName(), orNone(eligibleTypes(u)))
+	}
+	if why := ineligible(u, c.Kind); why != "" {
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s (eligible: %s)", why, orNone(eligibleTypes(u)))
+	}
+	pl, err := planShooting(s, u, t, c.Kind, c.Weapons, false)
+	if err != nil {
+		return nil, err
+	}
+	out := stepsUpTo(s, events.StepShoot)
+	return append(out, &events.ShootingDeclared{Unit: u.ID, Target: t.ID, Weapons: pl.weapons, Kind: c.Kind}), nil
+}
+
+func orNone(kinds []string) string {
+	if len(kinds) == 0 {
+		return "none"
+	}
+	return strings.Join(kinds, ", ")
+}
+
+// evolveDeclared folds a declaration: the unit is selected, and the
+// attack starts from the plan, recomputed from the state.
+func evolveDeclared(s *projector.State, seq uint64, p *events.ShootingDeclared) error {
+	u, t := s.Unit(p.Unit), s.Unit(p.Target)
+	if u == nil || t == nil {
+		return fmt.Errorf("unknown unit %s or target %s", p.Unit, p.Target)
+	}
+	if why := ineligible(u, p.Kind); why != "" {
+		return fmt.Errorf("declaration no longer valid: %s", why)
+	}
+	pl, err := planShooting(s, u, t, p.Kind, p.Weapons, true)
+	if err != nil {
+		return fmt.Errorf("declaration no longer valid: %w", err)
+	}
+	a := &projector.Attack{
+		Seq: seq, Kind: "shooting", Type: p.Kind, Firer: u.ID, Target: t.ID,
+		Attacker: u.Player, Defender: t.Player, Shooters: pl.shooters,
+		Ed11e: &projector.Attack11e{Engaged: pl.engaged, T: pl.t, Groups: pl.groups},
+	}
+	for _, m := range t.AliveModels() { // every model of the target may be allocated an attack
+		a.Eligible = append(a.Eligible, m.ID)
+	}
+	x := ed(s)
+	x.Selected = append(x.Selected, u.ID)
+	a.Expected = expected(s, a)
+	s.Attack = a
+	start(s, a)
+	return nil
+}

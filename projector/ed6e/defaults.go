@@ -1,0 +1,153 @@
+package ed6e
+
+// Every value this edition uses, from RULES.md "6e" (seed 000) and, where
+// the text is silent, the engine's defaults, is here and only here, so a
+// table or a later reading of the rules changes one file. "(default)"
+// marks RULES.md's own defaults; "(engine)" marks choices RULES.md does not
+// make at all.
+
+// Edition id.
+const Edition = "6e"
+
+// Movement and sight.
+const (
+	// Move is the move allowance of a model whose profile has none (engine).
+	Move = 6.0
+	// WoodsVisibility is how far a model sees into woods whose piece does
+	// not say: the 3e area rule, which geom.Sight applies to 6e too (engine).
+	WoodsVisibility = 6.0
+)
+
+// Weapon types (events.WeaponSpec.Type) this edition reads (engine: the
+// standard 6e profiles, RULES.md does not list them for 6e).
+const (
+	RapidFire = "rapid-fire" // 2 shots up to half range, 1 up to full range, moved or not
+	Assault   = "assault"    // Shots shots, moved or not
+	Heavy     = "heavy"      // Shots shots; snap shots if the unit moved (RULES.md)
+	Pistol    = "pistol"     // Shots shots (at least 1), moved or not
+	Salvo     = "salvo"      // stationary: Shots at full range; moved: half of them (rounded up) at half range
+	Melee     = "melee"      // close-combat weapon: never shoots; S (0 = the model's) and AP in a fight
+)
+
+// Weapon keywords (events.WeaponSpec.Keywords, matched by
+// projector.HasKeyword: case and brackets ignored).
+const (
+	// KwTemplate and KwBlast weapons cannot snap fire (RULES.md). A
+	// template hits automatically, Shots times (standing for the models
+	// under it: templates are not placed on the table); a blast rolls to
+	// hit like any weapon (scatter is not modelled).
+	KwTemplate = "TEMPLATE"
+	KwBlast    = "BLAST"
+	// KwNoBS marks a weapon that does not use BS: it cannot snap fire
+	// (RULES.md) and hits automatically, Shots times.
+	KwNoBS = "NO-BS"
+	// KwMasterCrafted grants a re-roll of failed hit rolls that replaces
+	// the BS6+ table and needs the same number as the first roll (RULES.md).
+	KwMasterCrafted = "MASTER-CRAFTED"
+)
+
+// MasterCraftedRerolls is how many failed hit rolls each model firing or
+// striking with a master-crafted weapon re-rolls in an attack (engine: the
+// standard "one failed roll to hit").
+const MasterCraftedRerolls = 1
+
+// Model keywords (events.ModelSpec.Keywords).
+var (
+	// KwCharacter: Look Out, Sir is offered for wounds allocated to it,
+	// and saves against wounds allocated to it are rolled one at a time.
+	KwCharacter = []string{"CHARACTER"}
+	// KwIndependent: an independent character (a character too), whose
+	// Look Out, Sir succeeds on LookOutSirNeedIC.
+	KwIndependent = []string{"INDEPENDENT CHARACTER", "INDEPENDENT-CHARACTER", "IC"}
+)
+
+// Hit roll by Ballistic Skill (RULES.md): bsTable[BS] is the first roll's
+// target and the target of the re-roll of a 1 that BS6 and above grant
+// (0 = no re-roll). BS above 10 reads as BS10; BS 0 cannot hit.
+var bsTable = [...]struct{ hit, reroll int }{
+	0:  {7, 0},
+	1:  {6, 0},
+	2:  {5, 0},
+	3:  {4, 0},
+	4:  {3, 0},
+	5:  {2, 0},
+	6:  {2, 6},
+	7:  {2, 5},
+	8:  {2, 4},
+	9:  {2, 3},
+	10: {2, 2},
+}
+
+// Snap shots (RULES.md).
+const (
+	// SnapBS is the BS snap shots are resolved at.
+	SnapBS = 1
+	// SnapKeepsBSReroll: BS6+ re-rolls do not apply to snap shots (default).
+	SnapKeepsBSReroll = false
+)
+
+// Wound roll: the wound chart (projector/rules). When the models a roll is
+// against differ in Toughness, it uses the majority Toughness, the higher
+// on a tie (engine).
+
+// Saves: a model uses its best save: armour (Sv, lost when the AP is
+// equal or better, i.e. 1 ≤ AP ≤ Sv), invulnerable (Inv, ignores AP), and
+// cover (shooting only) (RULES.md; invulnerable and AP: engine, standard).
+
+// Cover saves (default), by what obscures the model or the area it stands
+// in (events.TerrainSpec.Kind). Blocking terrain gives none: it blocks.
+const (
+	CoverWoods  = 5 // woods
+	CoverArea   = 5 // area terrain of any other non-blocking kind
+	CoverRuins  = 4
+	CoverFort   = 3 // fortifications
+	CoverWire   = 6 // razor wire
+	CoverModels = 5 // intervening models
+)
+
+// Look Out, Sir (RULES.md).
+const (
+	LookOutSirRange  = 6.0 // another model of the unit within this distance
+	LookOutSirNeed   = 4   // 4+ moves the wound
+	LookOutSirNeedIC = 2   // independent characters (default)
+)
+
+// Charge sub-phase (RULES.md; ChargeRange: engine, the most 2D6 can give).
+const (
+	ChargeDice  = 2    // charge distance 2D6"
+	ChargeRange = 12.0 // a unit may declare a charge against a unit this close
+)
+
+// Fight sub-phase.
+const (
+	// BaseContact: bases this close (inches) count as touching, for the
+	// first charger's move and for who fights (engine tolerance).
+	BaseContact = 0.1
+	// Support: a model within this distance of a model of its unit in base
+	// contact with the enemy also fights (engine, standard 6e).
+	Support = 2.0
+	// PileIn: models not in base contact may move up to this far toward the
+	// enemy at their Initiative step and after a combat (engine, standard).
+	PileIn = 3.0
+	// ConsolidateSides: a unit left unlocked after its combat consolidates
+	// D3" (a D6 halved, rounded up) (engine, standard 6e).
+	ConsolidateSides = 3
+	// MoraleDice: Morale is 2D6 at most Ld minus the combat result (default);
+	// a unit tests on its highest Ld (engine).
+	MoraleDice = 2
+	// SweepDice: a losing unit that fails its Morale test is caught if the
+	// winner's D6 + Initiative equals or beats its own D6 + Initiative; a
+	// unit's Initiative is its lowest (engine, standard 6e). Caught units
+	// are destroyed; the others fall back (the fall-back move itself is not
+	// modelled: they only stop being locked).
+	SweepDice = 1
+)
+
+// Close-combat hit roll by Weapon Skill (default): against the majority WS
+// of the target unit (higher on a tie, engine).
+const (
+	WSHitHigher      = 3 // attacker's WS higher than the target's
+	WSHitNotHalf     = 4 // equal or lower, but not less than half
+	WSHitOutclassed  = 5 // the target's WS more than twice the attacker's
+	wsOutclassFactor = 2
+)

@@ -1,0 +1,222 @@
+package ed6e
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/geom"
+)
+
+const eps = geom.Eps
+
+// plan is what a shooting or Overwatch declaration means on the table:
+// which models fire what, which of them snap fire, which target models may
+// take wounds, and every target model's cover. Decide and Evolve both
+// compute it from the same state, so only the declaration is recorded.
+type plan struct {
+	weapons  map[string]string // firing model → weapon, every firing model listed
+	shooters []projector.Shooter
+	snap     []bool // per shooter: fires snap shots
+	eligible []string
+	cover    []projector.Cover6e // every model of the target on the table
+}
+
+// fire is how a unit fires.
+type fire struct {
+	snapAll   bool // every shot is a snap shot: forced snap fire, Overwatch
+	overwatch bool // models with no weapon that can snap fire sit out
+}
+
+// planShooting applies range and sight as in 3e (each model measures its
+// own range to the closest target model it can see; target models out of
+// range of every firer, or out of sight, cannot take wounds) with 6e's
+// snap shots, and records each target model's cover save.
+func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]string, f fire) (plan, error) {
+	for mid, wid := range choice {
+		m := u.Model(mid)
+		if m == nil || !m.Alive() {
+			return plan{}, projector.Refuse(projector.CodeUnknownModel, "unit %s has no model %q on the table", u.DisplayName(), mid)
+		}
+		w := u.Weapon(wid)
+		if !carries(m, wid) || w == nil {
+			return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "model %s does not carry weapon %q", mid, wid)
+		}
+		if w.Type == Melee {
+			return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "%s's %s is a close-combat weapon: it does not shoot", mid, weaponName(w))
+		}
+	}
+	world := s.World(WoodsVisibility)
+	targets := t.AliveModels()
+	tb := make([]geom.Body, len(targets))
+	cover := make([]projector.Cover6e, len(targets))
+	for i, m := range targets {
+		tb[i] = projector.Body(t, m)
+		cover[i] = projector.Cover6e{Model: m.ID}
+		for _, ai := range world.AreasAt(tb[i].Pos) {
+			improve(&cover[i], areaCover(world.Areas[ai]))
+		}
+	}
+	pl := plan{weapons: map[string]string{}}
+	inReach := make([]bool, len(targets))
+	armed, anySeen := 0, false
+	snapWhy, sightWhy, rangeWhy := "", "", ""
+	for _, m := range u.AliveModels() {
+		wid := choice[m.ID]
+		if wid == "" {
+			if wid, snapWhy = defaultWeapon(u, m, f, snapWhy); wid == "" {
+				continue
+			}
+		}
+		w := u.Weapon(wid)
+		if w == nil {
+			return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "model %s carries weapon %q, which unit %s does not define", m.ID, wid, u.DisplayName())
+		}
+		snap := f.snapAll || (w.Type == Heavy && u.Moved)
+		if why := snapProblem(w); snap && why != "" {
+			cause := "forced to snap fire"
+			switch {
+			case f.overwatch:
+				cause = "Overwatch is all snap shots"
+			case !f.snapAll:
+				cause = u.DisplayName() + " moved, so its Heavy weapons fire snap shots"
+			}
+			return plan{}, projector.Refuse(CodeCannotSnap, "%s's %s is %s and cannot snap fire (%s)", m.ID, weaponName(w), why, cause)
+		}
+		armed++
+		reach := reachOf(w, u.Moved)
+		fb := projector.Body(u, m)
+		closest := math.Inf(1)
+		var seen []int
+		for i := range tb {
+			res := world.Sight(fb, tb[i], u.Player, t.ID)
+			if !res.Visible {
+				if sightWhy == "" {
+					sightWhy = fmt.Sprintf("%s cannot see %s: %s", m.ID, tb[i].ID, res.Reason)
+				}
+				continue
+			}
+			anySeen = true
+			seen = append(seen, i)
+			closest = min(closest, geom.BaseDistance(fb, tb[i]))
+			for _, ai := range res.ObscuringAreas {
+				improve(&cover[i], areaCover(world.Areas[ai]))
+			}
+			for _, bi := range res.ObscuringBodies {
+				improve(&cover[i], coverOf(CoverModels, "intervening model "+world.Bodies[bi].ID))
+			}
+		}
+		if len(seen) == 0 {
+			continue
+		}
+		if closest > reach+eps {
+			if rangeWhy == "" {
+				rangeWhy = fmt.Sprintf("%s's %s reaches %g\" but the closest visible target model is %.1f\" away", m.ID, weaponName(w), reach, closest)
+			}
+			continue
+		}
+		for _, i := range seen {
+			if geom.BaseDistance(fb, tb[i]) <= reach+eps {
+				inReach[i] = true
+			}
+		}
+		bs := m.BS
+		if snap {
+			bs = SnapBS
+		}
+		pl.weapons[m.ID] = wid
+		pl.shooters = append(pl.shooters, projector.Shooter{
+			Model: m.ID, Weapon: wid, Shots: shotsFor(w, u.Moved, closest), BS: bs, S: w.S, AP: w.AP, Range: reach,
+		})
+		pl.snap = append(pl.snap, snap)
+	}
+	switch {
+	case armed == 0 && snapWhy != "":
+		return plan{}, projector.Refuse(CodeCannotSnap, "no model of %s can snap fire: %s", u.DisplayName(), snapWhy)
+	case armed == 0:
+		return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "no model of %s carries a ranged weapon", u.DisplayName())
+	case !anySeen:
+		return plan{}, projector.Refuse(projector.CodeNotVisible, "%s cannot see any model of %s (%s)", u.DisplayName(), t.DisplayName(), sightWhy)
+	case len(pl.shooters) == 0:
+		return plan{}, projector.Refuse(projector.CodeOutOfRange, "no model of %s has %s within range (%s)", u.DisplayName(), t.DisplayName(), rangeWhy)
+	}
+	for i, m := range targets {
+		if inReach[i] {
+			pl.eligible = append(pl.eligible, m.ID)
+		}
+	}
+	pl.cover = cover
+	return pl, nil
+}
+
+// defaultWeapon is the weapon a model fires when the declaration does not
+// say: its first ranged weapon, and in Overwatch its first ranged weapon
+// that can snap fire (a model with none sits out; why says so).
+func defaultWeapon(u *projector.Unit, m *projector.Model, f fire, why string) (string, string) {
+	for _, wid := range m.Weapons {
+		w := u.Weapon(wid)
+		if w == nil || w.Type == Melee {
+			continue
+		}
+		if f.overwatch {
+			if p := snapProblem(w); p != "" {
+				if why == "" {
+					why = fmt.Sprintf("%s's %s is %s", m.ID, weaponName(w), p)
+				}
+				continue
+			}
+		}
+		return wid, why
+	}
+	return "", why
+}
+
+// areaCover is the cover a terrain piece gives a model in it or seen
+// across it (default table); blocking pieces give none, they block.
+func areaCover(a geom.Area) projector.Cover6e {
+	if a.Blocks() {
+		return projector.Cover6e{}
+	}
+	save := CoverArea
+	switch a.Kind {
+	case events.TerrainWoods:
+		save = CoverWoods
+	case events.TerrainRuins:
+		save = CoverRuins
+	case events.TerrainFort:
+		save = CoverFort
+	case events.TerrainWire:
+		save = CoverWire
+	}
+	kind := a.Kind
+	if kind == "" {
+		kind = "area"
+	}
+	return coverOf(save, kind+" "+a.ID)
+}
+
+func coverOf(save int, what string) projector.Cover6e {
+	return projector.Cover6e{Save: save, Why: fmt.Sprintf("%s %d+", what, save)}
+}
+
+// improve keeps the better (lower) of two cover saves; the first found
+// wins a tie, so the reason is stable.
+func improve(c *projector.Cover6e, o projector.Cover6e) {
+	if o.Save > 0 && (c.Save == 0 || o.Save < c.Save) {
+		c.Save, c.Why = o.Save, o.Why
+	}
+}
+
+// coverSave is model id's cover save in attack a (0 = none).
+func coverSave(a *projector.Attack, id string) int {
+	if a.Ed6e == nil {
+		return 0
+	}
+	for _, c := range a.Ed6e.Cover {
+		if c.Model == id {
+			return c.Save
+		}
+	}
+	return 0
+}

@@ -1,0 +1,102 @@
+package sim
+
+import (
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+)
+
+// Autoplay is a simple legal player for generated matches and benchmarks:
+// it starts turns, goes to the shooting phase, fires each unit at the first
+// enemy unit it may legally shoot, answers every roll and choice, and ends
+// the match after MaxTurns game turns or when a side has nothing left.
+type Autoplay struct {
+	Rules    projector.Rules
+	Dice     Dice
+	MaxTurns int
+	// Digital makes rolls {"digital": true} for a recorder to roll, instead
+	// of values from Dice.
+	Digital bool
+	Choose  Chooser
+}
+
+// Next returns the next command and who makes it; done is true once the
+// match is over.
+func (a *Autoplay) Next(s *projector.State) (actor events.Actor, c projector.Command, done bool) {
+	player := func(id string) events.Actor { return events.Actor{Kind: events.ActorPlayer, ID: id} }
+	p := s.Pending
+	switch {
+	case s.Ended:
+		return actor, c, true
+	case p.Kind == projector.WaitRoll:
+		if a.Digital {
+			return player(p.Player), projector.Command{Type: projector.CmdRoll, Digital: true}, false
+		}
+		c = projector.Command{Type: projector.CmdRoll, Values: make([]int, p.Dice), Source: events.SourceDigital}
+		for i := range c.Values {
+			c.Values[i] = a.Dice.D6()
+		}
+		return player(p.Player), c, false
+	case p.Kind != projector.WaitDeclare && p.Kind != projector.WaitSetup:
+		choose := a.Choose
+		if choose == nil {
+			choose = FirstChoice
+		}
+		if c, err := choose(s); err == nil {
+			return player(p.Player), c, false
+		}
+		return player(p.Player), projector.Command{Type: projector.CmdDecline}, false
+	case s.Active == "":
+		return player(s.First), projector.Command{Type: projector.CmdNextTurn}, false
+	}
+	me := player(s.Active)
+	if a.over(s) {
+		return events.Actor{Kind: events.ActorJudge, ID: "judge"}, projector.Command{Type: projector.CmdEnd, Reason: "a side has no models left"}, false
+	}
+	phases := a.Rules.Phases()
+	if s.Phase != projector.PhaseShooting && phaseIndex(phases, s.Phase) < phaseIndex(phases, projector.PhaseShooting) {
+		return me, projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting}, false
+	}
+	if s.Phase == projector.PhaseShooting {
+		for _, u := range s.Units {
+			if u.Player != s.Active || u.Fired || u.Destroyed() {
+				continue
+			}
+			for _, t := range s.Units {
+				if t.Player == s.Active || t.Destroyed() {
+					continue
+				}
+				c := projector.Command{Type: projector.CmdShoot, Unit: u.ID, Target: t.ID}
+				if _, err := projector.Decide(a.Rules, s, me, c); err == nil {
+					return me, c, false
+				}
+			}
+		}
+	}
+	if a.MaxTurns > 0 && s.Turn >= a.MaxTurns && s.Opponent(s.Active) == s.First {
+		return events.Actor{Kind: events.ActorJudge, ID: "judge"}, projector.Command{Type: projector.CmdEnd, Reason: "turn limit"}, false
+	}
+	return me, projector.Command{Type: projector.CmdNextTurn}, false
+}
+
+// over: a side has no models left.
+func (a *Autoplay) over(s *projector.State) bool {
+	for _, pl := range s.Players {
+		alive := false
+		for _, u := range s.Units {
+			alive = alive || (u.Player == pl.ID && !u.Destroyed())
+		}
+		if !alive {
+			return true
+		}
+	}
+	return false
+}
+
+func phaseIndex(phases []string, p string) int {
+	for i, x := range phases {
+		if x == p {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,131 @@
+package replay_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/ed3e"
+	"github.com/matchrec/matchrec/projector/projtest"
+	"github.com/matchrec/matchrec/replay"
+)
+
+// playInMemory plays the example's manual steps through the rules alone
+// (no store, no recorder): the narrator is tested on exactly the events the
+// rules produce. It stops before the first digital roll, which needs the
+// recorder's dice.
+func playInMemory(t *testing.T) *projtest.Game {
+	t.Helper()
+	sc := readExample(t)
+	g := projtest.New(t, ed3e.Rules{}, sc.Match.Created())
+	for i, st := range sc.Steps {
+		if st.Cmd.Digital {
+			break
+		}
+		actor := events.Actor{Kind: events.ActorPlayer, ID: st.As}
+		if st.As == replay.RoleJudge {
+			actor = events.Actor{Kind: events.ActorJudge, ID: "judge"}
+		}
+		err := g.Try(actor, st.Cmd)
+		r, refused := projector.AsRefusal(err)
+		switch {
+		case st.ExpectRefusal == "" && err != nil:
+			t.Fatalf("%s: %v", st.Where(i), err)
+		case st.ExpectRefusal != "" && (!refused || r.Code != st.ExpectRefusal):
+			t.Fatalf("%s: want refusal %s, got %v", st.Where(i), st.ExpectRefusal, err)
+		}
+	}
+	return g
+}
+
+func TestNarrateExample(t *testing.T) {
+	g := playInMemory(t)
+	lines, err := replay.Narrate(ed3e.Rules{}, g.Events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Exact lines: they are what players read, so a change in them should
+	// be a decision, not an accident.
+	for _, want := range []string{
+		"Alice rolls 9 D6 to hit (boltgun), needing 3+: 6 5 3 3 2 1 4 5 2 — 6 successes [manual]",
+		"Bob rolls 5 D6 to save (Sv6+), needing 6+: 6 2 1 3 4 — 1 success [manual]",
+		"Turn 1 — Tactical Squad fires 9 boltguns and a heavy bolter (12 shots) at Ork Boyz: 8 hits on 3+, 5 wounds on 4+/3+, 1 save on 6+ — 4 models removed (Ork Boy ×4)",
+		"Bob distributes 4 hits: grukk (Warboss Grukk, T5), nob-1 (Nob, T4), nob-2 (Nob, T4), nob-3 (Nob, T4)",
+		"Turn 1 — Devastator Squad fires 4 missile launchers and a boltgun (5 shots) at Nob Mob: 4 hits on 3+, 3 wounds on 2+/4+, 1 save on 4+/6+ — 2 unsaved wounds, no model removed",
+		"Turn 2 — Tactical Squad fires 8 boltguns and a heavy bolter (11 shots) at Nob Mob: 7 hits on 3+, 5 wounds on 4+/5+/3+, 2 saves on 6+/4+ — 2 models removed (Nob ×2)",
+		"Alice moves Devastator dev-1 (Devastator Squad) 2.24\" to (10, 31)",
+		"Turn 2 — Alice's turn begins",
+	} {
+		if !contains(lines, want) {
+			t.Errorf("missing line %q", want)
+		}
+	}
+	summaries := 0
+	for _, l := range lines {
+		if strings.Contains(l, " fires ") {
+			summaries++
+		}
+	}
+	if want := 4; summaries != want || len(lines) != len(g.Events)+want {
+		t.Errorf("%d lines with %d summaries for %d events; want one line per event plus %d summaries:\n%s",
+			len(lines), summaries, len(g.Events), want, strings.Join(lines, "\n"))
+	}
+}
+
+// The narrator's fold is the rules' fold: after the last event it holds
+// the same board as the game that produced the events.
+func TestNarratorStateIsTheFold(t *testing.T) {
+	g := playInMemory(t)
+	n := replay.NewNarrator(ed3e.Rules{})
+	for _, e := range g.Events {
+		if _, err := n.Next(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := g.State.Hash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := n.State().Hash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Fatal("the narrator's state differs from the game's")
+	}
+}
+
+// An event out of order is an error, not a wrong story.
+func TestNarratorRefusesGaps(t *testing.T) {
+	g := playInMemory(t)
+	n := replay.NewNarrator(ed3e.Rules{})
+	if _, err := n.Next(g.Events[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.Next(g.Events[2]); err == nil {
+		t.Fatal("event 3 after event 1 was narrated")
+	}
+}
+
+func TestSummaryWithoutHits(t *testing.T) {
+	g := playInMemory(t)
+	s := g.State
+	a := &projector.Attack{Firer: "tac", Target: "boyz", Shots: 2,
+		Shooters: []projector.Shooter{{Model: "tac-1", Weapon: "boltgun", Shots: 1}, {Model: "tac-2", Weapon: "boltgun", Shots: 1}},
+		Steps:    []projector.DiceStep{{Purpose: "hit", Dice: 2, Need: 3, Seq: 9, Values: []int{1, 2}}}}
+	got := replay.Summary(s, a)
+	want := "Turn 2 — Tactical Squad fires 2 boltguns (2 shots) at Ork Boyz: 0 hits on 3+ — no casualties"
+	if got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+}
+
+func contains(lines []string, want string) bool {
+	for _, l := range lines {
+		if l == want {
+			return true
+		}
+	}
+	return false
+}
