@@ -306,3 +306,18 @@ func (e Event) Decode() (Payload, error) {
 	}
 	return p, nil
 }
+
+// DecodeValue decodes bytes written by EncodeValue into v. It never panics.
+func DecodeValue(b []byte, v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrMalformed, r)
+		}
+	}()
+	d := getDecoder(b)
+	defer putDecoder(d)
+	if err := d.dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return nil
+}

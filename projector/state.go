@@ -136,7 +136,7 @@ type State struct {
 	First   string               `json:"first_player"`
 	Units   []*Unit              `json:"units"`
 	Terrain []events.TerrainSpec `json:"terrain,omitempty"`
-	Tokens  map[string]string    `json:"-"` // role → SHA-256 of its token; read by the recorder
+	Tokens  map[string]string    `json:"tokens,omitempty"` // role → SHA-256 of its token (never the token): the recorder checks calls against it
 
 	Turn   int    `json:"turn"`
 	Active string `json:"active_player,omitempty"`
@@ -244,4 +244,18 @@ func (s *State) Hash() (events.Hash, error) {
 		return events.Hash{}, err
 	}
 	return sha256.Sum256(b), nil
+}
+
+// StateVersion names the shape of State and the way events fold into it.
+// Bump it whenever either changes: every cached snapshot of an older
+// version is then stale and is folded again from the events.
+const StateVersion = 1
+
+// DecodeState decodes a state written by Encode.
+func DecodeState(b []byte) (*State, error) {
+	var s State
+	if err := events.DecodeValue(b, &s); err != nil {
+		return nil, fmt.Errorf("decode state: %w", err)
+	}
+	return &s, nil
 }

@@ -167,6 +167,8 @@ type Attack6e struct {
 	Cover []Cover6e `json:"cover,omitempty"`
 	// Steps parallels Attack.Steps, index for index.
 	Steps []Step6e `json:"steps"`
+	// AutoHits are the hits of weapons that hit without a roll.
+	AutoHits []AutoHit6e `json:"auto_hits,omitempty"`
 	// Pools are the wound pools, by Strength and AP; Order is the order
 	// the attacker picked (indices into Pools); Pool indexes Order.
 	Pools []Pool6e `json:"pools,omitempty"`
@@ -208,6 +210,14 @@ type Step6e struct {
 	Pool string `json:"pool,omitempty"`
 }
 
+// AutoHit6e is hits scored without a hit roll (templates, NO-BS weapons).
+type AutoHit6e struct {
+	Weapon string `json:"weapon"`
+	S      int    `json:"s"`
+	AP     int    `json:"ap,omitempty"`
+	Hits   int    `json:"hits"`
+}
+
 // Pool6e is a wound pool: wounds of one Strength and AP.
 type Pool6e struct {
 	Key     string `json:"key"`
@@ -242,6 +252,7 @@ func (a *Attack6e) Clone() *Attack6e {
 			c.Steps[i] = st
 		}
 	}
+	c.AutoHits = slices.Clone(a.AutoHits)
 	c.Pools = slices.Clone(a.Pools)
 	c.Order = slices.Clone(a.Order)
 	if a.Wound != nil {

@@ -138,6 +138,9 @@ func created(s *projector.State, p *events.MatchCreated) string {
 				units = append(units, fmt.Sprintf("%s (%d)", u.DisplayName(), len(u.Models)))
 			}
 		}
+		if len(units) == 0 {
+			units = []string{"no units"}
+		}
 		sides = append(sides, fmt.Sprintf("%s with %s", s.PlayerName(pl.ID), strings.Join(units, ", ")))
 	}
 	name := ""

@@ -99,3 +99,22 @@ type RawScanner interface {
 	// stored under) and bytes, in key order. The bytes are a copy.
 	ScanRaw(ctx context.Context, match string, fn func(key uint64, record []byte) error) error
 }
+
+// Snapshot is a cached encoding of a match's state after event Seq.
+type Snapshot struct {
+	Seq  uint64
+	Data []byte
+}
+
+// Snapshots is an optional ability (found by type assertion): a cache of
+// encoded states, so a seek folds from the nearest snapshot instead of
+// event 1. A snapshot is never trusted over the events: readers check it
+// (replay/snapshot.go) and delete one that fails.
+type Snapshots interface {
+	// PutSnapshots writes snapshots in one transaction.
+	PutSnapshots(ctx context.Context, match string, snaps []Snapshot) error
+	// NearestSnapshot returns the snapshot with the greatest Seq <= seq, or
+	// ErrNotFound.
+	NearestSnapshot(ctx context.Context, match string, seq uint64) (Snapshot, error)
+	DeleteSnapshot(ctx context.Context, match string, seq uint64) error
+}

@@ -125,7 +125,7 @@ func inflict(s *projector.State, a *projector.Attack, t *projector.Unit, w *proj
 }
 
 func saveLabel(m *projector.Model, ap int) string {
-	l := fmt.Sprintf("%s", m.ID)
+	l := m.ID
 	if m.Sv > 0 {
 		l += fmt.Sprintf(", Sv%d+ AP%d", m.Sv, -abs(ap))
 	}

@@ -78,13 +78,10 @@ var bsTable = [...]struct{ hit, reroll int }{
 	10: {2, 2},
 }
 
-// Snap shots (RULES.md).
-const (
-	// SnapBS is the BS snap shots are resolved at.
-	SnapBS = 1
-	// SnapKeepsBSReroll: BS6+ re-rolls do not apply to snap shots (default).
-	SnapKeepsBSReroll = false
-)
+// SnapBS is the BS snap shots are resolved at (RULES.md). BS6+ re-rolls
+// do not apply to snap shots (default): they are resolved as BS1, whose row
+// has no re-roll. A master-crafted weapon's re-roll still applies.
+const SnapBS = 1
 
 // Wound roll: the wound chart (projector/rules). When the models a roll is
 // against differ in Toughness, it uses the majority Toughness, the higher

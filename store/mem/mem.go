@@ -25,6 +25,7 @@ type Store struct {
 	nextKey uint64      // last outbox key handed out; never reused
 	notify  chan struct{}
 	secrets map[secretKey][]byte
+	snaps   map[string]map[uint64][]byte
 }
 
 // matchLog is one match. evs only grows, and its elements are never modified

@@ -350,3 +350,22 @@ func TestServeThenCommandsUseIt(t *testing.T) {
 		t.Fatalf("--server of a stopped server: exit %d, %s", code, errs)
 	}
 }
+
+// A server.json that names a live recorder of another data directory is
+// not trusted: commands must never read or write someone else's matches.
+func TestServerFileOfAnotherDataDir(t *testing.T) {
+	served, mine := t.TempDir(), t.TempDir()
+	n, err := node.Open(context.Background(), node.Config{DataDir: served, Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	other := mustRun(t, "", "--server", n.URL(), "play", example)
+	si := `{"nats_url":"` + n.URL() + `","pid":1}`
+	if err := os.WriteFile(filepath.Join(mine, node.ServerFile), []byte(si), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustRun(t, mine, "matches"); strings.Contains(out, strings.TrimSpace(other)) {
+		t.Fatalf("matches of %s shows %s's match:\n%s", mine, served, out)
+	}
+}

@@ -37,7 +37,7 @@ type api struct {
 // directory without serving it, and we say so.
 func (a *app) connect(ctx context.Context) (*api, error) {
 	if a.server != "" {
-		c, err := dial(ctx, a.server)
+		c, err := dial(ctx, a.server, "")
 		if err != nil {
 			return nil, unavailable("cannot reach a recorder at %s: %v", a.server, err)
 		}
@@ -45,7 +45,9 @@ func (a *app) connect(ctx context.Context) (*api, error) {
 	}
 	si, sfErr := node.ReadServerFile(a.data)
 	if sfErr == nil && si.NATSURL != "" {
-		c, err := dial(ctx, si.NATSURL)
+		// The server must serve this directory: a stale server.json may
+		// name a port another recorder, on other data, now listens on.
+		c, err := dial(ctx, si.NATSURL, node.AbsDir(a.data))
 		if err == nil {
 			a.log.Debug().Str("url", si.NATSURL).Msg("using the running server")
 			return c, nil
@@ -84,8 +86,8 @@ func (a *app) connect(ctx context.Context) (*api, error) {
 }
 
 // dial connects to a NATS server and checks that a matchrec recorder
-// answers there.
-func dial(ctx context.Context, url string) (*api, error) {
+// answers there (serving dataDir, unless that is "").
+func dial(ctx context.Context, url, dataDir string) (*api, error) {
 	nc, err := nats.Connect(url, nats.Name("matchrec-cli"), nats.Timeout(probeTimeout))
 	if err != nil {
 		return nil, err
@@ -97,6 +99,10 @@ func dial(ctx context.Context, url string) (*api, error) {
 	if err := c.Call(pctx, node.VerbPing, nil, &ping); err != nil {
 		nc.Close()
 		return nil, err
+	}
+	if dataDir != "" && ping.DataDir != dataDir {
+		nc.Close()
+		return nil, fmt.Errorf("the recorder at %s serves %s, not %s", url, ping.DataDir, dataDir)
 	}
 	return &api{client: c, close: nc.Close}, nil
 }

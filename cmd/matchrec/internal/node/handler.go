@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
@@ -65,7 +67,7 @@ type MatchSummary struct {
 func (n *Node) Handler() natsbus.Handler {
 	verbs := natsbus.Verbs{
 		VerbPing: func(context.Context, []byte) (any, error) {
-			return PingResult{Service: "matchrec", PID: os.Getpid(), DataDir: n.cfg.DataDir}, nil
+			return PingResult{Service: "matchrec", PID: os.Getpid(), DataDir: AbsDir(n.cfg.DataDir)}, nil
 		},
 		VerbCreate:  n.create,
 		VerbDeclare: func(ctx context.Context, b []byte) (any, error) { return n.execute(ctx, b, false) },
@@ -99,11 +101,29 @@ func APIError(err error) *natsbus.Error {
 	case errors.As(err, &ae):
 		return natsbus.AsError(err)
 	case errors.Is(err, recorder.ErrUnauthorized):
-		return &natsbus.Error{Code: natsbus.CodeUnauthorized, Message: err.Error()}
+		return &natsbus.Error{Code: natsbus.CodeUnauthorized, Message: trimSentinel(err, recorder.ErrUnauthorized)}
 	case errors.Is(err, recorder.ErrBadRequest):
-		return &natsbus.Error{Code: natsbus.CodeBadRequest, Message: err.Error()}
+		return &natsbus.Error{Code: natsbus.CodeBadRequest, Message: trimSentinel(err, recorder.ErrBadRequest)}
 	}
 	return natsbus.AsError(err) // not_found, conflict, internal
+}
+
+// AbsDir is the absolute, symlink-free form of a directory, so two
+// spellings of one data directory compare equal.
+func AbsDir(dir string) string {
+	if a, err := filepath.Abs(dir); err == nil {
+		dir = a
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	return dir
+}
+
+// trimSentinel drops the sentinel's own text from the front of a message:
+// the code already says it ("bad_request: bad request: ..." reads badly).
+func trimSentinel(err, sentinel error) string {
+	return strings.TrimPrefix(err.Error(), sentinel.Error()+": ")
 }
 
 func (n *Node) create(ctx context.Context, body []byte) (any, error) {

@@ -21,7 +21,7 @@ const examplesDir = "../../../../examples"
 
 // startServing opens a node the way `serve` does: embedded NATS on a free
 // TCP port, a real bbolt file, server.json written.
-func startServing(t *testing.T, dir string) *Node {
+func startServing(t testing.TB, dir string) *Node {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -39,7 +39,7 @@ func startServing(t *testing.T, dir string) *Node {
 
 // remote is an API client on its own TCP connection, as another process
 // would have.
-func remote(t *testing.T, n *Node) *natsbus.Client {
+func remote(t testing.TB, n *Node) *natsbus.Client {
 	t.Helper()
 	if n.URL() == "" {
 		t.Fatal("the node does not listen")
@@ -85,7 +85,7 @@ func play(t *testing.T, c *natsbus.Client, sc *replay.Script, upTo int) (recorde
 	return created, pending
 }
 
-func readScript(t *testing.T, path string) *replay.Script {
+func readScript(t testing.TB, path string) *replay.Script {
 	t.Helper()
 	sc, err := replay.ReadScript(path)
 	if err != nil {

@@ -1,0 +1,307 @@
+package ed6e
+
+import (
+	"fmt"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/rules"
+)
+
+// Attack stages. An attack (shooting, Overwatch or a unit's blows at one
+// Initiative step) goes hit → wound → order (only with several pools) →
+// alloc, where each wound is allocated, possibly offered to Look Out, Sir
+// (offer, lookoutsir) and saved (save), until every pool is resolved.
+const (
+	stageHit        = "hit"
+	stageWound      = "wound"
+	stageOrder      = "order"
+	stageAlloc      = "alloc"
+	stageSave       = "save"
+	stageOffer      = "offer"
+	stageLookOutSir = "lookoutsir"
+	stageDone       = "done"
+)
+
+// Roll purposes of this edition's attacks.
+const (
+	purposeHit        = "hit"
+	purposeWound      = "wound"
+	purposeSave       = "save"
+	purposeLookOutSir = "lookoutsir"
+)
+
+// Re-roll rules, recorded as the Reroll.Source of the re-roll's dice.
+const (
+	ruleBS = "BS6+"           // the re-roll of a 1 that BS6 and above grant
+	ruleMC = "master-crafted" // replaces the table, same target as the first roll
+)
+
+// hitSpec is how one shooter or striker rolls to hit.
+type hitSpec struct {
+	key      string // shooters and strikers with the same key roll together
+	label    string
+	need     int
+	bsReroll int  // target of the BS6+ re-roll of 1s, 0 = none
+	mc       bool // master-crafted: failed rolls re-rolled at need
+	auto     bool // hits without a roll
+}
+
+// start plans the hit rolls of a new attack and makes it the attack in
+// progress.
+func start(s *projector.State, a *projector.Attack, specs []hitSpec) {
+	planHits(s, a, specs)
+	s.Attack = a
+	advance(s, a)
+}
+
+// shootingSpecs: one group per (weapon, BS, snap); snap shots at SnapBS.
+func shootingSpecs(u *projector.Unit, pl plan) []hitSpec {
+	out := make([]hitSpec, len(pl.shooters))
+	for i, sh := range pl.shooters {
+		w := u.Weapon(sh.Weapon)
+		label := fmt.Sprintf("%s, BS%d", weaponName(w), sh.BS)
+		if pl.snap[i] {
+			label = weaponName(w) + ", snap shots"
+		}
+		out[i] = hitSpec{key: fmt.Sprintf("%s/%d/%t", sh.Weapon, sh.BS, pl.snap[i]), label: label,
+			need: HitNeed(sh.BS), bsReroll: RerollNeed(sh.BS), mc: masterCrafted(w), auto: autoHits(w)}
+	}
+	return out
+}
+
+// planHits creates one hit roll per group of shooters, in the order they
+// fire, the automatic hits, and the attack's expected unsaved wounds.
+func planHits(s *projector.State, a *projector.Attack, specs []hitSpec) {
+	idx := map[string]int{} // looked up only, never iterated
+	for i, sh := range a.Shooters {
+		sp := specs[i]
+		a.Shots += sh.Shots
+		if sp.auto {
+			a.Hits += sh.Shots
+			a.Ed6e.AutoHits = append(a.Ed6e.AutoHits, projector.AutoHit6e{Weapon: sh.Weapon, S: sh.S, AP: sh.AP, Hits: sh.Shots})
+			continue
+		}
+		j, ok := idx[sp.key]
+		if !ok {
+			j = len(a.Steps)
+			idx[sp.key] = j
+			info := projector.Step6e{AP: sh.AP}
+			switch {
+			case sp.mc: // the weapon's own re-roll wins over the table
+				info.Reroll, info.RerollNeed = ruleMC, sp.need
+			case sp.bsReroll > 0:
+				info.Reroll, info.RerollNeed = ruleBS, sp.bsReroll
+			}
+			addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeHit, Label: sp.label, Need: sp.need, S: sh.S}, info)
+		}
+		a.Steps[j].Dice += sh.Shots
+		if sp.mc {
+			a.Ed6e.Steps[j].RerollMax += MasterCraftedRerolls
+		}
+	}
+	a.Expected = expected(s, a)
+}
+
+// addStep inserts a dice step and its 6e details at index i.
+func addStep(a *projector.Attack, i int, d projector.DiceStep, info projector.Step6e) {
+	a.Steps = append(a.Steps[:i], append([]projector.DiceStep{d}, a.Steps[i:]...)...)
+	a.Ed6e.Steps = append(a.Ed6e.Steps[:i], append([]projector.Step6e{info}, a.Ed6e.Steps[i:]...)...)
+}
+
+// evolveAttackRoll folds a roll of the attack in progress.
+func evolveAttackRoll(s *projector.State, seq uint64, p *events.DiceRolled) error {
+	a := s.Attack
+	d := a.Current()
+	if d == nil {
+		return fmt.Errorf("the attack waits for no roll")
+	}
+	if p.Count != d.Dice || len(p.Values) != d.Dice || p.Purpose != d.Purpose {
+		return fmt.Errorf("roll of %d dice for %s, but the step is %d dice for %s", len(p.Values), p.Purpose, d.Dice, d.Purpose)
+	}
+	i := a.Next
+	info := a.Ed6e.Steps[i]
+	if info.IsReroll && (p.Reroll == nil || p.Reroll.Seq != a.Steps[info.Of].Seq) {
+		return fmt.Errorf("a re-roll must name the roll it replaces (event %d)", a.Steps[info.Of].Seq)
+	}
+	d.Seq, d.Values = seq, p.Values
+	d.Successes = projector.CountAtLeast(p.Values, d.Need)
+	a.Next++
+	switch d.Purpose {
+	case purposeHit:
+		a.Hits += d.Successes
+		if !info.IsReroll && info.Reroll != "" {
+			queueReroll(a, i)
+		}
+	case purposeWound:
+		a.Wounds += d.Successes
+	case purposeSave:
+		resolveSave(s, a, d)
+	case purposeLookOutSir:
+		resolveLookOutSir(a, d)
+	}
+	advance(s, a)
+	return nil
+}
+
+// queueReroll adds, right after hit step i, the re-roll its rule grants:
+// the 1s (BS6+) or failed dice (master-crafted, up to one per model). A
+// re-roll step is never re-rolled: no die is re-rolled twice.
+func queueReroll(a *projector.Attack, i int) {
+	d, info := &a.Steps[i], a.Ed6e.Steps[i]
+	var idx []int
+	for j, v := range d.Values {
+		fail := v < d.Need
+		if info.Reroll == ruleBS {
+			fail = v == 1
+		}
+		if fail && (info.RerollMax == 0 || len(idx) < info.RerollMax) {
+			idx = append(idx, j)
+		}
+	}
+	if len(idx) == 0 {
+		return
+	}
+	label := d.Label + ", re-roll of 1s"
+	if info.Reroll == ruleMC {
+		label = d.Label + ", master-crafted re-roll"
+	}
+	addStep(a, i+1, projector.DiceStep{Purpose: purposeHit, Label: label, Dice: len(idx), Need: info.RerollNeed, S: d.S},
+		projector.Step6e{AP: info.AP, Reroll: info.Reroll, IsReroll: true, Of: i, Indices: idx})
+}
+
+// advance moves the attack on once no roll of the current stage is left.
+func advance(s *projector.State, a *projector.Attack) {
+	if a.Next < len(a.Steps) {
+		return // a roll is pending
+	}
+	switch a.Stage {
+	case stageHit:
+		planWounds(s, a)
+	case stageWound:
+		planPools(s, a)
+	case stageAlloc, stageSave, stageLookOutSir:
+		a.Stage = stageAlloc
+		allocate(s, a)
+	}
+}
+
+// hitsByPool sums the hits of each Strength/AP, in the order they first
+// appear.
+func hitsByPool(a *projector.Attack) []projector.Pool6e {
+	var out []projector.Pool6e
+	add := func(st, ap, n int) {
+		if n == 0 {
+			return
+		}
+		key := poolKey(st, ap)
+		for i := range out {
+			if out[i].Key == key {
+				out[i].Wounds += n
+				return
+			}
+		}
+		out = append(out, projector.Pool6e{Key: key, S: st, AP: ap, Wounds: n})
+	}
+	for i, d := range a.Steps {
+		if d.Purpose == purposeHit {
+			add(d.S, a.Ed6e.Steps[i].AP, d.Successes)
+		}
+	}
+	for _, h := range a.Ed6e.AutoHits {
+		add(h.S, h.AP, h.Hits)
+	}
+	return out
+}
+
+func poolKey(st, ap int) string { return fmt.Sprintf("S%d/AP%s", st, apLabel(ap)) }
+
+// planWounds: one wound roll per Strength/AP against the majority
+// Toughness of the models that may take the wounds. Hits that cannot
+// wound (N on the chart) are lost.
+func planWounds(s *projector.State, a *projector.Attack) {
+	a.Stage = stageWound
+	tough := majority(a, func(m *projector.Model) int { return m.T }, s.Unit(a.Target))
+	for _, h := range hitsByPool(a) {
+		need := rules.WoundChart(h.S, tough)
+		if need == 0 {
+			continue
+		}
+		addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeWound, Label: fmt.Sprintf("S%d vs T%d", h.S, tough),
+			Dice: h.Wounds, Need: need, S: h.S, T: tough}, projector.Step6e{AP: h.AP, Pool: h.Key})
+	}
+	if a.Next == len(a.Steps) {
+		finish(s, a)
+	}
+}
+
+// planPools makes a wound pool of each wound roll's wounds; with more than
+// one, the attacker picks their order.
+func planPools(s *projector.State, a *projector.Attack) {
+	for i, d := range a.Steps {
+		info := a.Ed6e.Steps[i]
+		if d.Purpose == purposeWound && d.Successes > 0 {
+			a.Ed6e.Pools = append(a.Ed6e.Pools, projector.Pool6e{Key: info.Pool, S: d.S, AP: info.AP, Wounds: d.Successes})
+		}
+	}
+	switch len(a.Ed6e.Pools) {
+	case 0:
+		finish(s, a)
+	case 1:
+		a.Ed6e.Order = []int{0}
+		a.Stage = stageAlloc
+		allocate(s, a)
+	default:
+		a.Stage = stageOrder
+	}
+}
+
+// majority is the most common value of f over the models that may take
+// the wounds, the higher on a tie.
+func majority(a *projector.Attack, f func(*projector.Model) int, t *projector.Unit) int {
+	var vals, counts []int
+	for _, id := range a.Eligible {
+		m := t.Model(id)
+		if m == nil || !m.Alive() {
+			continue
+		}
+		v, found := f(m), false
+		for i := range vals {
+			if vals[i] == v {
+				counts[i]++
+				found = true
+			}
+		}
+		if !found {
+			vals, counts = append(vals, v), append(counts, 1)
+		}
+	}
+	best, bc := 0, 0
+	for i, v := range vals {
+		if counts[i] > bc || (counts[i] == bc && v > best) {
+			best, bc = v, counts[i]
+		}
+	}
+	return best
+}
+
+// finish closes the attack and hands the turn back to what it was part
+// of: the shooting phase, a charge (Overwatch) or a combat.
+func finish(s *projector.State, a *projector.Attack) {
+	a.Stage = stageDone
+	s.AddTally(a.Attacker, func(t *projector.Tally) { t.ExpectedWounds += a.Expected })
+	s.LastAttack, s.Attack = a, nil
+	switch a.Kind {
+	case KindShooting:
+		if u := s.Unit(a.Firer); u != nil {
+			u.Fired = true
+		}
+	case KindOverwatch:
+		s.Ed6e.Overwatched = append(s.Ed6e.Overwatched, a.Firer)
+		if ch := s.Ed6e.Charge; ch != nil && ch.Stage == chargeOverwatch {
+			ch.Stage = chargeRoll
+		}
+	case KindMelee:
+		struck(s, a)
+	}
+}

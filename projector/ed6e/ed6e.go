@@ -1,0 +1,170 @@
+// Package ed6e is the 6e edition (RULES.md "6e", seed 000): shooting with
+// the BS table and its re-rolls, snap shots, wound pools allocated to the
+// closest model, cover saves, Look Out, Sir and focus fire; and the
+// assault phase: charges with Overwatch and a 2D6 charge roll, then
+// combats fought by Initiative steps with the Weapon Skill table, the
+// combat result, Morale, sweeping advances, pile-ins and consolidation.
+//
+// What it reads of a match's setup:
+//   - models: WS, BS, S, T, W, I, A, Ld, Sv (armour), Inv (invulnerable),
+//     Keywords CHARACTER and INDEPENDENT CHARACTER (or IC);
+//   - weapons: Type rapid-fire, assault, heavy, pistol, salvo or melee;
+//     Range, Shots, S (0 on a melee weapon: the model's), AP (0 = none);
+//     Keywords TEMPLATE, BLAST, NO-BS (cannot snap fire; templates and
+//     NO-BS hit automatically) and MASTER-CRAFTED;
+//   - terrain kinds for cover: woods, ruins, fortification, razor-wire,
+//     any other non-blocking kind as area terrain; blocking gives none.
+//
+// Every number it uses is in defaults.go. The pipeline of an attack (hit,
+// re-roll, wound, pools, allocation, saves) is shared by shooting,
+// Overwatch and close combat (attack.go, allocate.go); what the match
+// waits for is derived from the state in one place (pending.go).
+package ed6e
+
+import (
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+)
+
+// Commands of this edition, besides the common ones and shoot, roll and
+// decline (which declines Overwatch or Look Out, Sir).
+const (
+	CmdCharge     = "charge"     // Unit declares a charge against Target
+	CmdOverwatch  = "overwatch"  // the charged unit (Unit) fires Overwatch (Weapons optional)
+	CmdLookOutSir = "lookoutsir" // attempt Look Out, Sir, moving the wound to Model on a success
+	CmdPools      = "pools"      // order the wound pools: Indices into the pending list
+	CmdFight      = "fight"      // choose the combat Unit is locked in
+	CmdStrike     = "strike"     // Unit's models of the current Initiative strike Target
+)
+
+// Pending kinds of this edition, besides declare and roll.
+const (
+	WaitOverwatch  = "overwatch"   // the charged unit's owner fires Overwatch or declines
+	WaitLookOutSir = "lookoutsir"  // the character's owner attempts Look Out, Sir or declines
+	WaitPools      = "pools"       // the attacker orders the wound pools
+	WaitChargeMove = "charge-move" // the attacker moves the first charger into base contact
+	WaitStrike     = "strike"      // a unit piles in and strikes at its Initiative step
+)
+
+// Refusal codes of this edition.
+const (
+	CodeCannotSnap      = "cannot_snap_fire"
+	CodeBadFocusFire    = "bad_focus_fire"
+	CodeNoLookOutSir    = "look_out_sir_not_allowed"
+	CodeInitiativeOrder = "initiative_order"
+)
+
+// Attack kinds.
+const (
+	KindShooting  = "shooting"
+	KindOverwatch = "overwatch"
+	KindMelee     = "melee"
+)
+
+// Rules is the 6e edition.
+type Rules struct{}
+
+var _ projector.Rules = Rules{}
+
+// Edition is "6e".
+func (Rules) Edition() string { return Edition }
+
+// Phases of a 6e player turn; the assault phase has a charge and a fight
+// sub-phase (State6e.Subphase).
+func (Rules) Phases() []string {
+	return []string{projector.PhaseMovement, projector.PhaseShooting, projector.PhaseAssault}
+}
+
+// DefaultMove is 6".
+func (Rules) DefaultMove() float64 { return Move }
+
+// Decide handles this edition's commands and guards the common ones that
+// would skip a required step.
+func (Rules) Decide(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
+	switch c.Type {
+	case projector.CmdShoot:
+		return decideShoot(s, actor, c)
+	case projector.CmdRoll:
+		return projector.DecideRoll(s, actor, c)
+	case projector.CmdDecline:
+		return decideDecline(s, actor)
+	case CmdLookOutSir:
+		return decideLookOutSir(s, actor, c)
+	case CmdPools:
+		return decidePools(s, actor, c)
+	case CmdCharge:
+		return decideCharge(s, actor, c)
+	case CmdOverwatch:
+		return decideOverwatch(s, actor, c)
+	case CmdFight:
+		return decideFight(s, actor, c)
+	case CmdStrike:
+		return decideStrike(s, actor, c)
+	case projector.CmdMove:
+		return decideMove(s, actor, c)
+	case projector.CmdNextTurn:
+		return nil, guardNextTurn(s, actor)
+	case projector.CmdPhase:
+		return nil, guardOpen(s, actor)
+	case projector.CmdDistribute, projector.CmdCasualties:
+		return nil, projector.Refuse(projector.CodeWrongStep, "in 6e wounds go to the closest model: there is no distribution or casualty choice; the match waits for: %s", s.Pending.Text)
+	case projector.CmdReroll:
+		return nil, projector.Refuse(projector.CodeWrongStep, "in 6e the re-rolls a rule grants are asked for by the match itself; the match waits for: %s", s.Pending.Text)
+	}
+	return nil, projector.ErrNotHandled
+}
+
+// Evolve folds the events, then derives what the match waits for.
+func (Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) error {
+	var err error
+	switch p := p.(type) {
+	case *events.MatchCreated:
+		s.Ed6e = &projector.State6e{}
+	case *events.TurnStarted:
+		s.Ed6e = &projector.State6e{}
+	case *events.PhaseStarted:
+		closeOpen(s)
+		s.Ed6e.Subphase = ""
+		if p.Phase == projector.PhaseAssault {
+			s.Ed6e.Subphase = SubCharge
+		}
+	case *events.MatchEnded:
+		closeOpen(s)
+	case *events.ModelMoved:
+		err = evolveMoved(s, p)
+	case *events.ShootingDeclared:
+		err = evolveShooting(s, e.Seq, p)
+	case *events.DiceRolled:
+		projector.NoteRoll(s, e.Seq, p)
+		err = evolveRoll(s, e.Seq, p)
+	case *events.LookOutSirDeclared:
+		err = evolveLookOutSir(s, p)
+	case *events.LookOutSirDeclined:
+		err = evolveLookOutSirDeclined(s, p)
+	case *events.WoundPoolsOrdered:
+		err = evolvePools(s, p)
+	case *events.ChargeDeclared:
+		err = evolveCharge(s, e.Seq, p)
+	case *events.OverwatchDeclared:
+		err = evolveOverwatch(s, e.Seq, p)
+	case *events.OverwatchDeclined:
+		err = evolveOverwatchDeclined(s, p)
+	case *events.CombatChosen:
+		err = evolveCombat(s, e.Seq, p)
+	case *events.StrikeDeclared:
+		err = evolveStrike(s, e.Seq, p)
+	default:
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	refreshPending(s)
+	return nil
+}
+
+// Sub-phases of the assault phase.
+const (
+	SubCharge = "charge"
+	SubFight  = "fight"
+)

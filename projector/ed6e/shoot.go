@@ -1,0 +1,130 @@
+package ed6e
+
+import (
+	"fmt"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+)
+
+// FocusNone is the focus-fire value "no cover": only models without a
+// cover save may take the wounds.
+const FocusNone = "none"
+
+// parseFocus reads a focus-fire declaration: "2+".."6+" → 2..6, "none" →
+// 7 (every cover save is better), "" → 0 (not declared).
+func parseFocus(v string) (int, error) {
+	switch v {
+	case "":
+		return 0, nil
+	case FocusNone:
+		return 7, nil
+	}
+	if len(v) == 2 && v[1] == '+' && v[0] >= '2' && v[0] <= '6' {
+		return int(v[0] - '0'), nil
+	}
+	return 0, projector.Refuse(CodeBadFocusFire, "focus fire names a cover save from 2+ to 6+, or %q for no cover; %q is none of them", FocusNone, v)
+}
+
+// focusAllows reports whether focus fire at focus lets a wound be
+// allocated to a model with cover save cover (0 = none): only models whose
+// cover is that value or worse, or that have none (RULES.md).
+func focusAllows(focus, cover int) bool {
+	return focus == 0 || cover == 0 || cover >= focus
+}
+
+func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
+	if err := projector.RequireActive(s, actor); err != nil {
+		return nil, err
+	}
+	if s.Phase != projector.PhaseShooting {
+		return nil, projector.Refuse(projector.CodeWrongPhase, "units shoot in the shooting phase, not the %s phase", s.Phase)
+	}
+	if _, err := parseFocus(c.FocusFire); err != nil {
+		return nil, err
+	}
+	u, err := ownUnit(s, actor, c.Unit)
+	if err != nil {
+		return nil, err
+	}
+	if u.Fired {
+		return nil, projector.Refuse(projector.CodeAlreadyFired, "unit %s has already fired this turn", u.DisplayName())
+	}
+	if locked(s, u) {
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s is locked in combat and cannot shoot", u.DisplayName())
+	}
+	t, err := enemyUnit(s, u, c.Target)
+	if err != nil {
+		return nil, err
+	}
+	if locked(s, t) {
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s is locked in combat: units do not shoot into combats", t.DisplayName())
+	}
+	pl, err := planShooting(s, u, t, c.Weapons, fire{snapAll: c.Snap})
+	if err != nil {
+		return nil, err
+	}
+	return []events.Payload{&events.ShootingDeclared{Unit: u.ID, Target: t.ID, Weapons: pl.weapons, FocusFire: c.FocusFire, Snap: c.Snap}}, nil
+}
+
+func evolveShooting(s *projector.State, seq uint64, p *events.ShootingDeclared) error {
+	u, t := s.Unit(p.Unit), s.Unit(p.Target)
+	if u == nil || t == nil {
+		return fmt.Errorf("unknown unit %s or target %s", p.Unit, p.Target)
+	}
+	focus, err := parseFocus(p.FocusFire)
+	if err != nil {
+		return err
+	}
+	pl, err := planShooting(s, u, t, p.Weapons, fire{snapAll: p.Snap})
+	if err != nil {
+		return fmt.Errorf("declaration no longer valid: %w", err)
+	}
+	a := newAttack(seq, KindShooting, u, t, pl)
+	a.Ed6e.FocusFire, a.Ed6e.Focus = p.FocusFire, focus
+	if p.Snap {
+		a.Type = "snap"
+	}
+	start(s, a, pl.snap)
+	return nil
+}
+
+// newAttack is an attack of u on t from a plan.
+func newAttack(seq uint64, kind string, u, t *projector.Unit, pl plan) *projector.Attack {
+	return &projector.Attack{
+		Seq: seq, Kind: kind, Firer: u.ID, Target: t.ID,
+		Attacker: u.Player, Defender: t.Player,
+		Shooters: pl.shooters, Eligible: pl.eligible, Stage: stageHit,
+		Ed6e: &projector.Attack6e{Cover: pl.cover},
+	}
+}
+
+// ownUnit is actor's unit id, on the table.
+func ownUnit(s *projector.State, actor events.Actor, id string) (*projector.Unit, error) {
+	u := s.Unit(id)
+	if u == nil {
+		return nil, projector.Refuse(projector.CodeUnknownUnit, "unknown unit %q", id)
+	}
+	if u.Player != actor.ID {
+		return nil, projector.Refuse(projector.CodeWrongPlayer, "unit %s belongs to %s", u.DisplayName(), s.PlayerName(u.Player))
+	}
+	if u.Destroyed() {
+		return nil, projector.Refuse(projector.CodeUnknownUnit, "unit %s has no models left", u.DisplayName())
+	}
+	return u, nil
+}
+
+// enemyUnit is unit id, an enemy of u on the table.
+func enemyUnit(s *projector.State, u *projector.Unit, id string) (*projector.Unit, error) {
+	t := s.Unit(id)
+	if t == nil {
+		return nil, projector.Refuse(projector.CodeUnknownUnit, "unknown target unit %q", id)
+	}
+	if t.Player == u.Player {
+		return nil, projector.Refuse(projector.CodeBadCommand, "%s cannot attack its own side's unit %s", u.DisplayName(), t.DisplayName())
+	}
+	if t.Destroyed() {
+		return nil, projector.Refuse(projector.CodeUnknownUnit, "target %s has no models left", t.DisplayName())
+	}
+	return t, nil
+}

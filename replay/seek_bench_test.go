@@ -1,0 +1,84 @@
+package replay_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector/ed3e"
+	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/projector/projtest"
+	"github.com/matchrec/matchrec/projector/sim"
+	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store"
+)
+
+// longMatch records a 3e match of at least n events: armies that cannot
+// wound each other (T10), shooting turn after turn.
+func longMatch(b *testing.B, st store.Store, id string, n int) int {
+	b.Helper()
+	setup := sim.RandomMatch("3e", rand.New(rand.NewPCG(11, 12)))
+	for i := range setup.Units {
+		for j := range setup.Units[i].Models {
+			setup.Units[i].Models[j].T = 10
+		}
+	}
+	g := projtest.New(b, ed3e.Rules{}, setup)
+	ap := &sim.Autoplay{Rules: ed3e.Rules{}, Dice: sim.NewDice(13)}
+	for len(g.Events) < n {
+		actor, c, _ := ap.Next(g.State)
+		g.Do(actor, c)
+	}
+	evs := make([]events.Event, len(g.Events))
+	var prev events.Hash
+	for j, e := range g.Events {
+		e.Match, e.PrevHash = id, prev
+		e.Hash = events.ComputeHash(e)
+		evs[j], prev = e, e.Hash
+	}
+	if err := st.Append(context.Background(), id, 0, evs); err != nil {
+		b.Fatal(err)
+	}
+	return len(evs)
+}
+
+// BenchmarkSeek: the state at a random sequence of a 10,000-event match,
+// through snapshots every K events (warm cache), beside a full fold of the
+// same match. Reports the median seek in ms.
+func BenchmarkSeek(b *testing.B) {
+	st := openBolt(b)
+	n := longMatch(b, st, "long", 10_000)
+	ctx := context.Background()
+	b.Run("full-fold", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := replay.Fold(ctx, st, "long", 0, editions.Lookup); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(n), "events")
+	})
+	for _, k := range []uint64{32, 128, 512, 2048} {
+		b.Run(fmt.Sprintf("K=%d", k), func(b *testing.B) {
+			sk := &replay.Seeker{Store: st, Lookup: editions.Lookup, Every: k}
+			if _, err := sk.StateAt(ctx, "long", uint64(n)); err != nil { // warm the cache
+				b.Fatal(err)
+			}
+			r := rand.New(rand.NewPCG(k, 1))
+			var times []time.Duration
+			for b.Loop() {
+				seq := 1 + r.Uint64N(uint64(n))
+				t0 := time.Now()
+				if _, err := sk.StateAt(ctx, "long", seq); err != nil {
+					b.Fatal(err)
+				}
+				times = append(times, time.Since(t0))
+			}
+			sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
+		})
+	}
+}
