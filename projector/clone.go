@@ -31,10 +31,13 @@ func (s *State) Clone() *State {
 
 func (u *Unit) clone() *Unit {
 	c := *u
+	// One block for all the models: simulations clone states by the
+	// hundred thousand, and an allocation per model dominated their cost.
 	c.Models = make([]*Model, len(u.Models))
+	block := make([]Model, len(u.Models))
 	for i, m := range u.Models {
-		mm := *m
-		c.Models[i] = &mm
+		block[i] = *m
+		c.Models[i] = &block[i]
 	}
 	c.Engaged = slices.Clone(u.Engaged)
 	return &c

@@ -15,7 +15,7 @@ import (
 // (no store, no recorder): the narrator is tested on exactly the events the
 // rules produce. It stops before the first digital roll, which needs the
 // recorder's dice.
-func playInMemory(t *testing.T) *projtest.Game {
+func playInMemory(t testing.TB) *projtest.Game {
 	t.Helper()
 	sc := readExample(t)
 	g := projtest.New(t, ed3e.Rules{}, sc.Match.Created())
@@ -128,4 +128,16 @@ func contains(lines []string, want string) bool {
 		}
 	}
 	return false
+}
+
+// BenchmarkNarrateExample tells the whole example match: what `log` and
+// the events verb cost per match.
+func BenchmarkNarrateExample(b *testing.B) {
+	g := playInMemory(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := replay.Narrate(ed3e.Rules{}, g.Events); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

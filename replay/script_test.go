@@ -14,7 +14,7 @@ import (
 
 const example = "../examples/3e-boltguns-vs-boyz.yaml"
 
-func readExample(t *testing.T) *replay.Script {
+func readExample(t testing.TB) *replay.Script {
 	t.Helper()
 	sc, err := replay.ReadScript(example)
 	if err != nil {

@@ -141,11 +141,11 @@ func weaponBar(kind string, w *events.WeaponSpec, mv, engaged bool, target strin
 			}
 			return ""
 		}
-		if !projector.HasKeyword(w.Keywords, KwCQ) {
-			return fmt.Sprintf("in close-quarters shooting a model that is not a MONSTER or VEHICLE may only use [CLOSE-QUARTERS] weapons (10.06): %s is not one", name)
-		}
 		if !engaged {
 			return fmt.Sprintf("in close-quarters shooting a model that is not a MONSTER or VEHICLE may only target units engaged with its unit (10.06): %s is not", target)
+		}
+		if !projector.HasKeyword(w.Keywords, KwCQ) {
+			return fmt.Sprintf("in close-quarters shooting a model that is not a MONSTER or VEHICLE may only use [CLOSE-QUARTERS] weapons (10.06): %s is not one", name)
 		}
 	}
 	return ""

@@ -65,7 +65,7 @@ func TestAssaultShooting(t *testing.T) {
 	g := newGame(t, u, squad("b", "bob", 2, 20))
 	g.Do(alice, projector.Command{Type: projector.CmdNextTurn})
 	doAdvance(g, "a", 4)
-	g.Do(alice, move("a", "a-1", 19, 10)) // 9": Move 6 + advance 4
+	g.Do(alice, move("a", "a-1", 10, 19)) // 9": Move 6 + advance 4
 	g.Do(alice, projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting})
 	refusedWith(t, g, projector.Command{Type: projector.CmdShoot, Unit: "a", Target: "b", Kind: Assault,
 		Weapons: map[string]string{"a-1": "bolter"}}, projector.CodeNotEligible, "[ASSAULT]", "bolter")

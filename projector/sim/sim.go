@@ -49,7 +49,9 @@ func Step(r projector.Rules, s *projector.State, d Dice, choose Chooser) error {
 		}
 		var err error
 		if c, err = choose(s); err != nil {
-			return err
+			// A step the chooser does not know is an optional one (Look Out
+			// Sir, Overwatch, a re-roll): the simulation declines it.
+			c = projector.Command{Type: projector.CmdDecline}
 		}
 	}
 	return Apply(r, s, events.Actor{Kind: events.ActorPlayer, ID: p.Player}, c)

@@ -82,6 +82,25 @@ func BenchmarkAppendGroupCommit(b *testing.B) {
 	})
 }
 
+// BenchmarkAppendSingleWriter is one match appending one event at a time:
+// every Append waits for its own fsync, so this is the commit latency
+// group commit amortises.
+func BenchmarkAppendSingleWriter(b *testing.B) {
+	evs := storetest.MakeEvents("single", 1, events.Hash{}, b.N)
+	s, err := bolt.Open(filepath.Join(b.TempDir(), "bench.db"), bolt.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.ResetTimer()
+	for i := range evs {
+		if err := s.Append(bg, "single", uint64(i), evs[i:i+1]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
 // BenchmarkRawBoltBatch is the dependency's figure for the same writes:
 // the same encoded records from the same number of goroutines through
 // bbolt's own db.Batch (default batching, real fsync), into the same

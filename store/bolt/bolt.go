@@ -86,6 +86,9 @@ type Store struct {
 	exited chan struct{} // closed when the writer goroutine returns
 
 	notify chan struct{} // buffered(1); see Notify
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 var (
@@ -135,23 +138,23 @@ func (s *Store) Path() string { return s.path }
 
 // Close stops accepting calls, waits for the writer to commit every request
 // already queued, and closes the file (waiting for running reads). Calls
-// made after Close starts return store.ErrClosed. Closing twice is a no-op.
+// made after Close starts return store.ErrClosed. Further calls to Close
+// wait for the first and return its result.
 func (s *Store) Close() error {
-	s.mu.Lock()
-	if s.closed.Load() {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed.Store(true)
+		close(s.reqs)
 		s.mu.Unlock()
-		return nil
-	}
-	s.closed.Store(true)
-	close(s.reqs)
-	s.mu.Unlock()
 
-	<-s.exited
-	if err := s.db.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", s.path, err)
-	}
-	s.log.Debug().Str("path", s.path).Msg("store closed")
-	return nil
+		<-s.exited
+		if err := s.db.Close(); err != nil {
+			s.closeErr = fmt.Errorf("close %s: %w", s.path, err)
+			return
+		}
+		s.log.Debug().Str("path", s.path).Msg("store closed")
+	})
+	return s.closeErr
 }
 
 // view runs fn in a read transaction, mapping bbolt's "not open" to

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -311,4 +312,39 @@ func be(n uint64) []byte {
 	b := make([]byte, 8)
 	binary.BigEndian.PutUint64(b, n)
 	return b
+}
+
+// TestCheckWhileWriting runs the online Check against concurrent appends
+// (under -race this is what shows it does not read the freelist unlocked).
+func TestCheckWhileWriting(t *testing.T) {
+	s := openTest(t, bolt.Options{NoSync: true})
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for m := range 4 {
+		id := fmt.Sprintf("m%d", m)
+		wg.Go(func() {
+			var h store.Head
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				evs := storetest.MakeEvents(id, h.Seq+1, h.Hash, 2)
+				if err := s.Append(bg, id, h.Seq, evs); err != nil {
+					t.Error(err)
+					return
+				}
+				h = store.Head{Seq: evs[1].Seq, Hash: evs[1].Hash}
+			}
+		})
+	}
+	for range 5 {
+		if err := s.Check(); err != nil {
+			t.Error(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(done)
+	wg.Wait()
 }

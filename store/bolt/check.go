@@ -9,6 +9,7 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/store"
 )
 
 // corruptf wraps ErrCorrupt with a description.
@@ -35,8 +36,24 @@ func Check(path string) error {
 	return nil
 }
 
-// Check runs CheckTx on the open store, in one read transaction.
-func (s *Store) Check() error { return s.view(CheckTx) }
+// Check runs CheckTx on the open store. It uses a write transaction that
+// it rolls back: bbolt's tx.Check reads the freelist, which a concurrent
+// writer mutates, so it is only safe in a read transaction when nothing
+// writes. Holding the write lock stalls appends for the duration.
+func (s *Store) Check() error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	tx, err := s.db.Begin(true)
+	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
+		return store.ErrClosed
+	}
+	if err != nil {
+		return fmt.Errorf("check %s: %w", s.path, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	return CheckTx(tx)
+}
 
 // CheckTx verifies a whole store file and returns every problem found,
 // joined:

@@ -1,0 +1,277 @@
+package ed6e
+
+import (
+	"fmt"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/geom"
+)
+
+// Allocation (RULES.md): each wound goes to the target model closest to
+// the attackers among those that may take it (in range and sight, and
+// allowed by focus fire). A pool whose candidates all share one save and
+// hold no character is saved in one batch, its unsaved wounds then
+// removing the closest models; otherwise wounds are allocated, offered to
+// Look Out, Sir, saved and applied one at a time. Wounds no candidate can
+// take are lost.
+
+// allocate resolves the pools in order until a roll or a choice is
+// needed, or every wound is resolved.
+func allocate(s *projector.State, a *projector.Attack) {
+	x := a.Ed6e
+	for {
+		if x.Wound != nil {
+			if !saveSingle(s, a) {
+				return
+			}
+			continue
+		}
+		if x.Left == 0 {
+			if x.Pool >= len(x.Order) {
+				finish(s, a)
+				return
+			}
+			startPool(s, a)
+			continue
+		}
+		cands := candidates(s, a)
+		if len(cands) == 0 {
+			x.Lost += x.Left
+			x.Left = 0
+			continue
+		}
+		if x.Batch {
+			if !saveBatch(s, a, cands) {
+				return
+			}
+			continue
+		}
+		m := closest(s, a, cands)
+		x.Wound = &projector.Wound6e{Model: m.ID}
+		if isCharacter(m) && len(lookOutSirRecipients(s, a, m)) > 0 {
+			x.Wound.Character = m.ID
+			a.Stage = stageOffer
+			return
+		}
+	}
+}
+
+// pool is the pool being resolved.
+func pool(a *projector.Attack) *projector.Pool6e {
+	return &a.Ed6e.Pools[a.Ed6e.Order[a.Ed6e.Pool-1]]
+}
+
+// startPool begins the next pool: batch when every candidate has the same
+// best save and none is a character (default).
+func startPool(s *projector.State, a *projector.Attack) {
+	x := a.Ed6e
+	x.Pool++
+	pl := pool(a)
+	x.Left, x.Batch = pl.Wounds, true
+	cands := candidates(s, a)
+	for i, m := range cands {
+		sv, _ := bestSave(a, m, pl.AP)
+		first, _ := bestSave(a, cands[0], pl.AP)
+		if isCharacter(m) || (i > 0 && sv != first) {
+			x.Batch = false
+		}
+	}
+}
+
+// candidates are the models that may take the next wound: alive, in range
+// and sight of the attackers, and allowed by focus fire.
+func candidates(s *projector.State, a *projector.Attack) []*projector.Model {
+	t := s.Unit(a.Target)
+	var out []*projector.Model
+	for _, id := range a.Eligible {
+		if m := t.Model(id); m != nil && m.Alive() && focusAllows(a.Ed6e.Focus, coverSave(a, id)) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// closest is the candidate closest to the attacking models (their bases,
+// where they stood when they attacked); the first in unit order on a tie.
+func closest(s *projector.State, a *projector.Attack, cands []*projector.Model) *projector.Model {
+	u, t := s.Unit(a.Firer), s.Unit(a.Target)
+	var from []geom.Body
+	for _, sh := range a.Shooters {
+		if m := u.Model(sh.Model); m != nil {
+			from = append(from, projector.Body(u, m))
+		}
+	}
+	best, bd := cands[0], -1.0
+	for _, m := range cands {
+		b := projector.Body(t, m)
+		for _, f := range from {
+			if d := geom.BaseDistance(f, b); bd < 0 || d < bd-eps {
+				best, bd = m, d
+			}
+		}
+	}
+	return best
+}
+
+// bestSave is the best of m's armour save (lost to an AP of its value or
+// better), invulnerable save and cover save in attack a; 0 = no save.
+func bestSave(a *projector.Attack, m *projector.Model, ap int) (int, string) {
+	best, why := 0, ""
+	try := func(sv int, what string) {
+		if sv >= 1 && sv <= 6 && (best == 0 || sv < best) {
+			best, why = sv, fmt.Sprintf("%s %d+", what, sv)
+		}
+	}
+	if ap <= 0 || ap > m.Sv {
+		try(m.Sv, "armour")
+	}
+	try(m.Inv, "invulnerable")
+	try(coverSave(a, m.ID), "cover")
+	return best, why
+}
+
+// saveSingle asks for the save of the wound allocated on its own, or
+// applies it when the model has no save. It reports whether allocation
+// may go on without a roll.
+func saveSingle(s *projector.State, a *projector.Attack) bool {
+	x := a.Ed6e
+	_, m := s.FindModel(x.Wound.Model)
+	sv, why := bestSave(a, m, pool(a).AP)
+	if sv == 0 {
+		a.Unsaved++
+		pool(a).Unsaved++
+		applyWound(s, a, m)
+		x.Left--
+		x.Wound = nil
+		return true
+	}
+	addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeSave, Label: fmt.Sprintf("%s, %s", modelLabel(m), why),
+		Dice: 1, Need: sv, Models: []string{m.ID}}, projector.Step6e{AP: pool(a).AP})
+	a.Stage = stageSave
+	return false
+}
+
+// saveBatch asks for the pool's saves in one roll, or applies every wound
+// when the candidates have no save.
+func saveBatch(s *projector.State, a *projector.Attack, cands []*projector.Model) bool {
+	x := a.Ed6e
+	sv, why := bestSave(a, cands[0], pool(a).AP)
+	if sv == 0 {
+		a.Unsaved += x.Left
+		pool(a).Unsaved += x.Left
+		removeClosest(s, a, x.Left)
+		x.Left = 0
+		return true
+	}
+	addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeSave, Label: fmt.Sprintf("%s, %s", pool(a).Key, why),
+		Dice: x.Left, Need: sv}, projector.Step6e{AP: pool(a).AP})
+	a.Stage = stageSave
+	return false
+}
+
+// resolveSave applies a save roll: a batch removes the closest models, a
+// single save wounds its model or not.
+func resolveSave(s *projector.State, a *projector.Attack, d *projector.DiceStep) {
+	x, pl := a.Ed6e, pool(a)
+	unsaved := d.Dice - d.Successes
+	a.Saves += d.Successes
+	a.Unsaved += unsaved
+	pl.Saves += d.Successes
+	pl.Unsaved += unsaved
+	if x.Wound == nil {
+		removeClosest(s, a, unsaved)
+		x.Left = 0
+		return
+	}
+	if unsaved > 0 {
+		_, m := s.FindModel(x.Wound.Model)
+		applyWound(s, a, m)
+	}
+	x.Left--
+	x.Wound = nil
+}
+
+// removeClosest applies n unsaved wounds to the closest candidates, one
+// after another; the ones left when no candidate remains are lost.
+func removeClosest(s *projector.State, a *projector.Attack, n int) {
+	for ; n > 0; n-- {
+		cands := candidates(s, a)
+		if len(cands) == 0 {
+			a.Ed6e.Lost += n
+			return
+		}
+		applyWound(s, a, closest(s, a, cands))
+	}
+}
+
+// applyWound takes one wound off m, removing it at zero.
+func applyWound(s *projector.State, a *projector.Attack, m *projector.Model) {
+	m.WoundsLeft--
+	a.Ed6e.Applied++
+	s.AddTally(a.Attacker, func(t *projector.Tally) { t.WoundsCaused++ })
+	if m.WoundsLeft > 0 {
+		return
+	}
+	m.Removed = true
+	a.Casualties = append(a.Casualties, m.ID)
+	s.AddTally(a.Defender, func(t *projector.Tally) { t.ModelsLost++ })
+	if u, _ := s.FindModel(m.ID); u != nil && u.Destroyed() {
+		unlock(s, u)
+	}
+}
+
+func modelLabel(m *projector.Model) string {
+	if m.Name != "" {
+		return m.Name + " " + m.ID
+	}
+	return m.ID
+}
+
+// decidePools checks the attacker's order of the wound pools: Indices is a
+// permutation of the pools listed by the pending step.
+func decidePools(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
+	a := s.Attack
+	if s.Pending.Kind != WaitPools || a == nil {
+		return nil, projector.Refuse(projector.CodeWrongStep, "no wound pools wait to be ordered; the match waits for: %s", s.Pending.Text)
+	}
+	if actor.Kind != events.ActorPlayer || actor.ID != a.Attacker {
+		return nil, projector.Refuse(projector.CodeWrongPlayer, "%s orders the wound pools", s.PlayerName(a.Attacker))
+	}
+	pools := a.Ed6e.Pools
+	if len(c.Indices) != len(pools) {
+		return nil, projector.Refuse(projector.CodeBadCommand, "order all %d pools (indices 0..%d), got %d indices", len(pools), len(pools)-1, len(c.Indices))
+	}
+	seen := make([]bool, len(pools))
+	keys := make([]string, len(pools))
+	for i, j := range c.Indices {
+		if j < 0 || j >= len(pools) || seen[j] {
+			return nil, projector.Refuse(projector.CodeBadCommand, "indices must name each pool 0..%d once; %v does not", len(pools)-1, c.Indices)
+		}
+		seen[j] = true
+		keys[i] = pools[j].Key
+	}
+	return []events.Payload{&events.WoundPoolsOrdered{Pools: keys}}, nil
+}
+
+func evolvePools(s *projector.State, p *events.WoundPoolsOrdered) error {
+	a := s.Attack
+	if a == nil || a.Stage != stageOrder || len(p.Pools) != len(a.Ed6e.Pools) {
+		return fmt.Errorf("no order of %d wound pools is pending", len(p.Pools))
+	}
+	for _, key := range p.Pools {
+		found := false
+		for j, pl := range a.Ed6e.Pools {
+			if pl.Key == key {
+				a.Ed6e.Order = append(a.Ed6e.Order, j)
+				found = true
+			}
+		}
+		if !found {
+			return fmt.Errorf("no wound pool %s", key)
+		}
+	}
+	a.Stage = stageAlloc
+	allocate(s, a)
+	return nil
+}

@@ -1,0 +1,231 @@
+package ed6e
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/geom"
+)
+
+// The charge sub-phase (RULES.md), per charging unit: 1 declare the charge;
+// 2 the target may fire Overwatch; 3 roll 2D6 for the charge distance (the
+// unit's slowest model); 4 the first charger — the charging model closest
+// to the target — moves: if the distance reaches the target it must end in
+// base contact and the rest of the unit may follow, otherwise the charge
+// fails and nobody moves; 5 another charge, or the fight sub-phase.
+
+// Charge stages.
+const (
+	chargeOverwatch = "overwatch"
+	chargeRoll      = "roll"
+	chargeFirst     = "first"
+	chargeRest      = "rest"
+	chargeFailed    = "failed"
+	chargeDone      = "done"
+)
+
+const purposeCharge = "charge"
+
+func decideCharge(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
+	if err := projector.RequireActive(s, actor); err != nil {
+		return nil, err
+	}
+	if s.Phase != projector.PhaseAssault {
+		return nil, projector.Refuse(projector.CodeWrongPhase, "charges are declared in the assault phase, not the %s phase", s.Phase)
+	}
+	if s.Ed6e.Subphase != SubCharge {
+		return nil, projector.Refuse(projector.CodeWrongPhase, "the charge sub-phase is over: combats are being fought")
+	}
+	if why := mandatory(s); why != "" {
+		return nil, projector.Refuse(projector.CodeWrongStep, "finish the charge in progress first: %s", why)
+	}
+	u, err := ownUnit(s, actor, c.Unit)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(s.Ed6e.Charged, u.ID) {
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s has already charged this phase", u.DisplayName())
+	}
+	if locked(s, u) {
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s is locked in combat and cannot charge", u.DisplayName())
+	}
+	t, err := enemyUnit(s, u, c.Target)
+	if err != nil {
+		return nil, err
+	}
+	if _, d := nearest(u, t); d > ChargeRange+eps {
+		return nil, projector.Refuse(projector.CodeOutOfRange, "%s is %.1f\" from %s: a charge reaches at most %g\"", u.DisplayName(), d, t.DisplayName(), ChargeRange)
+	}
+	return []events.Payload{&events.ChargeDeclared{Unit: u.ID, Target: t.ID}}, nil
+}
+
+func evolveCharge(s *projector.State, seq uint64, p *events.ChargeDeclared) error {
+	u, t := s.Unit(p.Unit), s.Unit(p.Target)
+	if u == nil || t == nil {
+		return fmt.Errorf("unknown unit %s or target %s", p.Unit, p.Target)
+	}
+	closeOpen(s)
+	ch := &projector.Charge6e{Seq: seq, Unit: u.ID, Target: t.ID, Stage: chargeRoll}
+	if !locked(s, t) && !slices.Contains(s.Ed6e.Overwatched, t.ID) {
+		ch.Stage = chargeOverwatch // once per phase, and not from inside a combat
+	}
+	s.Ed6e.Charge = ch
+	s.Ed6e.Charged = append(s.Ed6e.Charged, u.ID)
+	return nil
+}
+
+func decideOverwatch(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
+	ch := s.Ed6e.Charge
+	if s.Pending.Kind != WaitOverwatch || ch == nil {
+		return nil, projector.Refuse(projector.CodeWrongStep, "Overwatch is fired by a charged unit when its charge is declared; the match waits for: %s", s.Pending.Text)
+	}
+	t, u := s.Unit(ch.Target), s.Unit(ch.Unit)
+	if actor.Kind != events.ActorPlayer || actor.ID != t.Player {
+		return nil, projector.Refuse(projector.CodeWrongPlayer, "%s decides on Overwatch", s.PlayerName(t.Player))
+	}
+	if c.Unit != "" && c.Unit != t.ID {
+		return nil, projector.Refuse(projector.CodeNotEligible, "only the charged unit, %s, may fire Overwatch", t.DisplayName())
+	}
+	pl, err := planShooting(s, t, u, c.Weapons, fire{snapAll: true, overwatch: true})
+	if err != nil {
+		return nil, err
+	}
+	return []events.Payload{&events.OverwatchDeclared{Unit: t.ID, Target: u.ID, Weapons: pl.weapons}}, nil
+}
+
+// evolveOverwatch starts the Overwatch attack: normal shooting (range,
+// sight, cover) with every shot a snap shot; it causes no Morale or
+// Pinning test (this engine has none for shooting).
+func evolveOverwatch(s *projector.State, seq uint64, p *events.OverwatchDeclared) error {
+	ch := s.Ed6e.Charge
+	if ch == nil || ch.Stage != chargeOverwatch || p.Unit != ch.Target || p.Target != ch.Unit {
+		return fmt.Errorf("no Overwatch by %s is offered", p.Unit)
+	}
+	u, t := s.Unit(p.Unit), s.Unit(p.Target)
+	pl, err := planShooting(s, u, t, p.Weapons, fire{snapAll: true, overwatch: true})
+	if err != nil {
+		return fmt.Errorf("declaration no longer valid: %w", err)
+	}
+	a := newAttack(seq, KindOverwatch, u, t, pl)
+	a.Type = "snap"
+	start(s, a, shootingSpecs(u, pl))
+	return nil
+}
+
+func evolveOverwatchDeclined(s *projector.State, p *events.OverwatchDeclined) error {
+	ch := s.Ed6e.Charge
+	if ch == nil || ch.Stage != chargeOverwatch || p.Unit != ch.Target {
+		return fmt.Errorf("no Overwatch by %s is offered", p.Unit)
+	}
+	ch.Stage = chargeRoll
+	return nil
+}
+
+// evolveChargeRoll sets the charge distance and decides whether the charge
+// reaches: the first charger must cover the gap to the closest target model.
+func evolveChargeRoll(s *projector.State, p *events.DiceRolled) error {
+	ch := s.Ed6e.Charge
+	if len(p.Values) != ChargeDice || p.Purpose != purposeCharge {
+		return fmt.Errorf("a charge roll is %dD6", ChargeDice)
+	}
+	u, t := s.Unit(ch.Unit), s.Unit(ch.Target)
+	ch.Dice = slices.Clone(p.Values)
+	ch.Distance = chargeDistance(u, p.Values)
+	first, needed := nearest(u, t)
+	if first == nil {
+		ch.Stage = chargeFailed // Overwatch left no charger, or no target
+		return nil
+	}
+	ch.First, ch.Needed = first.ID, needed
+	if ch.Distance+eps < needed {
+		ch.Stage = chargeFailed
+		return nil
+	}
+	ch.Success, ch.Stage = true, chargeFirst
+	for _, m := range u.AliveModels() {
+		s.Ed6e.Moves = append(s.Ed6e.Moves, projector.Move6e{Kind: moveCharge, Unit: u.ID, Model: m.ID, X: m.X, Y: m.Y, Allow: ch.Distance})
+	}
+	return nil
+}
+
+// chargeDistance is the distance the unit charges: each model's distance
+// from the roll, the slowest one's for the whole unit (RULES.md). Every
+// model this engine knows charges the full 2D6; the minimum is where a
+// model that charges differently would slow the unit down.
+func chargeDistance(u *projector.Unit, dice []int) float64 {
+	dist := math.Inf(1)
+	for _, m := range u.AliveModels() {
+		dist = min(dist, modelCharge(m, dice))
+	}
+	if math.IsInf(dist, 1) {
+		return 0
+	}
+	return dist
+}
+
+func modelCharge(_ *projector.Model, dice []int) float64 {
+	sum := 0
+	for _, v := range dice {
+		sum += v
+	}
+	return float64(sum)
+}
+
+// nearest is u's model closest to any model of t and that distance
+// (base to base), the first in unit order on a tie; nil when either unit
+// has no model left.
+func nearest(u, t *projector.Unit) (*projector.Model, float64) {
+	var best *projector.Model
+	bd := math.Inf(1)
+	for _, m := range u.AliveModels() {
+		mb := projector.Body(u, m)
+		for _, o := range t.AliveModels() {
+			if d := geom.BaseDistance(mb, projector.Body(t, o)); d < bd-eps {
+				best, bd = m, d
+			}
+		}
+	}
+	return best, bd
+}
+
+// lock records that two units are locked in combat.
+func lock(a, b *projector.Unit) {
+	if !slices.Contains(a.Engaged, b.ID) {
+		a.Engaged = append(a.Engaged, b.ID)
+	}
+	if !slices.Contains(b.Engaged, a.ID) {
+		b.Engaged = append(b.Engaged, a.ID)
+	}
+}
+
+// unlock frees u from every combat (destroyed, or fallen back).
+func unlock(s *projector.State, u *projector.Unit) {
+	for _, id := range u.Engaged {
+		if o := s.Unit(id); o != nil {
+			o.Engaged = slices.DeleteFunc(o.Engaged, func(x string) bool { return x == u.ID })
+			if len(o.Engaged) == 0 {
+				o.Engaged = nil
+			}
+		}
+	}
+	u.Engaged = nil
+}
+
+// locked reports whether u is locked in combat with an enemy on the table.
+func locked(s *projector.State, u *projector.Unit) bool {
+	return len(lockedWith(s, u)) > 0
+}
+
+// lockedWith are the enemy units u is locked with, in u.Engaged order.
+func lockedWith(s *projector.State, u *projector.Unit) []*projector.Unit {
+	var out []*projector.Unit
+	for _, id := range u.Engaged {
+		if o := s.Unit(id); o != nil && !o.Destroyed() {
+			out = append(out, o)
+		}
+	}
+	return out
+}

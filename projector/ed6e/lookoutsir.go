@@ -1,0 +1,132 @@
+package ed6e
+
+import (
+	"fmt"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/geom"
+)
+
+// Look Out, Sir (RULES.md): when a wound is allocated to a character and
+// another model of its unit is within 6", the owner may roll a D6; 4+ (2+
+// for an independent character) moves the wound to a model of the unit
+// within 6" of the owner's choice, even one out of range or sight of the
+// attackers. One attempt per wound; a unit of characters only may try too.
+// The owner names the model when declaring the attempt: the roll does not
+// change what the choice could be.
+
+// lookOutSirRecipients are the models of m's unit that may take a wound
+// moved off m: alive, not m, within LookOutSirRange of it.
+func lookOutSirRecipients(s *projector.State, a *projector.Attack, m *projector.Model) []*projector.Model {
+	u, _ := s.FindModel(m.ID)
+	mb := projector.Body(u, m)
+	var out []*projector.Model
+	for _, o := range u.AliveModels() {
+		if o.ID != m.ID && geom.BaseDistance(mb, projector.Body(u, o)) <= LookOutSirRange+eps {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// lookOutSirNeed is the roll a character's attempt needs.
+func lookOutSirNeed(m *projector.Model) int {
+	if isIndependent(m) {
+		return LookOutSirNeedIC
+	}
+	return LookOutSirNeed
+}
+
+func decideLookOutSir(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
+	a := s.Attack
+	if s.Pending.Kind != WaitLookOutSir || a == nil || a.Ed6e.Wound == nil {
+		return nil, projector.Refuse(CodeNoLookOutSir, "no Look Out, Sir is allowed now: %s; the match waits for: %s", whyNoLookOutSir(s), s.Pending.Text)
+	}
+	if actor.Kind != events.ActorPlayer || actor.ID != a.Defender {
+		return nil, projector.Refuse(projector.CodeWrongPlayer, "%s decides on Look Out, Sir", s.PlayerName(a.Defender))
+	}
+	_, ch := s.FindModel(a.Ed6e.Wound.Model)
+	for _, m := range lookOutSirRecipients(s, a, ch) {
+		if m.ID == c.Model {
+			return []events.Payload{&events.LookOutSirDeclared{Character: ch.ID, Model: m.ID}}, nil
+		}
+	}
+	var ids []string
+	for _, m := range lookOutSirRecipients(s, a, ch) {
+		ids = append(ids, m.ID)
+	}
+	return nil, projector.Refuse(projector.CodeNotEligible, "%q cannot take the wound off %s: name another model of its unit within %g\" (%v)", c.Model, ch.ID, LookOutSirRange, ids)
+}
+
+// whyNoLookOutSir explains a refused attempt from the step the match is at.
+func whyNoLookOutSir(s *projector.State) string {
+	a := s.Attack
+	if a == nil || a.Ed6e == nil || a.Ed6e.Wound == nil {
+		return "no wound is allocated to a character"
+	}
+	w := a.Ed6e.Wound
+	_, m := s.FindModel(w.Model)
+	switch {
+	case w.Tried:
+		return fmt.Sprintf("this wound has had its attempt: one Look Out, Sir per wound (it is on %s)", w.Model)
+	case !isCharacter(m):
+		return fmt.Sprintf("the wound is allocated to %s, which is not a character", w.Model)
+	}
+	return fmt.Sprintf("no other model of %s's unit is within %g\"", w.Model, LookOutSirRange)
+}
+
+func evolveLookOutSir(s *projector.State, p *events.LookOutSirDeclared) error {
+	a := s.Attack
+	if a == nil || a.Stage != stageOffer || a.Ed6e.Wound == nil || a.Ed6e.Wound.Model != p.Character {
+		return fmt.Errorf("no Look Out, Sir is offered for %s", p.Character)
+	}
+	_, ch := s.FindModel(p.Character)
+	if _, m := s.FindModel(p.Model); m == nil {
+		return fmt.Errorf("unknown model %s", p.Model)
+	}
+	w := a.Ed6e.Wound
+	w.Tried, w.Recipient = true, p.Model
+	addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeLookOutSir,
+		Label: fmt.Sprintf("Look Out, Sir: %s → %s", p.Character, p.Model), Dice: 1, Need: lookOutSirNeed(ch)},
+		projector.Step6e{AP: pool(a).AP})
+	a.Stage = stageLookOutSir
+	return nil
+}
+
+// resolveLookOutSir moves the wound on a success; either way it cannot
+// move again, and its save comes next.
+func resolveLookOutSir(a *projector.Attack, d *projector.DiceStep) {
+	if w := a.Ed6e.Wound; d.Successes > 0 {
+		w.Model, w.Moved = w.Recipient, true
+	}
+}
+
+func evolveLookOutSirDeclined(s *projector.State, p *events.LookOutSirDeclined) error {
+	a := s.Attack
+	if a == nil || a.Stage != stageOffer || a.Ed6e.Wound == nil || a.Ed6e.Wound.Model != p.Character {
+		return fmt.Errorf("no Look Out, Sir is offered for %s", p.Character)
+	}
+	a.Ed6e.Wound.Tried = true
+	a.Stage = stageAlloc
+	allocate(s, a)
+	return nil
+}
+
+// decideDecline declines the optional step the match offers: Overwatch or
+// Look Out, Sir.
+func decideDecline(s *projector.State, actor events.Actor) ([]events.Payload, error) {
+	switch s.Pending.Kind {
+	case WaitOverwatch:
+		if actor.Kind != events.ActorPlayer || actor.ID != s.Pending.Player {
+			return nil, projector.Refuse(projector.CodeWrongPlayer, "%s decides on Overwatch", s.PlayerName(s.Pending.Player))
+		}
+		return []events.Payload{&events.OverwatchDeclined{Unit: s.Ed6e.Charge.Target}}, nil
+	case WaitLookOutSir:
+		if actor.Kind != events.ActorPlayer || actor.ID != s.Pending.Player {
+			return nil, projector.Refuse(projector.CodeWrongPlayer, "%s decides on Look Out, Sir", s.PlayerName(s.Pending.Player))
+		}
+		return []events.Payload{&events.LookOutSirDeclined{Character: s.Attack.Ed6e.Wound.Model}}, nil
+	}
+	return nil, projector.Refuse(projector.CodeWrongStep, "nothing is offered to decline; the match waits for: %s", s.Pending.Text)
+}

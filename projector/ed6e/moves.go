@@ -1,0 +1,211 @@
+package ed6e
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/geom"
+)
+
+// Assault moves are core model.moved events; what a move means (charge,
+// pile-in, consolidation) and how far it may go is the open Move6e the
+// match derived for that model. A move with no open Move6e is refused with
+// the step it skips.
+
+// Move kinds.
+const (
+	moveCharge      = "charge"
+	movePileIn      = "pile-in"
+	moveConsolidate = "consolidate"
+)
+
+func decideMove(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
+	switch s.Phase {
+	case projector.PhaseMovement:
+		if u := s.Unit(c.Unit); u != nil && locked(s, u) {
+			return nil, projector.Refuse(projector.CodeNotEligible, "%s is locked in combat: it does not move in the movement phase", u.DisplayName())
+		}
+	case projector.PhaseAssault:
+		return decideAssaultMove(s, actor, c)
+	}
+	return nil, projector.ErrNotHandled
+}
+
+func decideAssaultMove(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
+	if s.Attack != nil {
+		return nil, projector.Refuse(projector.CodeWrongStep, "an attack is in progress: %s", s.Pending.Text)
+	}
+	u := s.Unit(c.Unit)
+	if u == nil {
+		return nil, projector.Refuse(projector.CodeUnknownUnit, "unknown unit %q", c.Unit)
+	}
+	m := u.Model(c.Model)
+	if m == nil || !m.Alive() {
+		return nil, projector.Refuse(projector.CodeUnknownModel, "unit %s has no model %q on the table", u.DisplayName(), c.Model)
+	}
+	if actor.Kind != events.ActorPlayer || actor.ID != u.Player {
+		return nil, projector.Refuse(projector.CodeWrongPlayer, "unit %s belongs to %s", u.DisplayName(), s.PlayerName(u.Player))
+	}
+	if c.X == nil || c.Y == nil {
+		return nil, projector.Refuse(projector.CodeBadCommand, "move needs x and y")
+	}
+	x, y := *c.X, *c.Y
+	if math.IsNaN(x) || math.IsNaN(y) || x < 0 || y < 0 || (s.Table.W > 0 && x > s.Table.W) || (s.Table.H > 0 && y > s.Table.H) {
+		return nil, projector.Refuse(projector.CodeOffTable, "(%.1f, %.1f) is off the %gx%g table", x, y, s.Table.W, s.Table.H)
+	}
+	mv := openMove(s, m.ID)
+	if mv == nil {
+		return nil, projector.Refuse(projector.CodeWrongStep, "%s may not move now: %s", m.ID, whyNoMove(s, u, m))
+	}
+	ch := s.Ed6e.Charge
+	first := mv.Kind == moveCharge && ch.Stage == chargeFirst
+	if first && m.ID != ch.First {
+		return nil, projector.Refuse(projector.CodeWrongStep, "move the first charger, %s (the charging model closest to the target), before the others", ch.First)
+	}
+	if d := math.Hypot(x-mv.X, y-mv.Y); d > mv.Allow+eps {
+		return nil, projector.Refuse(projector.CodeMoveTooFar, "%s may make a %s move of %g\"; (%.1f, %.1f) is %.1f\" away", m.ID, mv.Kind, mv.Allow, x, y, d)
+	}
+	to := projector.Body(u, m)
+	to.Pos = geom.Point{X: x, Y: y}
+	switch {
+	case first:
+		if _, d := closestEnemy(to, []*projector.Unit{s.Unit(ch.Target)}); d > BaseContact+eps {
+			return nil, projector.Refuse(projector.CodeNotEligible, "the first charger must end in base contact with %s; (%.1f, %.1f) leaves it %.1f\" away", s.Unit(ch.Target).DisplayName(), x, y, d)
+		}
+	case mv.Kind == movePileIn:
+		from := projector.Body(u, m)
+		from.Pos = geom.Point{X: mv.X, Y: mv.Y}
+		enemies := lockedWith(s, u)
+		_, before := closestEnemy(from, enemies)
+		if _, after := closestEnemy(to, enemies); after > before+eps {
+			return nil, projector.Refuse(projector.CodeNotEligible, "a pile-in moves toward the enemy: (%.1f, %.1f) is %.1f\" from it, %.1f\" before", x, y, after, before)
+		}
+	}
+	return []events.Payload{&events.ModelMoved{Unit: u.ID, Model: m.ID, X: x, Y: y}}, nil
+}
+
+// evolveMoved: the first charger reaching its target locks the two units
+// in combat and lets the rest of the unit follow. (The common fold has
+// already moved the model.)
+func evolveMoved(s *projector.State, p *events.ModelMoved) error {
+	if s.Phase != projector.PhaseAssault {
+		return nil
+	}
+	if ch := s.Ed6e.Charge; ch != nil && ch.Stage == chargeFirst && p.Model == ch.First && p.Unit == ch.Unit {
+		ch.Stage = chargeRest
+		lock(s.Unit(ch.Unit), s.Unit(ch.Target))
+	}
+	return nil
+}
+
+// openMove is the open assault move of model id, or nil.
+func openMove(s *projector.State, id string) *projector.Move6e {
+	for i := range s.Ed6e.Moves {
+		if s.Ed6e.Moves[i].Model == id {
+			return &s.Ed6e.Moves[i]
+		}
+	}
+	return nil
+}
+
+// closestEnemy is the model of us closest to b and its distance.
+func closestEnemy(b geom.Body, us []*projector.Unit) (*projector.Model, float64) {
+	var best *projector.Model
+	bd := math.Inf(1)
+	for _, u := range us {
+		for _, m := range u.AliveModels() {
+			if d := geom.BaseDistance(b, projector.Body(u, m)); d < bd-eps {
+				best, bd = m, d
+			}
+		}
+	}
+	return best, bd
+}
+
+// whyNoMove says which step a refused assault move would skip.
+func whyNoMove(s *projector.State, u *projector.Unit, m *projector.Model) string {
+	if ch := s.Ed6e.Charge; ch != nil && ch.Unit == u.ID {
+		switch ch.Stage {
+		case chargeOverwatch, chargeRoll:
+			return "a charge move comes after the charge roll; the match waits for: " + s.Pending.Text
+		case chargeFailed:
+			return fmt.Sprintf("the charge failed (%g\" rolled, %.1f\" needed): the unit does not move", ch.Distance, ch.Needed)
+		}
+	}
+	if cb := s.Ed6e.Combat; cb != nil && cb.Stage == stageFight && contains(cb.Units, u.ID) {
+		step := cb.Steps[cb.Step]
+		switch {
+		case m.I != step:
+			return fmt.Sprintf("it piles in at its own Initiative step (I%d); the combat is at Initiative %d", m.I, step)
+		case contains(cb.Struck, u.ID):
+			return u.DisplayName() + " has struck at this step: pile-in comes before the blows"
+		}
+		return "it is already in base contact with the enemy"
+	}
+	return "in the assault phase models make only charge, pile-in and consolidation moves; the match waits for: " + s.Pending.Text
+}
+
+// closeOpen ends the optional moves left open (the rest of a charge, the
+// pile-ins and consolidations after a combat) when the player moves on.
+func closeOpen(s *projector.State) {
+	x := s.Ed6e
+	if x.Charge != nil && x.Charge.Stage == chargeRest {
+		x.Charge.Stage = chargeDone
+	}
+	if x.Combat != nil && x.Combat.Stage == stageMoves {
+		x.Combat.Stage = stageCombatDone
+	}
+	x.Moves = nil
+}
+
+// mandatory describes the required step the match waits for, or "" when
+// the active player is free to move on.
+func mandatory(s *projector.State) string {
+	x := s.Ed6e
+	switch {
+	case s.Attack != nil:
+	case x.Charge != nil && (x.Charge.Stage == chargeOverwatch || x.Charge.Stage == chargeRoll || x.Charge.Stage == chargeFirst):
+	case x.Combat != nil && x.Combat.Stage != stageMoves && x.Combat.Stage != stageCombatDone:
+	default:
+		return ""
+	}
+	return s.Pending.Text
+}
+
+// guardNextTurn refuses to end a turn that skips a required step: an open
+// charge or combat, or a combat not fought this turn.
+func guardNextTurn(s *projector.State, actor events.Actor) error {
+	if s.Active == "" || actor.Kind != events.ActorPlayer || actor.ID != s.Active {
+		return projector.ErrNotHandled
+	}
+	if why := mandatory(s); why != "" {
+		return projector.Refuse(projector.CodeWrongStep, "the turn cannot end yet: %s", why)
+	}
+	for _, cb := range combats(s) {
+		if !contains(s.Ed6e.Fought, cb[0]) {
+			return projector.Refuse(projector.CodeWrongStep, "the combat of %s has not been fought this turn: go to the assault phase and fight it (fight)", s.Unit(cb[0]).DisplayName())
+		}
+	}
+	return projector.ErrNotHandled
+}
+
+// guardOpen refuses a phase change that skips a required step.
+func guardOpen(s *projector.State, actor events.Actor) error {
+	if actor.Kind == events.ActorPlayer && actor.ID == s.Active {
+		if why := mandatory(s); why != "" {
+			return projector.Refuse(projector.CodeWrongStep, "finish first: %s", why)
+		}
+	}
+	return projector.ErrNotHandled
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,178 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/sim"
+	"github.com/matchrec/matchrec/store"
+)
+
+// Outcome is what one attack sequence did.
+type Outcome struct {
+	Hits       int `json:"hits"`
+	Wounds     int `json:"wounds"`
+	Unsaved    int `json:"unsaved"`
+	Casualties int `json:"casualties"`
+	ModelsLeft int `json:"models_left"`
+}
+
+// Distribution summarises simulated outcomes of one measure.
+type Distribution struct {
+	Mean   float64       `json:"mean"`
+	Counts map[int]int   `json:"-"`
+	Hist   []HistogramBin `json:"histogram"`
+	// Percentile of the actual value: the share of simulated runs with a
+	// smaller value plus half of those with an equal one (mid-rank), in %.
+	Percentile float64 `json:"percentile"`
+	Actual     int     `json:"actual"`
+}
+
+// HistogramBin is how many runs gave a value.
+type HistogramBin struct {
+	Value int `json:"value"`
+	Runs  int `json:"runs"`
+}
+
+// WhatIf is the report of `matchrec whatif`.
+type WhatIf struct {
+	Match       string                  `json:"match"`
+	At          uint64                  `json:"at"`
+	Declaration uint64                  `json:"declaration"`
+	Firer       string                  `json:"firer"`
+	Target      string                  `json:"target"`
+	Runs        int                     `json:"runs"`
+	Seed        uint64                  `json:"seed"`
+	Actual      *Outcome                `json:"actual,omitempty"` // nil while the attack is unfinished
+	Measures    map[string]Distribution `json:"measures"`
+}
+
+// WhatIfOptions tune a what-if.
+type WhatIfOptions struct {
+	Runs     int
+	Seed     uint64
+	Progress func(done, total int)
+}
+
+// RunWhatIf takes the attack sequence pending or begun at event at of a
+// match and plays its remaining rolls Runs times with simulated dice
+// through the edition's own rules, and compares them with what happened.
+func RunWhatIf(ctx context.Context, st store.Store, match string, at uint64, lookup Lookup, o WhatIfOptions) (*WhatIf, error) {
+	if o.Runs <= 0 {
+		o.Runs = 10_000
+	}
+	k := &Seeker{Store: st, Lookup: lookup}
+	start, err := k.StateAt(ctx, match, at)
+	if err != nil {
+		return nil, err
+	}
+	if start.Attack == nil {
+		return nil, fmt.Errorf("no attack sequence is pending or begun at event %d of match %s (it waits for: %s)", at, match, start.Pending.Text)
+	}
+	rules, err := lookup(start.Edition)
+	if err != nil {
+		return nil, err
+	}
+	w := &WhatIf{Match: match, At: at, Declaration: start.Attack.Seq, Runs: o.Runs, Seed: o.Seed, Measures: map[string]Distribution{}}
+	if u := start.Unit(start.Attack.Firer); u != nil {
+		w.Firer = u.DisplayName()
+	}
+	if u := start.Unit(start.Attack.Target); u != nil {
+		w.Target = u.DisplayName()
+	}
+	actual, err := actualOutcome(ctx, st, match, start, lookup)
+	if err != nil {
+		return nil, err
+	}
+	w.Actual = actual
+	dice := sim.NewDice(o.Seed)
+	outs := make([]Outcome, 0, o.Runs)
+	for i := 0; i < o.Runs; i++ {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if o.Progress != nil {
+				o.Progress(i, o.Runs)
+			}
+		}
+		s := start.Clone()
+		if err := sim.FinishAttack(rules, s, dice, nil); err != nil {
+			return nil, fmt.Errorf("simulate: %w", err)
+		}
+		outs = append(outs, outcomeOf(s, s.LastAttack))
+	}
+	if o.Progress != nil {
+		o.Progress(o.Runs, o.Runs)
+	}
+	measures := map[string]func(Outcome) int{
+		"hits": func(x Outcome) int { return x.Hits }, "wounds": func(x Outcome) int { return x.Wounds },
+		"unsaved": func(x Outcome) int { return x.Unsaved }, "casualties": func(x Outcome) int { return x.Casualties },
+		"models_left": func(x Outcome) int { return x.ModelsLeft },
+	}
+	for name, f := range measures {
+		d := Distribution{Counts: map[int]int{}}
+		sum := 0
+		for _, x := range outs {
+			v := f(x)
+			d.Counts[v]++
+			sum += v
+		}
+		d.Mean = float64(sum) / float64(len(outs))
+		for v, n := range d.Counts {
+			d.Hist = append(d.Hist, HistogramBin{v, n})
+		}
+		sort.Slice(d.Hist, func(i, j int) bool { return d.Hist[i].Value < d.Hist[j].Value })
+		if actual != nil {
+			d.Actual = f(*actual)
+			d.Percentile = MidRankPercentile(d.Counts, len(outs), d.Actual)
+		}
+		w.Measures[name] = d
+	}
+	return w, nil
+}
+
+// MidRankPercentile is 100 × (runs below v + ½ runs equal to v) / total.
+func MidRankPercentile(counts map[int]int, total, v int) float64 {
+	below := 0
+	for x, n := range counts {
+		if x < v {
+			below += n
+		}
+	}
+	return 100 * (float64(below) + float64(counts[v])/2) / float64(total)
+}
+
+func outcomeOf(s *projector.State, a *projector.Attack) Outcome {
+	o := Outcome{Hits: a.Hits, Wounds: a.Wounds, Unsaved: a.Unsaved, Casualties: len(a.Casualties)}
+	if t := s.Unit(a.Target); t != nil {
+		o.ModelsLeft = len(t.AliveModels())
+	}
+	return o
+}
+
+// actualOutcome folds on from start until the attack that was in
+// progress completes; nil if the match has not got there yet.
+func actualOutcome(ctx context.Context, st store.Store, match string, start *projector.State, lookup Lookup) (*Outcome, error) {
+	decl := start.Attack.Seq
+	f := NewFolder(match, lookup)
+	var out *Outcome
+	err := st.Scan(ctx, match, 1, func(e events.Event) error {
+		if err := f.Apply(e); err != nil {
+			return err
+		}
+		if e.Seq > decl && f.State.Attack == nil && f.State.LastAttack != nil && f.State.LastAttack.Seq == decl {
+			o := outcomeOf(f.State, f.State.LastAttack)
+			out = &o
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && err != errStop {
+		return nil, err
+	}
+	return out, nil
+}
