@@ -37,6 +37,7 @@ type family struct {
 var families = []family{
 	{coreTypes, corePayload},
 	{auditTypes, auditPayload},
+	{branchTypes, branchPayload},
 	{ed11eTypes, ed11ePayload},
 	{types6e, payloads6e},
 }

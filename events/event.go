@@ -107,3 +107,19 @@ type Payload interface {
 	EventType() Type
 	SchemaVersion() uint16
 }
+
+// ValidMatchID reports whether id may name a match: 1 to 64 ASCII letters,
+// digits, '-' or '_'. A match id becomes a NATS subject token and a bbolt
+// bucket name, so every layer holds it to this one rule.
+func ValidMatchID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

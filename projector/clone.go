@@ -22,6 +22,10 @@ func (s *State) Clone() *State {
 	c.Skipped = slices.Clone(s.Skipped)
 	c.Ed6e = s.Ed6e.Clone()
 	c.Ed11e = s.Ed11e.Clone()
+	if s.Branch != nil {
+		b := *s.Branch
+		c.Branch = &b
+	}
 	if s.LastRoll != nil {
 		r := *s.LastRoll
 		c.LastRoll = &r

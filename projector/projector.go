@@ -47,9 +47,9 @@ func ApplyDecoded(r Rules, s *State, e *events.Event, p events.Payload) error {
 	if e.Seq != s.Seq+1 {
 		return fmt.Errorf("match %s: event %d does not follow %d", s.Match, e.Seq, s.Seq)
 	}
-	if s.Match != "" && e.Match != s.Match {
-		return fmt.Errorf("event %d belongs to match %s, not %s", e.Seq, e.Match, s.Match)
-	}
+	// Which match recorded an event is the fold's caller's to check
+	// (replay.Folder knows a branch's lineage); the projector only needs
+	// the order.
 	if _, err := applyWitness(s, e, p); err != nil {
 		return fmt.Errorf("match %s event %d (%s): %w", e.Match, e.Seq, e.Type, err)
 	}
@@ -69,7 +69,11 @@ func applyCommon(r Rules, s *State, e *events.Event, p events.Payload) error {
 		if e.Seq != 1 {
 			return errors.New("match.created must be the first event")
 		}
-		initState(s, e.Match, p)
+		id := s.Match
+		if id == "" {
+			id = e.Match
+		}
+		initState(s, id, p)
 	case *events.TurnStarted:
 		s.Turn, s.Active, s.Attack = p.Turn, p.Player, nil
 		for _, u := range s.Units {
@@ -89,6 +93,12 @@ func applyCommon(r Rules, s *State, e *events.Event, p events.Payload) error {
 		u.Advanced = u.Advanced || p.Advance
 	case *events.MatchEnded:
 		s.Ended, s.Winner, s.Attack = true, p.Winner, nil
+	case *events.BranchCreated:
+		// The branch goes on from the parent's state at the fork, with
+		// its own participants' tokens; nothing else changes.
+		s.Branch = &BranchInfo{Parent: p.Parent, At: p.At, Name: p.Name}
+		s.Tokens = p.Tokens
+		return nil
 	default:
 		return nil
 	}

@@ -103,6 +103,13 @@ func (u *Unit) DisplayName() string {
 	return u.ID
 }
 
+// BranchInfo says where a branch forked from its parent.
+type BranchInfo struct {
+	Parent string `json:"parent"`
+	At     uint64 `json:"at"`
+	Name   string `json:"name,omitempty"`
+}
+
 // Tally is a side's running score: what it lost and what it caused, with
 // the expected values of what it caused (the luck meter).
 type Tally struct {
@@ -149,6 +156,8 @@ type State struct {
 	Tally      []Tally `json:"tally,omitempty"` // one per player, in player order: msgpack sorts no struct-valued map
 	LastRoll   *Roll   `json:"last_roll,omitempty"`
 	Ended      bool    `json:"ended,omitempty"`
+	// Branch is set on a branch: where it forked.
+	Branch *BranchInfo `json:"branch,omitempty"`
 	// Dice, witnesses and disputes (docs/dice.md).
 	Dice     DiceState      `json:"dice"`
 	Disputes []Dispute      `json:"disputes,omitempty"`

@@ -69,6 +69,7 @@ type Attack11e struct {
 // modifier, cover and re-roll.
 type Group11e struct {
 	Weapon   string `json:"weapon"`
+	Name     string `json:"name"` // the weapon's name, for people
 	Label    string `json:"label"`
 	Shooters []int  `json:"shooters"` // indices into Attack.Shooters, one per firing model
 	Attacks  string `json:"attacks"`  // attacks per model (dice expression)

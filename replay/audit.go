@@ -5,6 +5,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store"
 )
 
 // Report is a judge's audit of one match: every check, what it found, and
@@ -45,17 +46,25 @@ type RefoldCheck struct {
 	Problems  []string    `json:"problems,omitempty"`
 }
 
-// Audit checks a match's events, in stored order. expected, when not nil,
-// is the state hash the recorder holds (live state or export), compared
-// with a fresh fold.
-func Audit(evs []events.Event, lookup Lookup, expected *events.Hash) Report {
-	r := Report{Events: len(evs)}
-	if len(evs) > 0 {
-		r.Match = evs[0].Match
-	}
-	r.Chain = checkChain(evs)
-	r.Dice = checkDice(evs)
-	r.Refold, r.Manual, r.Disputes = checkRefold(evs, lookup, expected)
+// AuditOptions give the audit what the events alone do not say.
+type AuditOptions struct {
+	// Expected is the state hash the recorder holds (live or at export),
+	// compared with a fresh fold; nil when unknown.
+	Expected *events.Hash
+	// Lineage of a branch (store.Brancher): which match recorded which
+	// of its events. Nil for a match that is no branch.
+	Lineage []store.BranchPoint
+	// Reveals are dice.revealed events recorded by a branch's ancestors
+	// after the fork: they reveal the seeds of the inherited rolls.
+	Reveals []events.Event
+}
+
+// Audit checks the events of match, in stored order.
+func Audit(match string, evs []events.Event, lookup Lookup, o AuditOptions) Report {
+	r := Report{Match: match, Events: len(evs)}
+	r.Chain = checkChain(match, evs, o.Lineage)
+	r.Dice = checkDice(evs, o.Reveals)
+	r.Refold, r.Manual, r.Disputes = checkRefold(match, evs, lookup, o)
 	r.Unsettled = unsettled(r.Manual, r.Disputes)
 	r.OK = r.Chain.OK && r.Dice.OK && r.Refold.OK && len(r.Unsettled) == 0
 	return r
@@ -84,7 +93,7 @@ func unsettled(manual []projector.ManualRoll, disputes []projector.Dispute) []ui
 // checkChain walks the events in stored order: numbers 1, 2, 3… with no
 // gap or swap, each prev_hash the previous event's hash, each hash its
 // content's.
-func checkChain(evs []events.Event) ChainCheck {
+func checkChain(match string, evs []events.Event, lineage []store.BranchPoint) ChainCheck {
 	c := ChainCheck{OK: true}
 	fail := func(seq uint64, format string, args ...any) {
 		if c.OK {
@@ -104,8 +113,8 @@ func checkChain(evs []events.Event) ChainCheck {
 		case e.Seq < next:
 			fail(next, "position %d holds event %d where event %d should be (events out of order)", i+1, e.Seq, next)
 		}
-		if e.Match != evs[0].Match {
-			fail(e.Seq, "event %d belongs to match %s", e.Seq, e.Match)
+		if want := RecordedBy(lineage, match, e.Seq); e.Match != want {
+			fail(e.Seq, "event %d says it was recorded by match %s, not %s", e.Seq, e.Match, want)
 		}
 		if got := events.ComputeHash(e); got != e.Hash {
 			fail(e.Seq, "event %d: its content does not match its hash (edited after it was recorded)", e.Seq)
@@ -121,7 +130,7 @@ func checkChain(evs []events.Event) ChainCheck {
 // checkRefold folds the whole match from scratch (as ruled), checks that
 // each roll answered exactly the step the rules were waiting for, and
 // compares the final state with the recorded one.
-func checkRefold(evs []events.Event, lookup Lookup, expected *events.Hash) (RefoldCheck, []projector.ManualRoll, []projector.Dispute) {
+func checkRefold(match string, evs []events.Event, lookup Lookup, o AuditOptions) (RefoldCheck, []projector.ManualRoll, []projector.Dispute) {
 	c := RefoldCheck{OK: true}
 	fail := func(format string, args ...any) {
 		c.OK = false
@@ -131,7 +140,8 @@ func checkRefold(evs []events.Event, lookup Lookup, expected *events.Hash) (Refo
 		fail("the match has no events")
 		return c, nil, nil
 	}
-	f := NewFolder(evs[0].Match, lookup)
+	f := NewFolder(match, lookup)
+	f.Lineage = o.Lineage
 	for _, e := range evs {
 		if p, err := e.Decode(); err == nil {
 			if roll, ok := p.(*events.DiceRolled); ok && f.State.Seq > 0 && !f.ruled {
@@ -148,10 +158,10 @@ func checkRefold(evs []events.Event, lookup Lookup, expected *events.Hash) (Refo
 		fail("hash the folded state: %v", err)
 	}
 	c.StateHash = h
-	if expected != nil {
+	if o.Expected != nil {
 		c.Compared = true
-		if *expected != h {
-			fail("the recorded state (%s) differs from a fresh fold of the events (%s)", expected, h)
+		if *o.Expected != h {
+			fail("the recorded state (%s) differs from a fresh fold of the events (%s)", o.Expected, h)
 		}
 	}
 	var manual []projector.ManualRoll

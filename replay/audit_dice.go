@@ -29,6 +29,7 @@ type DieMismatch struct {
 }
 
 type digitalRoll struct {
+	match       string // the match that recorded it: its id is in the HMAC
 	seq         uint64
 	epoch       int
 	playerSeeds []string
@@ -38,7 +39,7 @@ type digitalRoll struct {
 // checkDice recomputes every digital die whose epoch has been revealed and
 // checks every revealed seed against its commitment. It reads the events
 // only: no fold, no store, so it can be re-implemented from docs/dice.md.
-func checkDice(evs []events.Event) DiceCheck {
+func checkDice(evs []events.Event, ancestorReveals []events.Event) DiceCheck {
 	c := DiceCheck{OK: true}
 	fail := func(format string, args ...any) {
 		c.OK = false
@@ -49,7 +50,10 @@ func checkDice(evs []events.Event) DiceCheck {
 	epoch := -1
 	var playerSeeds []string
 	var rolls []digitalRoll
-	for _, e := range evs {
+	// Ancestors' reveals come after the branch's own events: they only add
+	// seeds, and every commitment they answer is among the inherited events.
+	all := append(append([]events.Event(nil), evs...), ancestorReveals...)
+	for _, e := range all {
 		p, err := e.Decode()
 		if err != nil {
 			continue // the chain check reports undecodable events
@@ -80,7 +84,7 @@ func checkDice(evs []events.Event) DiceCheck {
 				fail("event %d is a digital roll made before any dice commitment", e.Seq)
 				continue
 			}
-			rolls = append(rolls, digitalRoll{e.Seq, epoch, append([]string(nil), playerSeeds...), p.Values})
+			rolls = append(rolls, digitalRoll{e.Match, e.Seq, epoch, append([]string(nil), playerSeeds...), p.Values})
 		}
 	}
 	for _, r := range rolls {
@@ -89,7 +93,7 @@ func checkDice(evs []events.Event) DiceCheck {
 			c.Pending = append(c.Pending, r.seq)
 			continue
 		}
-		want, err := dice.Derive(seed, evs[0].Match, r.playerSeeds, r.seq, len(r.values))
+		want, err := dice.Derive(seed, r.match, r.playerSeeds, r.seq, len(r.values))
 		if err != nil {
 			fail("event %d: %v", r.seq, err)
 			continue
@@ -104,3 +108,4 @@ func checkDice(evs []events.Event) DiceCheck {
 	}
 	return c
 }
+

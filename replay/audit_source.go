@@ -18,7 +18,7 @@ type Record struct {
 // AuditRecords audits raw records: a record that does not decode, or that
 // is stored under another event's number, is a chain failure at its key;
 // the rest are audited as events.
-func AuditRecords(match string, recs []Record, lookup Lookup, expected *events.Hash) Report {
+func AuditRecords(match string, recs []Record, lookup Lookup, o AuditOptions) Report {
 	var evs []events.Event
 	var pre []problemAt
 	for _, r := range recs {
@@ -32,8 +32,7 @@ func AuditRecords(match string, recs []Record, lookup Lookup, expected *events.H
 		}
 		evs = append(evs, e)
 	}
-	rep := Audit(evs, lookup, expected)
-	rep.Match = match
+	rep := Audit(match, evs, lookup, o)
 	if len(pre) > 0 {
 		ch := &rep.Chain
 		for _, p := range pre {
@@ -76,11 +75,46 @@ func ReadRecords(ctx context.Context, st store.Store, match string) ([]Record, e
 }
 
 // AuditStore audits match as stored. expected is the recorder's state hash
-// when known.
+// when known. For a branch, the ancestors' later reveals are read too, so
+// the inherited digital rolls can be checked.
 func AuditStore(ctx context.Context, st store.Store, match string, lookup Lookup, expected *events.Hash) (Report, error) {
-	recs, err := ReadRecords(ctx, st, match)
+	in, err := AuditInputs(ctx, st, match)
 	if err != nil {
-		return Report{}, fmt.Errorf("read match %s: %w", match, err)
+		return Report{}, err
 	}
-	return AuditRecords(match, recs, lookup, expected), nil
+	in.Options.Expected = expected
+	return AuditRecords(match, in.Records, lookup, in.Options), nil
+}
+
+// Inputs is everything an audit of one match reads from a store.
+type Inputs struct {
+	Records []Record
+	Options AuditOptions
+}
+
+// AuditInputs reads a match's records, lineage and ancestors' reveals.
+func AuditInputs(ctx context.Context, st store.Store, match string) (Inputs, error) {
+	var in Inputs
+	var err error
+	if in.Records, err = ReadRecords(ctx, st, match); err != nil {
+		return in, fmt.Errorf("read match %s: %w", match, err)
+	}
+	if in.Options.Lineage, err = LineageOf(ctx, st, match); err != nil {
+		return in, err
+	}
+	for _, p := range in.Options.Lineage {
+		if p.Upto == 0 {
+			continue
+		}
+		err := st.Scan(ctx, p.Match, p.Upto+1, func(e events.Event) error {
+			if e.Type == events.TypeDiceRevealed && e.Match == p.Match {
+				in.Options.Reveals = append(in.Options.Reveals, e)
+			}
+			return nil
+		})
+		if err != nil {
+			return in, fmt.Errorf("read reveals of %s: %w", p.Match, err)
+		}
+	}
+	return in, nil
 }

@@ -107,12 +107,12 @@ func audit(t *testing.T, path string) replay.Report {
 		t.Fatal(err)
 	}
 	// verify on a bundle gives the same verdict as audit on the store.
-	recs, err := replay.ReadRecords(context.Background(), st, "audit1")
+	in, err := replay.AuditInputs(context.Background(), st, "audit1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := replay.NewBundle("audit1", recs, rep.Refold.StateHash).Write(&buf); err != nil {
+	if err := replay.NewBundle("audit1", in, rep.Refold.StateHash).Write(&buf); err != nil {
 		t.Fatal(err)
 	}
 	bun, err := replay.ReadBundle(&buf)

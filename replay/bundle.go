@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/store"
 )
 
 // BundleFormat names the self-verifying export format.
@@ -22,14 +23,20 @@ type Bundle struct {
 	StateHash events.Hash `json:"state_hash"`
 	Keys      []uint64    `json:"keys"`
 	Records   [][]byte    `json:"records"` // events.Marshal form, base64 in JSON
+	// Lineage and Reveals, for a branch: see AuditOptions.
+	Lineage []store.BranchPoint `json:"lineage,omitempty"`
+	Reveals [][]byte            `json:"reveals,omitempty"`
 }
 
-// NewBundle packs a match's records and its recorded state hash.
-func NewBundle(match string, recs []Record, state events.Hash) *Bundle {
-	b := &Bundle{Format: BundleFormat, Version: 1, Match: match, StateHash: state}
-	for _, r := range recs {
+// NewBundle packs what an audit of a match reads and its recorded state hash.
+func NewBundle(match string, in Inputs, state events.Hash) *Bundle {
+	b := &Bundle{Format: BundleFormat, Version: 1, Match: match, StateHash: state, Lineage: in.Options.Lineage}
+	for _, r := range in.Records {
 		b.Keys = append(b.Keys, r.Key)
 		b.Records = append(b.Records, r.Data)
+	}
+	for _, e := range in.Options.Reveals {
+		b.Reveals = append(b.Reveals, events.Marshal(e))
 	}
 	return b
 }
@@ -68,5 +75,16 @@ func (b *Bundle) Verify(lookup Lookup) Report {
 	for i := range b.Records {
 		recs[i] = Record{b.Keys[i], b.Records[i]}
 	}
-	return AuditRecords(b.Match, recs, lookup, &b.StateHash)
+	o := AuditOptions{Expected: &b.StateHash, Lineage: b.Lineage}
+	for i, raw := range b.Reveals {
+		e, err := events.Unmarshal(raw)
+		if err != nil {
+			rep := AuditRecords(b.Match, recs, lookup, o)
+			rep.OK, rep.Dice.OK = false, false
+			rep.Dice.Problems = append(rep.Dice.Problems, fmt.Sprintf("ancestor reveal %d of the bundle cannot be decoded: %v", i+1, err))
+			return rep
+		}
+		o.Reveals = append(o.Reveals, e)
+	}
+	return AuditRecords(b.Match, recs, lookup, o)
 }

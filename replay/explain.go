@@ -5,6 +5,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store"
 )
 
 // Explanation answers "why did that roll need a 4?": the declaration that
@@ -26,13 +27,14 @@ type Explanation struct {
 	Pending     string            `json:"pending"` // the step as the rules stated it
 }
 
-// Explain folds the match to just before event seq, which must be a roll,
-// and explains it.
-func Explain(evs []events.Event, lookup Lookup, seq uint64) (*Explanation, error) {
+// Explain folds match to just before event seq, which must be a roll, and
+// explains it. lineage is the match's lineage for a branch (else nil).
+func Explain(match string, evs []events.Event, lineage []store.BranchPoint, lookup Lookup, seq uint64) (*Explanation, error) {
 	if len(evs) == 0 {
 		return nil, fmt.Errorf("the match has no events")
 	}
-	f := NewFolder(evs[0].Match, lookup)
+	f := NewFolder(match, lookup)
+	f.Lineage = lineage
 	for _, e := range evs {
 		if e.Seq < seq {
 			if err := f.Apply(e); err != nil {

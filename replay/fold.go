@@ -26,7 +26,12 @@ var errStop = errors.New("stop")
 // applied: an event that no longer folds fails loudly, naming it.
 func Fold(ctx context.Context, st store.Store, id string, at uint64, lookup Lookup) (*projector.State, projector.Rules, error) {
 	f := NewFolder(id, lookup)
-	err := st.Scan(ctx, id, 1, func(e events.Event) error {
+	lin, err := LineageOf(ctx, st, id)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fold match %s: %w", id, err)
+	}
+	f.Lineage = lin
+	err = st.Scan(ctx, id, 1, func(e events.Event) error {
 		if at != 0 && e.Seq > at {
 			return errStop
 		}
@@ -64,6 +69,10 @@ type Folder struct {
 	Rules projector.Rules
 	Mode  Mode
 
+	// Lineage, for a branch, says which match recorded which events
+	// (store.Brancher); nil means every event must be of this match.
+	Lineage []store.BranchPoint
+
 	lookup  Lookup
 	history []folded
 	rulings map[uint64]*events.RulingMade // ruled event seq → void/amend ruling
@@ -82,6 +91,9 @@ func NewFolder(id string, lookup Lookup) *Folder {
 
 // Apply decodes and folds the next event.
 func (f *Folder) Apply(e events.Event) error {
+	if want := RecordedBy(f.Lineage, f.State.Match, e.Seq); f.State.Match != "" && e.Match != want {
+		return fmt.Errorf("event %d was recorded by match %s, but %s of match %s should be", e.Seq, e.Match, want, f.State.Match)
+	}
 	p, err := e.Decode()
 	if err != nil {
 		return err
@@ -153,4 +165,32 @@ func (f *Folder) apply(e events.Event, p events.Payload) error {
 		projector.Skip(f.State, &e, "does not fold after a ruling: "+err.Error())
 	}
 	return nil
+}
+
+// RecordedBy names the match that recorded event seq of match id, given
+// id's lineage (nil: id itself).
+func RecordedBy(lineage []store.BranchPoint, id string, seq uint64) string {
+	for _, p := range lineage {
+		if p.Upto == 0 || seq <= p.Upto {
+			return p.Match
+		}
+	}
+	return id
+}
+
+// LineageOf returns a match's lineage when the store keeps branches, nil
+// otherwise.
+func LineageOf(ctx context.Context, st store.Store, id string) ([]store.BranchPoint, error) {
+	br, ok := st.(store.Brancher)
+	if !ok {
+		return nil, nil
+	}
+	lin, err := br.Lineage(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(lin) == 1 {
+		return nil, nil
+	}
+	return lin, nil
 }

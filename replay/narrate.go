@@ -176,7 +176,11 @@ func rolled(before *projector.State, e *events.Event, p *events.DiceRolled) stri
 	for i, v := range p.Values {
 		vals[i] = strconv.Itoa(v)
 	}
-	out := fmt.Sprintf("%s rolls %d D6 to %s", before.PlayerName(p.Roller), p.Count, what)
+	verb := "rolls"
+	if p.Reroll != nil {
+		verb = fmt.Sprintf("re-rolls %d of the dice of event %d:", len(p.Reroll.Indices), p.Reroll.Seq)
+	}
+	out := fmt.Sprintf("%s %s %d D6 to %s", before.PlayerName(p.Roller), verb, p.Count, what)
 	if p.Need > 0 {
 		out += fmt.Sprintf(", needing %d+", p.Need)
 	}

@@ -1,7 +1,7 @@
-// Package replay reads and tells matches: the match script format that
-// records a whole game from a file (script.go), and the narrator that turns
-// a match's events into readable lines (narrate.go).
 package replay
+
+// The match script format (docs/script.md): a whole match as a file, its
+// setup and the commands that record it, read strictly (see strict.go).
 
 import (
 	"bytes"

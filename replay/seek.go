@@ -84,6 +84,7 @@ func (k *Seeker) every() uint64 {
 
 // StateAt returns the state of match after event seq (0 = the last).
 func (k *Seeker) StateAt(ctx context.Context, match string, seq uint64) (*projector.State, error) {
+	var err error
 	if seq == 0 {
 		h, err := k.Store.Head(ctx, match)
 		if err != nil {
@@ -93,6 +94,9 @@ func (k *Seeker) StateAt(ctx context.Context, match string, seq uint64) (*projec
 	}
 	snaps, _ := k.Store.(store.Snapshots)
 	f := NewFolder(match, k.Lookup)
+	if f.Lineage, err = LineageOf(ctx, k.Store, match); err != nil {
+		return nil, err
+	}
 	from := uint64(1)
 	if snaps != nil {
 		if st, ok := k.trusted(ctx, snaps, match, seq); ok {
@@ -105,7 +109,7 @@ func (k *Seeker) StateAt(ctx context.Context, match string, seq uint64) (*projec
 	}
 	var fresh []store.Snapshot
 	needFull := false
-	err := k.Store.Scan(ctx, match, from, func(e events.Event) error {
+	err = k.Store.Scan(ctx, match, from, func(e events.Event) error {
 		if e.Seq > seq {
 			return errStop
 		}
@@ -178,8 +182,12 @@ func (k *Seeker) VerifySnapshots(ctx context.Context, match string) ([]uint64, e
 		return nil, nil
 	}
 	f := NewFolder(match, k.Lookup)
+	var err error
+	if f.Lineage, err = LineageOf(ctx, k.Store, match); err != nil {
+		return nil, err
+	}
 	var bad []uint64
-	err := k.Store.Scan(ctx, match, 1, func(e events.Event) error {
+	err = k.Store.Scan(ctx, match, 1, func(e events.Event) error {
 		if err := f.Apply(e); err != nil {
 			return err
 		}

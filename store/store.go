@@ -36,6 +36,9 @@ type MatchInfo struct {
 	ID      string `json:"id"`
 	Head    Head   `json:"head"`
 	Created int64  `json:"created"` // time of event 1, Unix nanoseconds
+	// Parent and At name the match and event a branch was forked from.
+	Parent string `json:"parent,omitempty"`
+	At     uint64 `json:"at,omitempty"`
 }
 
 // Store is an append-only, per-match event log.
@@ -117,4 +120,30 @@ type Snapshots interface {
 	// ErrNotFound.
 	NearestSnapshot(ctx context.Context, match string, seq uint64) (Snapshot, error)
 	DeleteSnapshot(ctx context.Context, match string, seq uint64) error
+}
+
+// BranchPoint is one link of a branch's lineage: events up to and
+// including Upto were recorded by Match (Upto 0: every event from there on).
+type BranchPoint struct {
+	Match string `json:"match"`
+	Upto  uint64 `json:"upto,omitempty"`
+}
+
+// Brancher is an optional ability (found by type assertion): a branch is a
+// match whose history is another match's events 1..at, kept as a pointer
+// (parent, fork sequence) and never copied, followed by its own events.
+//
+//   - Branch creates branch id of parent at event at (1 <= at <= the
+//     parent's head) together with its first own events (numbered at+1…,
+//     the first linked to the parent's event at), atomically. ErrConflict if
+//     id exists, ErrNotFound if parent does not, ErrInvalid otherwise.
+//   - Scan of a branch yields the inherited events first (each with the
+//     Match of the match that recorded it), then its own; Head and Append
+//     continue from the branch's own head. Branches of branches work.
+//   - Lineage returns the branch's chain from the root match, the last
+//     element being id itself with Upto 0; a match that is no branch has a
+//     lineage of one element.
+type Brancher interface {
+	Branch(ctx context.Context, id, parent string, at uint64, evs []events.Event) error
+	Lineage(ctx context.Context, id string) ([]BranchPoint, error)
 }

@@ -64,7 +64,7 @@ func resolveWounds(s *projector.State, a *projector.Attack) bool {
 				continue
 			}
 			w.State, a.Stage = woundDamage, stageDamage
-			a.Steps = append(a.Steps, projector.DiceStep{Purpose: PurposeDamage, Label: fmt.Sprintf("%s: D %s", g.Weapon, g.D),
+			a.Steps = append(a.Steps, projector.DiceStep{Purpose: PurposeDamage, Label: fmt.Sprintf("%s: D %s", g.Name, g.D),
 				Dice: e.Dice(), Models: []string{w.Model}})
 			return true
 		case woundDamaged:

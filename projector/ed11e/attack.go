@@ -33,7 +33,7 @@ func start(s *projector.State, a *projector.Attack) {
 		}
 		g.AttStep = len(a.Steps)
 		a.Steps = append(a.Steps, projector.DiceStep{Purpose: PurposeAttacks,
-			Label: fmt.Sprintf("%s: %s attacks per model", g.Weapon, g.Attacks), Dice: len(g.Shooters) * e.Dice()})
+			Label: fmt.Sprintf("%s: %s attacks per model", g.Name, g.Attacks), Dice: len(g.Shooters) * e.Dice()})
 	}
 	a.Stage = stageAttacks
 	advance(s, a)
@@ -105,7 +105,7 @@ func planWounds(a *projector.Attack) {
 			continue
 		}
 		g.WndStep = len(a.Steps)
-		a.Steps = append(a.Steps, projector.DiceStep{Purpose: stageWound, Label: fmt.Sprintf("%s S%d vs T%d", g.Weapon, g.S, x.T),
+		a.Steps = append(a.Steps, projector.DiceStep{Purpose: stageWound, Label: fmt.Sprintf("%s S%d vs T%d", g.Name, g.S, x.T),
 			Dice: a.Steps[g.HitStep].Successes, Need: WoundNeed(g.S, x.T), S: g.S, T: x.T})
 	}
 	a.Stage = stageWound
@@ -208,8 +208,21 @@ func finish(s *projector.State, a *projector.Attack) {
 	}
 	s.AddTally(a.Attacker, func(t *projector.Tally) { t.ExpectedWounds += a.Expected })
 	s.LastAttack, s.Attack = a, nil
-	updateEngagement(s)
-	s.Pending = s.PendingDeclare()
+	if len(a.Casualties) > 0 { // only a model removed can end an engagement
+		updateEngagement(s)
+	}
+	s.Pending = declare(s)
+}
+
+// declare is the active player's free choice, naming the shooting step.
+func declare(s *projector.State) projector.Pending {
+	p := s.PendingDeclare()
+	if s.Phase == projector.PhaseShooting && s.Active != "" && !s.Ended {
+		if step := ed(s).Step; step != "" {
+			p.Text += fmt.Sprintf(" (step: %s)", step)
+		}
+	}
+	return p
 }
 
 // expected is the attack's expected damage from the exact odds of each
@@ -253,7 +266,7 @@ func setPending(s *projector.State, a *projector.Attack) {
 		g := x.Groups[w.Group]
 		s.Pending = projector.Pending{Kind: WaitAllocate, Player: a.Defender, Count: 1,
 			Text: fmt.Sprintf("%s allocates attack %d of %d (%s, AP%d, D %s) to a model of %s",
-				s.PlayerName(a.Defender), x.Cur+1, len(x.Wounds), g.Weapon, -abs(g.AP), g.D, s.Unit(a.Target).DisplayName())}
+				s.PlayerName(a.Defender), x.Cur+1, len(x.Wounds), g.Name, -abs(g.AP), g.D, s.Unit(a.Target).DisplayName())}
 	default:
 		d := a.Current()
 		roller := a.Attacker

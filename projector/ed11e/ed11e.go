@@ -6,6 +6,30 @@
 // and invulnerable saves, variable attacks and damage rolled as their own
 // dice, re-rolls as their own events. Movement adds recorded advance rolls;
 // engagement is derived from the table. Defaults live in defaults.go.
+//
+// Commands (projector.Command fields in brackets):
+//
+//	next-turn, phase, move     common; a move of an advancing unit may go
+//	                           Move + its advance roll and is recorded as
+//	                           an advance move [unit model x y]
+//	advance                    declare an advance, then roll 1 D6 [unit]
+//	step                       shooting phase: start → shoot → end (steps
+//	                           still missing are recorded automatically by
+//	                           shoot, phase and next-turn)
+//	shoot                      [unit target kind weapons]: kind is normal,
+//	                           assault, close-quarters or indirect; weapons
+//	                           maps a model to its weapon ids, comma-
+//	                           separated, or "none" (default: every weapon
+//	                           the type allows)
+//	roll                       the pending dice [values | digital; purpose]
+//	reroll, decline            an offered re-roll [indices; none = every
+//	                           die the rule allows]
+//	allocate                   the defender allocates the attack [model]
+//	action                     a unit starts an action [unit kind]
+//
+// Events: shooting.phase_step, unit.advance_declared, action.started,
+// attack.allocated, reroll.chosen, reroll.declined (events/payloads_11e.go),
+// besides the common ones; no outcome is ever an event.
 package ed11e
 
 import (
@@ -110,6 +134,9 @@ func (r Rules) Decide(s *projector.State, actor events.Actor, c projector.Comman
 
 // Evolve folds this edition's events and its reading of common ones.
 func (r Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) error {
+	if s.Ed11e == nil {
+		s.Ed11e = &projector.State11e{}
+	}
 	switch p := p.(type) {
 	case *events.MatchCreated:
 		s.Ed11e = &projector.State11e{}
@@ -142,11 +169,12 @@ func (r Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) err
 	return nil
 }
 
-// ed is the edition's state; a state folded without match.created (never
-// in a real match) reads as empty.
+// ed is the edition's state. Decide only reads it and must not change s,
+// so a state without one (never after match.created) reads as empty
+// without being given one; Evolve makes sure it has one.
 func ed(s *projector.State) *projector.State11e {
 	if s.Ed11e == nil {
-		s.Ed11e = &projector.State11e{}
+		return &projector.State11e{}
 	}
 	return s.Ed11e
 }

@@ -2,6 +2,7 @@ package ed11e
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/matchrec/matchrec/events"
@@ -69,8 +70,7 @@ func evolveStep(s *projector.State, p *events.ShootingPhaseStep) error {
 		return fmt.Errorf("shooting phase step %q does not follow %q", p.Step, x.Step)
 	}
 	x.Step = p.Step
-	s.Pending = s.PendingDeclare()
-	s.Pending.Text += fmt.Sprintf(" (step: %s)", p.Step)
+	s.Pending = declare(s)
 	return nil
 }
 
@@ -106,7 +106,7 @@ func evolveAction(s *projector.State, seq uint64, p *events.ActionStarted) error
 	}
 	x := ed(s)
 	x.Actions = append(x.Actions, projector.Action11e{Unit: p.Unit, Action: p.Action, Phase: s.Phase, Seq: seq})
-	s.Pending = s.PendingDeclare()
+	s.Pending = declare(s)
 	return nil
 }
 
@@ -114,22 +114,48 @@ func evolveAction(s *projector.State, seq uint64, p *events.ActionStarted) error
 // enemy units, in state order, with a model within EngagementRange of one
 // of its models (defaults.go).
 func updateEngagement(s *projector.State) {
-	bodies := make([][]geom.Body, len(s.Units))
+	fp := make([]footprint, len(s.Units))
 	for i, u := range s.Units {
-		for _, m := range u.Models {
-			if m.Alive() {
-				bodies[i] = append(bodies[i], projector.Body(u, m))
-			}
-		}
+		fp[i] = footprintOf(u)
 	}
 	for i, u := range s.Units {
 		u.Engaged = nil
 		for j, v := range s.Units {
-			if v.Player != u.Player && within(bodies[i], bodies[j], EngagementRange) {
+			if v.Player != u.Player && fp[i].near(fp[j], EngagementRange) && within(fp[i].bodies, fp[j].bodies, EngagementRange) {
 				u.Engaged = append(u.Engaged, v.ID)
 			}
 		}
 	}
+}
+
+// footprint is a unit's models on the table and the box around their
+// bases, so that units far apart are told apart without measuring every
+// pair of models (this runs after every move and every deadly attack).
+type footprint struct {
+	bodies                 []geom.Body
+	minX, minY, maxX, maxY float64
+}
+
+func footprintOf(u *projector.Unit) footprint {
+	f := footprint{minX: math.Inf(1), minY: math.Inf(1), maxX: math.Inf(-1), maxY: math.Inf(-1)}
+	for _, m := range u.Models {
+		if !m.Alive() {
+			continue
+		}
+		b := projector.Body(u, m)
+		f.bodies = append(f.bodies, b)
+		f.minX, f.maxX = min(f.minX, b.Pos.X-b.Radius), max(f.maxX, b.Pos.X+b.Radius)
+		f.minY, f.maxY = min(f.minY, b.Pos.Y-b.Radius), max(f.maxY, b.Pos.Y+b.Radius)
+	}
+	return f
+}
+
+// near reports whether the boxes of f and g are within r of each other
+// (necessary for any two of their bases to be).
+func (f footprint) near(g footprint, r float64) bool {
+	return len(f.bodies) > 0 && len(g.bodies) > 0 &&
+		f.minX <= g.maxX+r+geom.Eps && g.minX <= f.maxX+r+geom.Eps &&
+		f.minY <= g.maxY+r+geom.Eps && g.minY <= f.maxY+r+geom.Eps
 }
 
 func within(a, b []geom.Body, r float64) bool {

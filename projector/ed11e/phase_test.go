@@ -124,7 +124,7 @@ func TestAdvance(t *testing.T) {
 		t.Fatalf("advanced %v moved %v", u.Advanced, u.Moved)
 	}
 	g.Refused(alice, move("a", "a-1", 10, 18.5), projector.CodeMoveTooFar) // 8.5" > 6 + 2
-	g.Do(alice, move("a", "a-1", 10, 18))                                // 8"
+	g.Do(alice, move("a", "a-1", 10, 18))                                  // 8"
 	if _, mm := lastMove(t, g); !mm.Advance {
 		t.Fatal("moves of an advancing unit are advance moves")
 	}

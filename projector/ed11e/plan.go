@@ -143,7 +143,7 @@ func planShooting(s *projector.State, u, t *projector.Unit, kind string, choice 
 				}
 				continue
 			}
-			g := projector.Group11e{Weapon: w.ID, BS: w.BS, S: w.S, AP: w.AP, D: dmg.String(), Attacks: attacks.String(),
+			g := projector.Group11e{Weapon: w.ID, Name: weaponName(w), BS: w.BS, S: w.S, AP: w.AP, D: dmg.String(), Attacks: attacks.String(),
 				Cover: cover || indirect, Indirect: indirect, Reroll: hitReroll(u, w), WReroll: woundReroll(w),
 				AttStep: -1, HitStep: -1, WndStep: -1}
 			var mods []string

@@ -182,7 +182,7 @@ func fixedDamage(s *projector.State) (string, string) {
 		}
 		g := x.Groups[x.Wounds[i].Group]
 		if e, err := rules.ParseExpr(g.D); err == nil && !e.Variable() {
-			return g.Weapon, g.D
+			return g.Name, g.D
 		}
 	}
 	return "", ""

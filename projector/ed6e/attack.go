@@ -259,12 +259,19 @@ func planPools(s *projector.State, a *projector.Attack) {
 // majority is the most common value of f over the models that may take
 // the wounds, the higher on a tie.
 func majority(a *projector.Attack, f func(*projector.Model) int, t *projector.Unit) int {
-	var vals, counts []int
+	var ms []*projector.Model
 	for _, id := range a.Eligible {
-		m := t.Model(id)
-		if m == nil || !m.Alive() {
-			continue
+		if m := t.Model(id); m != nil && m.Alive() {
+			ms = append(ms, m)
 		}
+	}
+	return majorityOf(ms, f)
+}
+
+// majorityOf is the most common value of f over ms, the higher on a tie.
+func majorityOf(ms []*projector.Model, f func(*projector.Model) int) int {
+	var vals, counts []int
+	for _, m := range ms {
 		v, found := f(m), false
 		for i := range vals {
 			if vals[i] == v {

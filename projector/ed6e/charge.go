@@ -69,7 +69,7 @@ func evolveCharge(s *projector.State, seq uint64, p *events.ChargeDeclared) erro
 	}
 	closeOpen(s)
 	ch := &projector.Charge6e{Seq: seq, Unit: u.ID, Target: t.ID, Stage: chargeRoll}
-	if !locked(s, t) && !slices.Contains(s.Ed6e.Overwatched, t.ID) {
+	if !locked(s, t) && !slices.Contains(s.Ed6e.Overwatched, t.ID) && armed(t) {
 		ch.Stage = chargeOverwatch // once per phase, and not from inside a combat
 	}
 	s.Ed6e.Charge = ch
@@ -122,6 +122,20 @@ func evolveOverwatchDeclined(s *projector.State, p *events.OverwatchDeclined) er
 	}
 	ch.Stage = chargeRoll
 	return nil
+}
+
+// armed reports whether a model of u carries a ranged weapon: a unit with
+// none is not offered Overwatch (one whose weapons cannot snap fire is, and
+// its Overwatch is refused with the reason).
+func armed(u *projector.Unit) bool {
+	for _, m := range u.AliveModels() {
+		for _, id := range m.Weapons {
+			if w := u.Weapon(id); w != nil && w.Type != Melee {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // evolveChargeRoll sets the charge distance and decides whether the charge

@@ -85,7 +85,7 @@ func evolveShooting(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 	if p.Snap {
 		a.Type = "snap"
 	}
-	start(s, a, pl.snap)
+	start(s, a, shootingSpecs(u, pl))
 	return nil
 }
 

@@ -88,6 +88,21 @@ func CheckTx(tx *bbolt.Tx) error {
 		var prev events.Hash
 		var last uint64
 		var created int64
+		if parent, at := parentOf(tx, match); parent != "" {
+			// A branch's own log starts after its fork, linked to the
+			// parent's event there, and shares the parent's creation time.
+			fork, err := recordAt(tx, parent, at)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%w: branch %q: %w", ErrCorrupt, match, err))
+				return nil
+			}
+			last, prev, created = at, fork.Hash, fork.Time
+			if pv := heads.Get([]byte(parent)); pv != nil {
+				if ph, err := decodeHead(parent, pv); err == nil {
+					created = ph.created
+				}
+			}
+		}
 		err := b.ForEach(func(k, v []byte) error {
 			e, err := decodeRecord(match, k, v)
 			if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"fmt"
 
 	bbolt "go.etcd.io/bbolt"
 
@@ -15,33 +14,28 @@ var _ store.RawScanner = (*Store)(nil)
 
 // ScanRaw implements store.RawScanner: records are copied out of the read
 // transaction (bbolt's slices must not escape it) and handed to fn after
-// it, in chunks.
+// it, in chunks. A branch's inherited records come first, as in Scan. A
+// record whose key is not 8 bytes is passed with key 0.
 func (s *Store) ScanRaw(ctx context.Context, match string, fn func(key uint64, record []byte) error) error {
 	type rec struct {
 		key uint64
 		val []byte
 	}
-	next := []byte{}
+	from := uint64(1)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		var buf []rec
 		err := s.view(func(tx *bbolt.Tx) error {
-			b := tx.Bucket(bktMatches).Bucket([]byte(match))
-			if b == nil {
-				return fmt.Errorf("%w: %q", store.ErrNotFound, match)
-			}
-			c := b.Cursor()
-			for k, v := c.Seek(next); k != nil && len(buf) < scanChunk; k, v = c.Next() {
+			return readSegments(tx, match, from, func(_ string, k, v []byte) (bool, error) {
 				key := uint64(0)
 				if len(k) == 8 {
 					key = binary.BigEndian.Uint64(k)
 				}
 				buf = append(buf, rec{key, bytes.Clone(v)})
-				next = append(bytes.Clone(k), 0) // the smallest key after k
-			}
-			return nil
+				return len(buf) < scanChunk, nil
+			})
 		})
 		if err != nil {
 			return err
@@ -54,5 +48,6 @@ func (s *Store) ScanRaw(ctx context.Context, match string, fn func(key uint64, r
 		if len(buf) < scanChunk {
 			return nil
 		}
+		from = buf[len(buf)-1].key + 1
 	}
 }

@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 
 	bbolt "go.etcd.io/bbolt"
@@ -33,19 +34,14 @@ func (s *Store) Scan(ctx context.Context, match string, from uint64, fn func(eve
 		}
 		buf = buf[:0]
 		err := s.view(func(tx *bbolt.Tx) error {
-			b := tx.Bucket(bktMatches).Bucket([]byte(match))
-			if b == nil {
-				return fmt.Errorf("%w: %q", store.ErrNotFound, match)
-			}
-			c := b.Cursor()
-			for k, v := c.Seek(u64(from)); k != nil && len(buf) < scanChunk; k, v = c.Next() {
-				e, err := decodeRecord(match, k, v)
+			return readSegments(tx, match, from, func(seg string, k, v []byte) (bool, error) {
+				e, err := decodeRecord(seg, k, v)
 				if err != nil {
-					return err
+					return false, err
 				}
 				buf = append(buf, e)
-			}
-			return nil
+				return len(buf) < scanChunk, nil
+			})
 		})
 		if err != nil {
 			return err
@@ -95,7 +91,8 @@ func (s *Store) Matches(ctx context.Context) ([]store.MatchInfo, error) {
 			if err != nil {
 				return err
 			}
-			out = append(out, store.MatchInfo{ID: id, Head: h.head, Created: h.created})
+			parent, at := parentOf(tx, id)
+			out = append(out, store.MatchInfo{ID: id, Head: h.head, Created: h.created, Parent: parent, At: at})
 			return nil
 		})
 	})
@@ -103,4 +100,40 @@ func (s *Store) Matches(ctx context.Context) ([]store.MatchInfo, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// readSegments walks match's records from seq from on, through its
+// lineage (inherited events first, read from the ancestors' buckets), and
+// calls fn with the bucket's match id, key and value until fn says stop.
+func readSegments(tx *bbolt.Tx, match string, from uint64, fn func(seg string, k, v []byte) (more bool, err error)) error {
+	if tx.Bucket(bktHeads).Get([]byte(match)) == nil {
+		return fmt.Errorf("%w: %q", store.ErrNotFound, match)
+	}
+	lo := uint64(1)
+	for _, p := range lineageTx(tx, match) {
+		hi := p.Upto
+		if hi != 0 && from > hi {
+			lo = hi + 1
+			continue
+		}
+		b := tx.Bucket(bktMatches).Bucket([]byte(p.Match))
+		if b == nil {
+			return fmt.Errorf("%w: match %q: no events of %q", ErrCorrupt, match, p.Match)
+		}
+		c := b.Cursor()
+		for k, v := c.Seek(u64(max(from, lo))); k != nil; k, v = c.Next() {
+			if hi != 0 && len(k) == 8 && binary.BigEndian.Uint64(k) > hi {
+				break
+			}
+			more, err := fn(p.Match, k, v)
+			if err != nil || !more {
+				return err
+			}
+		}
+		if hi == 0 {
+			return nil
+		}
+		lo = hi + 1
+	}
+	return nil
 }

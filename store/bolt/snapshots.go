@@ -90,6 +90,9 @@ func (s *Store) DeleteSnapshot(ctx context.Context, match string, seq uint64) er
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
 	return s.db.Update(func(tx *bbolt.Tx) error {
 		if root := tx.Bucket(bktSnapshots); root != nil {
 			if b := root.Bucket([]byte(match)); b != nil {

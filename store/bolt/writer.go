@@ -62,7 +62,7 @@ func (s *Store) Append(ctx context.Context, match string, expected uint64, evs [
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := validate(match, expected, evs); err != nil {
+	if err := store.CheckAppend(match, expected, evs); err != nil {
 		return err
 	}
 	r := &request{

@@ -31,7 +31,9 @@ type Store struct {
 // matchLog is one match. evs only grows, and its elements are never modified
 // once appended, so a reader may keep a sub-slice after unlocking.
 type matchLog struct {
-	evs []events.Event
+	evs    []events.Event
+	parent string // for a branch: the match and event it was forked from
+	at     uint64
 }
 
 type outboxRef struct {
@@ -58,7 +60,7 @@ func (s *Store) Append(ctx context.Context, match string, expected uint64, evs [
 	if err := s.checkOpen(ctx); err != nil {
 		return err
 	}
-	if err := validate(match, expected, evs); err != nil {
+	if err := store.CheckAppend(match, expected, evs); err != nil {
 		return err
 	}
 	cp := make([]events.Event, len(evs))
@@ -158,6 +160,8 @@ func (s *Store) Matches(ctx context.Context) ([]store.MatchInfo, error) {
 			ID:      id,
 			Head:    store.Head{Seq: last.Seq, Hash: last.Hash},
 			Created: l.evs[0].Time,
+			Parent:  l.parent,
+			At:      l.at,
 		})
 	}
 	s.mu.Unlock()

@@ -50,17 +50,8 @@ var ErrBadMatchID = errors.New("invalid match id")
 // anything outside that set could publish into, or subscribe to, another
 // match's subject.
 func ValidMatchID(id string) error {
-	if id == "" {
-		return fmt.Errorf("%w: empty", ErrBadMatchID)
-	}
-	if len(id) > MaxMatchIDLen {
-		return fmt.Errorf("%w: %d characters (at most %d)", ErrBadMatchID, len(id), MaxMatchIDLen)
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return fmt.Errorf("%w: %q has %q at byte %d (allowed: A-Z a-z 0-9 _ -)", ErrBadMatchID, id, c, i)
-		}
+	if !events.ValidMatchID(id) {
+		return fmt.Errorf("%w: %q (1-%d of A-Z a-z 0-9 _ -)", ErrBadMatchID, id, MaxMatchIDLen)
 	}
 	return nil
 }

@@ -12,7 +12,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"regexp"
 	"sync"
 	"time"
 
@@ -81,12 +80,6 @@ func (r *Recorder) RulesFor(edition string) (projector.Rules, error) {
 	return r.opts.Rules(edition)
 }
 
-var matchIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
-// ValidMatchID reports whether id may name a match (it becomes part of a
-// NATS subject and a bbolt bucket name).
-func ValidMatchID(id string) bool { return matchIDRE.MatchString(id) }
-
 // CreateRequest creates a match: the match.created payload without tokens,
 // and optionally the match id.
 type CreateRequest struct {
@@ -115,7 +108,7 @@ func (r *Recorder) Create(ctx context.Context, req CreateRequest) (CreateResult,
 	if id == "" {
 		id = r.opts.NewID()
 	}
-	if !ValidMatchID(id) {
+	if !events.ValidMatchID(id) {
 		return CreateResult{}, fmt.Errorf("%w: match id %q must be 1-64 letters, digits, '-' or '_'", ErrBadRequest, id)
 	}
 	rules, err := r.RulesFor(req.Edition)
@@ -342,7 +335,7 @@ func (r *Recorder) entry(id string) *match {
 }
 
 func (r *Recorder) load(ctx context.Context, id string) (*match, error) {
-	if !ValidMatchID(id) {
+	if !events.ValidMatchID(id) {
 		return nil, fmt.Errorf("%w: %q is not a match id", ErrBadRequest, id)
 	}
 	m := r.entry(id)

@@ -21,7 +21,7 @@ func ValidateSetup(p *events.MatchCreated) error {
 	}
 	players := map[string]bool{}
 	for _, pl := range p.Players {
-		if !ValidMatchID(pl.ID) {
+		if !events.ValidMatchID(pl.ID) {
 			return fmt.Errorf("player id %q must be letters, digits, '-' or '_'", pl.ID)
 		}
 		if players[pl.ID] {

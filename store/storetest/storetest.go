@@ -77,6 +77,11 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"OutboxPendingCallback", testOutboxPendingCallback},
 		{"OutboxNotify", testOutboxNotify},
 		{"OutboxConcurrent", testOutboxConcurrent},
+		{"Secrets", testSecrets},
+		{"Snapshots", testSnapshots},
+		{"RawScan", testRawScan},
+		{"Branch", testBranch},
+		{"BranchOfBranch", testBranchOfBranch},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })

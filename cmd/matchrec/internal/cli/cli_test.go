@@ -141,7 +141,9 @@ func TestTruncatedScriptRecordsNothing(t *testing.T) {
 	}
 	// --json errors are JSON too.
 	code, _, errs = run(t, dir, "--json", "play", path)
-	var e struct{ Error struct{ Code, Message string } }
+	var e struct {
+		Error struct{ Code, Message string }
+	}
 	if code != ExitUsage || json.Unmarshal([]byte(errs), &e) != nil || e.Error.Code != "bad_script" {
 		t.Errorf("--json error: exit %d, %s", code, errs)
 	}
@@ -161,7 +163,7 @@ func TestWrongRoleStepIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs := run(t, dir, "play", path)
-	if code != ExitRefused || !strings.Contains(errs, "error: not_your_turn: step 1 (line") || !strings.Contains(errs, "as bob") {
+	if code != ExitRefused || !strings.Contains(errs, "error: not_your_turn: step 1 (line") || !strings.Contains(errs, "next-turn as bob:") {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 
@@ -367,5 +369,31 @@ func TestServerFileOfAnotherDataDir(t *testing.T) {
 	}
 	if out := mustRun(t, mine, "matches"); strings.Contains(out, strings.TrimSpace(other)) {
 		t.Fatalf("matches of %s shows %s's match:\n%s", mine, served, out)
+	}
+}
+
+// expect_refusal is a claim about the rules: a step that is accepted, or
+// refused for another reason, fails the play.
+func TestExpectRefusalMustHold(t *testing.T) {
+	b, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, from, to, code string
+	}{
+		{"accepted", "  - {as: alice, cmd: {type: next-turn}}\n", "  - {as: alice, cmd: {type: next-turn}, expect_refusal: not_your_turn}\n", "not_refused"},
+		{"another code", "expect_refusal: heavy_after_moving", "expect_refusal: out_of_range", "wrong_refusal"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.yaml")
+			if err := os.WriteFile(path, bytes.Replace(b, []byte(c.from), []byte(c.to), 1), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			code, _, errs := run(t, t.TempDir(), "play", path)
+			if code != ExitRefused || !strings.HasPrefix(errs, "error: "+c.code+": step ") {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+		})
 	}
 }

@@ -67,11 +67,24 @@ func printState(w io.Writer, s *projector.State) {
 	}
 	if a := s.Attack; a != nil {
 		fmt.Fprintf(w, "\nattack in progress (event %d): %s → %s, stage %s: %d shots, %d hits, %d wounds, %d saves so far\n",
-			a.Seq, a.Firer, a.Target, a.Stage, a.Shots, a.Hits, a.Wounds, a.Saves)
+			a.Seq, unitName(s, a.Firer), unitName(s, a.Target), a.Stage, a.Shots, a.Hits, a.Wounds, a.Saves)
 	}
 	if s.LastAttack != nil {
-		fmt.Fprintf(w, "\nlast attack: %s\n", replay.Summary(s, s.LastAttack))
+		// The summary's "Turn N — " is the current turn, which need not be
+		// the attack's: name the attack by its declaring event instead.
+		sum := replay.Summary(s, s.LastAttack)
+		if _, rest, ok := strings.Cut(sum, " — "); ok {
+			sum = rest
+		}
+		fmt.Fprintf(w, "\nlast attack (declared at event %d): %s\n", s.LastAttack.Seq, sum)
 	}
+}
+
+func unitName(s *projector.State, id string) string {
+	if u := s.Unit(id); u != nil {
+		return u.DisplayName()
+	}
+	return id
 }
 
 func count(n int, what string) string {

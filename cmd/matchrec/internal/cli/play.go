@@ -77,11 +77,12 @@ func (a *app) play(ctx context.Context, c *api, sc *replay.Script, id string) er
 		if err := a.playStep(ctx, c, created, st, &res); err != nil {
 			// The match exists and holds what was recorded so far: say
 			// which one, so it can be inspected.
-			a.log.Warn().Str("match", created.Match).Msg("play stopped; the steps before the failing one are recorded")
+			a.log.Debug().Str("match", created.Match).Msg("play stopped; the steps before the failing one are recorded")
+			where := fmt.Sprintf("%s, %s as %s", st.Where(i), st.Cmd.Type, st.As)
 			if ae := apiError(err); ae != nil {
-				err = &cliError{exit: ExitRefused, code: ae.Code, msg: fmt.Sprintf("%s (as %s, %s): %s [match %s]", st.Where(i), st.As, st.Cmd.Type, ae.Message, created.Match)}
+				err = &cliError{exit: ExitRefused, code: ae.Code, msg: fmt.Sprintf("%s: %s [match %s]", where, ae.Message, created.Match)}
 			} else if ce, ok := err.(*cliError); ok {
-				ce.msg = fmt.Sprintf("%s (as %s, %s): %s [match %s]", st.Where(i), st.As, st.Cmd.Type, ce.msg, created.Match)
+				ce.msg = fmt.Sprintf("%s: %s [match %s]", where, ce.msg, created.Match)
 			}
 			return err
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store/natsbus"
-	"github.com/matchrec/matchrec/store/recorder"
 )
 
 // EventsRequest is the body of events: the match and an optional range of
@@ -54,7 +53,7 @@ func (n *Node) events(ctx context.Context, body []byte) (any, error) {
 	if err := natsbus.Bind(body, &req); err != nil {
 		return nil, err
 	}
-	if !recorder.ValidMatchID(req.Match) {
+	if !events.ValidMatchID(req.Match) {
 		return nil, natsbus.Errorf(natsbus.CodeBadRequest, "match %q is not a match id", req.Match)
 	}
 	if req.To != 0 && req.To < req.From {

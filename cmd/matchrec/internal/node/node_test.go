@@ -94,19 +94,6 @@ func readScript(t testing.TB, path string) *replay.Script {
 	return sc
 }
 
-// stepIndex finds the first step whose note contains text, so the test
-// does not hard-code step numbers of the example.
-func stepAfter(t *testing.T, sc *replay.Script, typ, unit, target string) int {
-	t.Helper()
-	for i, st := range sc.Steps {
-		if st.Cmd.Type == typ && st.Cmd.Unit == unit && st.Cmd.Target == target && st.ExpectRefusal == "" {
-			return i + 1
-		}
-	}
-	t.Fatalf("the example has no %s %s → %s step", typ, unit, target)
-	return 0
-}
-
 func TestServerFileWhileServing(t *testing.T) {
 	dir := t.TempDir()
 	n := startServing(t, dir)

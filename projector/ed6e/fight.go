@@ -1,0 +1,323 @@
+package ed6e
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/geom"
+)
+
+// The fight sub-phase (RULES.md), per combat: 1 the active player chooses
+// a combat; 2 it is fought by Initiative steps, highest first: at each
+// step the units with models of that Initiative pile in and strike, one
+// declaration each (active player's units first), every blow resolved —
+// hit by WS, wound, allocate, save, remove — before the next step; models
+// killed during a step still strike at it; 3 the combat result; 4 the
+// loser's Morale tests; 5 sweeping advances, pile-ins and consolidations
+// (result.go); 6 the next combat, or the end of the phase.
+
+// Combat stages.
+const (
+	stageFight       = "fight"
+	stageMorale      = "morale"
+	stageSweep       = "sweep"
+	stageConsolidate = "consolidate"
+	stageMoves       = "moves"
+	stageCombatDone  = "done"
+)
+
+// combats are the groups of units locked together, each in unit order,
+// ordered by their first unit.
+func combats(s *projector.State) [][]string {
+	var out [][]string
+	var seen []string
+	for _, u := range s.Units {
+		if u.Destroyed() || !locked(s, u) || slices.Contains(seen, u.ID) {
+			continue
+		}
+		cb := combatOf(s, u)
+		seen = append(seen, cb...)
+		out = append(out, cb)
+	}
+	return out
+}
+
+// combatOf is every unit locked, directly or through others, with u, in
+// unit order.
+func combatOf(s *projector.State, u *projector.Unit) []string {
+	in := []string{u.ID}
+	for i := 0; i < len(in); i++ {
+		for _, o := range lockedWith(s, s.Unit(in[i])) {
+			if !slices.Contains(in, o.ID) {
+				in = append(in, o.ID)
+			}
+		}
+	}
+	var out []string
+	for _, x := range s.Units {
+		if slices.Contains(in, x.ID) {
+			out = append(out, x.ID)
+		}
+	}
+	return out
+}
+
+func decideFight(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
+	if err := projector.RequireActive(s, actor); err != nil {
+		return nil, err
+	}
+	if s.Phase != projector.PhaseAssault {
+		return nil, projector.Refuse(projector.CodeWrongPhase, "combats are fought in the assault phase, not the %s phase", s.Phase)
+	}
+	if why := mandatory(s); why != "" {
+		return nil, projector.Refuse(projector.CodeWrongStep, "finish first: %s", why)
+	}
+	u := s.Unit(c.Unit)
+	if u == nil {
+		return nil, projector.Refuse(projector.CodeUnknownUnit, "unknown unit %q", c.Unit)
+	}
+	if u.Destroyed() || !locked(s, u) {
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s is not locked in combat", u.DisplayName())
+	}
+	if slices.Contains(s.Ed6e.Fought, u.ID) {
+		return nil, projector.Refuse(projector.CodeNotEligible, "the combat of %s has already been fought this turn", u.DisplayName())
+	}
+	return []events.Payload{&events.CombatChosen{Unit: u.ID}}, nil
+}
+
+func evolveCombat(s *projector.State, seq uint64, p *events.CombatChosen) error {
+	u := s.Unit(p.Unit)
+	if u == nil || !locked(s, u) {
+		return fmt.Errorf("%s is not locked in combat", p.Unit)
+	}
+	closeOpen(s)
+	s.Ed6e.Subphase = SubFight
+	cb := &projector.Combat6e{Seq: seq, Units: combatOf(s, u), Stage: stageFight}
+	for _, pl := range s.Players {
+		cb.Caused = append(cb.Caused, projector.Caused6e{Player: pl.ID})
+	}
+	for _, id := range cb.Units {
+		for _, m := range s.Unit(id).AliveModels() {
+			if !slices.Contains(cb.Steps, m.I) {
+				cb.Steps = append(cb.Steps, m.I)
+			}
+		}
+	}
+	slices.SortFunc(cb.Steps, func(a, b int) int { return b - a })
+	s.Ed6e.Fought = append(s.Ed6e.Fought, cb.Units...)
+	s.Ed6e.Combat = cb
+	startStep(s, cb)
+	return nil
+}
+
+// startStep starts the current Initiative step, or the first later one
+// with units to strike; after the last, the combat result.
+func startStep(s *projector.State, cb *projector.Combat6e) {
+	for ; cb.Step < len(cb.Steps); cb.Step++ {
+		cb.Alive, cb.Struck = nil, nil
+		for _, id := range cb.Units {
+			for _, m := range s.Unit(id).AliveModels() {
+				cb.Alive = append(cb.Alive, m.ID)
+			}
+		}
+		if due := dueUnits(s, cb); len(due) > 0 {
+			openPileIns(s, cb, due)
+			return
+		}
+	}
+	combatResult(s, cb)
+}
+
+// dueUnits are the units still to strike at the current step: those with
+// a model of that Initiative alive when the step began, the active
+// player's first, each side in unit order.
+func dueUnits(s *projector.State, cb *projector.Combat6e) []*projector.Unit {
+	var mine, theirs []*projector.Unit
+	for _, id := range cb.Units {
+		u := s.Unit(id)
+		if slices.Contains(cb.Struck, id) || len(atStep(u, cb)) == 0 {
+			continue
+		}
+		if u.Player == s.Active {
+			mine = append(mine, u)
+		} else {
+			theirs = append(theirs, u)
+		}
+	}
+	return append(mine, theirs...)
+}
+
+// atStep are u's models of the current Initiative alive when it began.
+func atStep(u *projector.Unit, cb *projector.Combat6e) []*projector.Model {
+	var out []*projector.Model
+	for _, m := range u.Models {
+		if m.I == cb.Steps[cb.Step] && slices.Contains(cb.Alive, m.ID) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// openPileIns lets the due units' models of this Initiative that are not
+// in base contact pile in.
+func openPileIns(s *projector.State, cb *projector.Combat6e, due []*projector.Unit) {
+	s.Ed6e.Moves = nil
+	for _, u := range due {
+		for _, m := range atStep(u, cb) {
+			if m.Alive() && !inContact(s, cb, u, m) {
+				s.Ed6e.Moves = append(s.Ed6e.Moves, projector.Move6e{Kind: movePileIn, Unit: u.ID, Model: m.ID, X: m.X, Y: m.Y, Allow: PileIn})
+			}
+		}
+	}
+}
+
+// inContact reports whether m of u touches a model of an enemy unit of the
+// combat that was alive when the step began.
+func inContact(s *projector.State, cb *projector.Combat6e, u *projector.Unit, m *projector.Model) bool {
+	mb := projector.Body(u, m)
+	for _, id := range cb.Units {
+		o := s.Unit(id)
+		if o.Player == u.Player {
+			continue
+		}
+		for _, e := range o.Models {
+			if slices.Contains(cb.Alive, e.ID) && geom.BaseDistance(mb, projector.Body(o, e)) <= BaseContact+eps {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// strikers are u's models that fight at this step: of this Initiative,
+// alive when it began, and in base contact with the enemy or within
+// Support of a model of their unit that is.
+func strikers(s *projector.State, cb *projector.Combat6e, u *projector.Unit) []*projector.Model {
+	var front []*projector.Model
+	for _, m := range u.Models {
+		if slices.Contains(cb.Alive, m.ID) && inContact(s, cb, u, m) {
+			front = append(front, m)
+		}
+	}
+	var out []*projector.Model
+	for _, m := range atStep(u, cb) {
+		mb := projector.Body(u, m)
+		for _, f := range front {
+			if f == m || geom.BaseDistance(mb, projector.Body(u, f)) <= Support+eps {
+				out = append(out, m)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func decideStrike(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
+	cb := s.Ed6e.Combat
+	if cb == nil || cb.Stage != stageFight || s.Pending.Kind != WaitStrike {
+		return nil, projector.Refuse(projector.CodeWrongStep, "blows are struck at a combat's Initiative steps; the match waits for: %s", s.Pending.Text)
+	}
+	u := s.Unit(c.Unit)
+	if u == nil {
+		return nil, projector.Refuse(projector.CodeUnknownUnit, "unknown unit %q", c.Unit)
+	}
+	if actor.Kind != events.ActorPlayer || actor.ID != u.Player {
+		return nil, projector.Refuse(projector.CodeWrongPlayer, "unit %s belongs to %s", u.DisplayName(), s.PlayerName(u.Player))
+	}
+	if !slices.Contains(cb.Units, u.ID) {
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s is not in this combat", u.DisplayName())
+	}
+	step, due := cb.Steps[cb.Step], dueUnits(s, cb)
+	switch {
+	case slices.Contains(cb.Struck, u.ID):
+		return nil, projector.Refuse(CodeInitiativeOrder, "%s has already struck at Initiative %d", u.DisplayName(), step)
+	case len(atStep(u, cb)) == 0:
+		return nil, projector.Refuse(CodeInitiativeOrder, "out of Initiative order: %s has no model of Initiative %d, the step being fought (%s)", u.DisplayName(), step, initiatives(u))
+	case due[0] != u:
+		return nil, projector.Refuse(CodeInitiativeOrder, "at Initiative %d %s strikes first", step, due[0].DisplayName())
+	}
+	enemies := lockedWith(s, u)
+	if c.Target == "" && len(enemies) == 1 {
+		return []events.Payload{&events.StrikeDeclared{Unit: u.ID, Target: enemies[0].ID}}, nil
+	}
+	for _, e := range enemies {
+		if e.ID == c.Target {
+			return []events.Payload{&events.StrikeDeclared{Unit: u.ID, Target: e.ID}}, nil
+		}
+	}
+	return nil, projector.Refuse(projector.CodeNotEligible, "%s must strike a unit it is locked with; name it as target (%q is not one)", u.DisplayName(), c.Target)
+}
+
+// initiatives lists a unit's Initiative values, for messages.
+func initiatives(u *projector.Unit) string {
+	var is []int
+	for _, m := range u.AliveModels() {
+		if !slices.Contains(is, m.I) {
+			is = append(is, m.I)
+		}
+	}
+	return fmt.Sprintf("its models fight at Initiative %v", is)
+}
+
+func evolveStrike(s *projector.State, seq uint64, p *events.StrikeDeclared) error {
+	cb := s.Ed6e.Combat
+	u, t := s.Unit(p.Unit), s.Unit(p.Target)
+	if cb == nil || cb.Stage != stageFight || u == nil || t == nil {
+		return fmt.Errorf("no strike of %s is due", p.Unit)
+	}
+	s.Ed6e.Moves = slices.DeleteFunc(s.Ed6e.Moves, func(m projector.Move6e) bool { return m.Unit == u.ID })
+	ms := strikers(s, cb, u)
+	if len(ms) == 0 { // no model of it reaches the enemy: no blows
+		cb.Struck = append(cb.Struck, u.ID)
+		nextInCombat(s, cb)
+		return nil
+	}
+	def := majorityOf(t.AliveModels(), func(m *projector.Model) int { return m.WS })
+	a := &projector.Attack{Seq: seq, Kind: KindMelee, Firer: u.ID, Target: t.ID,
+		Attacker: u.Player, Defender: t.Player, Stage: stageHit, Ed6e: &projector.Attack6e{}}
+	for _, m := range t.AliveModels() {
+		a.Eligible = append(a.Eligible, m.ID)
+	}
+	specs := make([]hitSpec, len(ms))
+	for i, m := range ms {
+		w := meleeWeapon(u, m)
+		sh := projector.Shooter{Model: m.ID, Shots: max(1, m.A), S: m.S}
+		if w != nil {
+			sh.Weapon, sh.AP = w.ID, w.AP
+			if w.S > 0 {
+				sh.S = w.S
+			}
+		}
+		a.Shooters = append(a.Shooters, sh)
+		need := WSHitNeed(m.WS, def)
+		specs[i] = hitSpec{key: fmt.Sprintf("%s/%d/%d", sh.Weapon, need, sh.S), need: need, mc: masterCrafted(w),
+			label: fmt.Sprintf("%s, WS%d vs WS%d", weaponName(w), m.WS, def)}
+	}
+	start(s, a, specs)
+	return nil
+}
+
+// struck closes a unit's blows at the current step: they count for the
+// combat result.
+func struck(s *projector.State, a *projector.Attack) {
+	cb := s.Ed6e.Combat
+	for i := range cb.Caused {
+		if cb.Caused[i].Player == a.Attacker {
+			cb.Caused[i].Wounds += a.Ed6e.Applied
+		}
+	}
+	cb.Struck = append(cb.Struck, a.Firer)
+	nextInCombat(s, cb)
+}
+
+// nextInCombat goes to the next Initiative step once every unit due at
+// this one has struck.
+func nextInCombat(s *projector.State, cb *projector.Combat6e) {
+	if len(dueUnits(s, cb)) > 0 {
+		return
+	}
+	cb.Step++
+	startStep(s, cb)
+}

@@ -1,0 +1,157 @@
+package ed6e
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+)
+
+// What the match waits for is derived here, from the state alone, after
+// every event: the attack in progress, else the charge, else the combat,
+// else the active player's free choice. A roll goes to the same place.
+
+// evolveRoll folds a roll into whatever asked for it.
+func evolveRoll(s *projector.State, seq uint64, p *events.DiceRolled) error {
+	x := s.Ed6e
+	switch {
+	case s.Attack != nil:
+		return evolveAttackRoll(s, seq, p)
+	case x.Charge != nil && x.Charge.Stage == chargeRoll:
+		return evolveChargeRoll(s, p)
+	case x.Combat != nil:
+		return evolveCombatRoll(s, p)
+	}
+	return fmt.Errorf("no roll is pending")
+}
+
+// refreshPending sets s.Pending from the state.
+func refreshPending(s *projector.State) {
+	x := s.Ed6e
+	switch {
+	case s.Ended || s.Active == "":
+		s.Pending = s.PendingDeclare()
+	case s.Attack != nil:
+		s.Pending = attackPending(s, s.Attack)
+	case x.Charge != nil && chargePending(s, x.Charge):
+	case x.Combat != nil && combatPending(s, x.Combat):
+	default:
+		s.Pending = declarePending(s)
+	}
+}
+
+func attackPending(s *projector.State, a *projector.Attack) projector.Pending {
+	x := a.Ed6e
+	switch a.Stage {
+	case stageOrder:
+		var ls []string
+		for i, pl := range x.Pools {
+			ls = append(ls, fmt.Sprintf("%d = %s (%d wounds)", i, pl.Key, pl.Wounds))
+		}
+		return projector.Pending{Kind: WaitPools, Player: a.Attacker, Count: len(x.Pools),
+			Text: fmt.Sprintf("%s picks the order of the wound pools (pools, indices): %s", s.PlayerName(a.Attacker), strings.Join(ls, ", "))}
+	case stageOffer:
+		_, m := s.FindModel(x.Wound.Model)
+		return projector.Pending{Kind: WaitLookOutSir, Player: a.Defender,
+			Text: fmt.Sprintf("a wound is allocated to %s: %s may attempt Look Out, Sir (lookoutsir, naming a model within %g\"; %d+) or decline",
+				modelLabel(m), s.PlayerName(a.Defender), LookOutSirRange, lookOutSirNeed(m))}
+	}
+	d := a.Current()
+	roller := a.Attacker
+	if d.Purpose == purposeSave || d.Purpose == purposeLookOutSir {
+		roller = a.Defender
+	}
+	p := s.PendingRoll(roller, d)
+	if info := x.Steps[a.Next]; info.IsReroll {
+		p.Reroll = &events.Reroll{Seq: a.Steps[info.Of].Seq, Indices: append([]int(nil), info.Indices...), Source: info.Reroll}
+		p.Text = fmt.Sprintf("%s re-rolls %d D6 (%s, dice %v of roll %d), needing %d+",
+			s.PlayerName(roller), d.Dice, d.Label, info.Indices, p.Reroll.Seq, d.Need)
+	}
+	return p
+}
+
+// chargePending sets the pending step of a charge, reporting whether the
+// charge has one.
+func chargePending(s *projector.State, ch *projector.Charge6e) bool {
+	u, t := s.Unit(ch.Unit), s.Unit(ch.Target)
+	switch ch.Stage {
+	case chargeOverwatch:
+		s.Pending = projector.Pending{Kind: WaitOverwatch, Player: t.Player,
+			Text: fmt.Sprintf("%s charges %s: %s may fire Overwatch (overwatch, snap shots) or decline", u.DisplayName(), t.DisplayName(), s.PlayerName(t.Player))}
+	case chargeRoll:
+		_, need := nearest(u, t)
+		s.Pending = projector.Pending{Kind: projector.WaitRoll, Player: u.Player, Dice: ChargeDice, Purpose: purposeCharge,
+			Text: fmt.Sprintf("%s rolls %dD6 for %s's charge distance (%.1f\" to reach %s)", s.PlayerName(u.Player), ChargeDice, u.DisplayName(), need, t.DisplayName())}
+	case chargeFirst:
+		s.Pending = projector.Pending{Kind: WaitChargeMove, Player: u.Player,
+			Text: fmt.Sprintf("%s moves %s, the first charger, up to %g\" into base contact with %s", s.PlayerName(u.Player), ch.First, ch.Distance, t.DisplayName())}
+	default:
+		return false
+	}
+	return true
+}
+
+// combatPending sets the pending step of a combat, reporting whether the
+// combat has one.
+func combatPending(s *projector.State, cb *projector.Combat6e) bool {
+	switch cb.Stage {
+	case stageFight:
+		u := dueUnits(s, cb)[0]
+		s.Pending = projector.Pending{Kind: WaitStrike, Player: u.Player,
+			Text: fmt.Sprintf("Initiative %d: %s piles in (models not in base contact move up to %g\") and strikes (strike)", cb.Steps[cb.Step], u.DisplayName(), PileIn)}
+	case stageMorale:
+		t := cb.Tests[cb.Test]
+		u := s.Unit(t.Unit)
+		s.Pending = projector.Pending{Kind: projector.WaitRoll, Player: u.Player, Dice: MoraleDice, Purpose: purposeMorale,
+			Text: fmt.Sprintf("%s rolls %dD6 for %s's Morale test: Ld %d − %d (combat result), passes on %d or less", s.PlayerName(u.Player), MoraleDice, u.DisplayName(), t.Ld, cb.Diff, t.Need)}
+	case stageSweep:
+		t := cb.Tests[cb.Test]
+		u, w := s.Unit(t.Unit), s.Unit(t.Sweeper)
+		roller, who, ini := w, w, t.WinI
+		if t.SweepWin != 0 {
+			roller, who, ini = u, u, t.OwnI
+		}
+		s.Pending = projector.Pending{Kind: projector.WaitRoll, Player: roller.Player, Dice: SweepDice, Purpose: purposeSweep,
+			Text: fmt.Sprintf("%s rolls %dD6 + I%d for %s in the sweeping advance of %s against %s", s.PlayerName(roller.Player), SweepDice, ini, who.DisplayName(), w.DisplayName(), u.DisplayName())}
+	case stageConsolidate:
+		u := s.Unit(consolidationDue(cb).Unit)
+		s.Pending = projector.Pending{Kind: projector.WaitRoll, Player: u.Player, Dice: 1, Purpose: purposeConsolidate,
+			Text: fmt.Sprintf("%s rolls D3 (1D6, halved rounding up) for %s's consolidation move", s.PlayerName(u.Player), u.DisplayName())}
+	default:
+		return false
+	}
+	return true
+}
+
+// declarePending is the active player's free choice, saying what the
+// assault phase allows.
+func declarePending(s *projector.State) projector.Pending {
+	p := s.PendingDeclare()
+	if s.Phase != projector.PhaseAssault {
+		return p
+	}
+	x := s.Ed6e
+	var can []string
+	if ch := x.Charge; ch != nil && ch.Stage == chargeRest {
+		can = append(can, fmt.Sprintf("move the rest of %s up to %g\"", s.Unit(ch.Unit).DisplayName(), ch.Distance))
+	}
+	if cb := x.Combat; cb != nil && cb.Stage == stageMoves && len(x.Moves) > 0 {
+		can = append(can, fmt.Sprintf("pile in (%g\") and consolidate (D3\") after the combat", PileIn))
+	}
+	if x.Subphase == SubCharge {
+		can = append(can, "declare a charge (charge)")
+	}
+	unfought := false
+	for _, cb := range combats(s) {
+		if !contains(x.Fought, cb[0]) {
+			unfought = true
+			can = append(can, fmt.Sprintf("fight the combat of %s (fight)", s.Unit(cb[0]).DisplayName()))
+		}
+	}
+	if !unfought {
+		can = append(can, "end the turn (next-turn)")
+	}
+	p.Text = fmt.Sprintf("%s, in the %s sub-phase of the assault phase of turn %d: %s", s.PlayerName(s.Active), x.Subphase, s.Turn, strings.Join(can, "; "))
+	return p
+}

@@ -1,0 +1,162 @@
+package bolt
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/store"
+)
+
+// Branches are pointers, never copies:
+//
+//	branches/<branch id>    at (8) | parent id
+//
+// The branch's own events live in matches/<branch id> from at+1 on; its
+// inherited events are read from the ancestors' buckets (lineage).
+var bktBranches = []byte("branches")
+
+var _ store.Brancher = (*Store)(nil)
+
+// parentOf returns the parent and fork point of a branch, or "" for a
+// match that is no branch.
+func parentOf(tx *bbolt.Tx, id string) (string, uint64) {
+	b := tx.Bucket(bktBranches)
+	if b == nil {
+		return "", 0
+	}
+	v := b.Get([]byte(id))
+	if len(v) < 9 {
+		return "", 0
+	}
+	return string(v[8:]), binary.BigEndian.Uint64(v[:8])
+}
+
+// lineageTx is id's lineage from the root (see store.Brancher).
+func lineageTx(tx *bbolt.Tx, id string) []store.BranchPoint {
+	out := []store.BranchPoint{{Match: id}}
+	for cur, guard := id, 0; guard < 1000; guard++ {
+		parent, at := parentOf(tx, cur)
+		if parent == "" {
+			break
+		}
+		out = append([]store.BranchPoint{{Match: parent, Upto: at}}, out...)
+		cur = parent
+	}
+	return out
+}
+
+// recordAt reads event seq of match through its lineage.
+func recordAt(tx *bbolt.Tx, match string, seq uint64) (events.Event, error) {
+	lo := uint64(1)
+	for _, p := range lineageTx(tx, match) {
+		if seq >= lo && (p.Upto == 0 || seq <= p.Upto) {
+			b := tx.Bucket(bktMatches).Bucket([]byte(p.Match))
+			if b == nil {
+				break
+			}
+			v := b.Get(u64(seq))
+			if v == nil {
+				break
+			}
+			return decodeRecord(p.Match, u64(seq), v)
+		}
+		lo = p.Upto + 1
+	}
+	return events.Event{}, fmt.Errorf("%w: match %q has no event %d", store.ErrNotFound, match, seq)
+}
+
+// Lineage implements store.Brancher.
+func (s *Store) Lineage(ctx context.Context, id string) ([]store.BranchPoint, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []store.BranchPoint
+	err := s.view(func(tx *bbolt.Tx) error {
+		if tx.Bucket(bktHeads).Get([]byte(id)) == nil {
+			return fmt.Errorf("%w: %q", store.ErrNotFound, id)
+		}
+		out = lineageTx(tx, id)
+		return nil
+	})
+	return out, err
+}
+
+// Branch implements store.Brancher in one fsync'd transaction of its own:
+// branching is rare, and bbolt serialises it with the group commits.
+func (s *Store) Branch(ctx context.Context, id, parent string, at uint64, evs []events.Event) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	if err := store.CheckAppend(id, at, evs); err != nil {
+		return err
+	}
+	r := &request{match: id, expected: at, prev: evs[0].PrevHash,
+		last: store.Head{Seq: evs[len(evs)-1].Seq, Hash: evs[len(evs)-1].Hash}, records: make([][]byte, len(evs))}
+	for i, e := range evs {
+		r.records[i] = events.Marshal(e)
+	}
+	var reject error
+	err := s.db.Update(func(tx *bbolt.Tx) error {
+		heads := tx.Bucket(bktHeads)
+		if heads.Get([]byte(id)) != nil {
+			reject = fmt.Errorf("%w: match %q already exists", store.ErrConflict, id)
+			return nil
+		}
+		pv := heads.Get([]byte(parent))
+		if pv == nil {
+			reject = fmt.Errorf("%w: parent match %q", store.ErrNotFound, parent)
+			return nil
+		}
+		ph, err := decodeHead(parent, pv)
+		if err != nil {
+			return err
+		}
+		if at < 1 || at > ph.head.Seq {
+			reject = fmt.Errorf("%w: match %q has events 1..%d, cannot branch at %d", store.ErrInvalid, parent, ph.head.Seq, at)
+			return nil
+		}
+		fork, err := recordAt(tx, parent, at)
+		if err != nil {
+			return err
+		}
+		br, err := tx.CreateBucketIfNotExists(bktBranches)
+		if err != nil {
+			return err
+		}
+		if err := br.Put([]byte(id), append(u64(at), parent...)); err != nil {
+			return err
+		}
+		start := headRecord{head: store.Head{Seq: at, Hash: fork.Hash}, created: ph.created}
+		if err := heads.Put([]byte(id), start.encode()); err != nil {
+			return err
+		}
+		w := txWriter{matches: tx.Bucket(bktMatches), heads: heads, outbox: tx.Bucket(bktOutbox)}
+		rej, err := w.append(r)
+		if rej != nil {
+			reject = rej
+			return errRollback
+		}
+		return err
+	})
+	if reject != nil {
+		return reject
+	}
+	if err != nil {
+		return fmt.Errorf("branch %q of %q at %d: %w", id, parent, at, err)
+	}
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// errRollback aborts a transaction whose request was rejected.
+var errRollback = fmt.Errorf("rolled back")
