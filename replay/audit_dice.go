@@ -108,4 +108,3 @@ func checkDice(evs []events.Event, ancestorReveals []events.Event) DiceCheck {
 	}
 	return c
 }
-

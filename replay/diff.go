@@ -14,10 +14,11 @@ type Diff struct {
 	A, B string
 	// Common is the last event both lines share (same hash); 0 when they
 	// share nothing.
-	Common     uint64     `json:"common"`
-	LenA, LenB uint64     `json:"len_a,omitempty"`
-	Sides      []SideDiff `json:"sides"`
-	Units      []UnitDiff `json:"units"`
+	Common uint64     `json:"common"`
+	LenA   uint64     `json:"len_a"`
+	LenB   uint64     `json:"len_b"`
+	Sides  []SideDiff `json:"sides"`
+	Units  []UnitDiff `json:"units"`
 }
 
 // SideDiff compares a player's results in both lines.

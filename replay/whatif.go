@@ -22,8 +22,8 @@ type Outcome struct {
 
 // Distribution summarises simulated outcomes of one measure.
 type Distribution struct {
-	Mean   float64       `json:"mean"`
-	Counts map[int]int   `json:"-"`
+	Mean   float64        `json:"mean"`
+	Counts map[int]int    `json:"-"`
 	Hist   []HistogramBin `json:"histogram"`
 	// Percentile of the actual value: the share of simulated runs with a
 	// smaller value plus half of those with an equal one (mid-rank), in %.

@@ -122,3 +122,27 @@ func TestRerollHitsAndTwinLinked(t *testing.T) {
 	}
 	same(t, g)
 }
+
+// Re-rolls come before modifiers: "re-roll hit rolls of 1" looks at the
+// unmodified die, so a 2 that the −1 of close quarters makes a 1 is not
+// re-rolled, and the re-rolled die then takes the modifier.
+func TestRerollBeforeModifiers(t *testing.T) {
+	beast := squad("beast", "alice", 1, 10, gun("cannon", 3, 8))
+	beast.Keywords = []string{"MONSTER", KwRerollHitOnes}
+	beast.Weapons[0].Attacks = "3"
+	g := newGame(t, beast, squad("b", "bob", 2, 11.5))
+	toShooting(g)
+	g.Do(alice, shoot("beast", "b", CloseQuarters))
+	pending(t, g, projector.WaitRoll, "alice", "hit", 3, 4) // BS3+ with −1
+	g.Roll(2, 1, 4)
+	if o := g.State.Attack.Ed11e.Offer; o == nil || !slices.Equal(o.Indices, []int{1}) {
+		t.Fatalf("offer %+v: only the unmodified 1 may be re-rolled", o)
+	}
+	g.Refused(alice, projector.Command{Type: projector.CmdReroll, Indices: []int{0}}, projector.CodeBadDice)
+	g.Do(alice, projector.Command{Type: projector.CmdReroll})
+	g.Roll(3) // an unmodified 3, −1: a miss
+	if a := g.State.Attack; a.Hits != 1 {
+		t.Fatalf("hits %d, want 1 (the 4)", a.Hits)
+	}
+	same(t, g)
+}
