@@ -6,6 +6,8 @@ package projector
 type Attack struct {
 	Seq      uint64 `json:"seq"`  // the declaring event
 	Kind     string `json:"kind"` // "shooting", "overwatch", "melee"
+	Turn     int    `json:"turn"` // game turn and phase it was declared in (set by the common fold)
+	Phase    string `json:"phase"`
 	Firer    string `json:"firer"`
 	Target   string `json:"target"`
 	Attacker string `json:"attacker"`

@@ -59,6 +59,9 @@ func ApplyDecoded(r Rules, s *State, e *events.Event, p events.Payload) error {
 	if err := r.Evolve(s, e, p); err != nil {
 		return fmt.Errorf("match %s event %d (%s): %w", e.Match, e.Seq, e.Type, err)
 	}
+	if a := s.Attack; a != nil && a.Turn == 0 {
+		a.Turn, a.Phase = s.Turn, s.Phase
+	}
 	s.Seq, s.Head = e.Seq, e.Hash
 	return nil
 }
@@ -280,4 +283,17 @@ func decideMove(r Rules, s *State, actor events.Actor, c Command) ([]events.Payl
 // from, for a judge (matchrec audit --roll).
 type Explainer interface {
 	Explain(s *State, a *Attack, d *DiceStep) (inputs []string, rule string)
+}
+
+// Chooser is an optional ability of an edition: it answers the edition's
+// own choices (allocations, re-rolls, …) for simulations and generated
+// matches with a legal, simple default.
+type Chooser interface {
+	Choose(s *State) (Command, error)
+}
+
+// ShootKinds is an optional ability of an edition whose shoot command
+// names a kind of shooting (11e shooting types): the kinds to try, in order.
+type ShootKinds interface {
+	ShootKinds() []string
 }

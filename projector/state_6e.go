@@ -50,7 +50,7 @@ type Combat6e struct {
 	// indexes the one being fought.
 	Steps []int `json:"steps"`
 	Step  int   `json:"step"`
-	// Alive are the models alive at the start of the step: models killed
+	// Alive are the models ("unit/model") alive at the start of the step: models killed
 	// during a step still strike at it (blows at one Initiative are
 	// simultaneous).
 	Alive []string `json:"alive,omitempty"`

@@ -73,6 +73,7 @@ type Folder struct {
 	// (store.Brancher); nil means every event must be of this match.
 	Lineage []store.BranchPoint
 
+	id      string // the match folded; "" = whichever match the events say (narration)
 	lookup  Lookup
 	history []folded
 	rulings map[uint64]*events.RulingMade // ruled event seq → void/amend ruling
@@ -86,12 +87,12 @@ type folded struct {
 
 // NewFolder starts a fold of match id, as ruled.
 func NewFolder(id string, lookup Lookup) *Folder {
-	return &Folder{State: projector.New(id), lookup: lookup, rulings: map[uint64]*events.RulingMade{}}
+	return &Folder{State: projector.New(id), id: id, lookup: lookup, rulings: map[uint64]*events.RulingMade{}}
 }
 
 // Apply decodes and folds the next event.
 func (f *Folder) Apply(e events.Event) error {
-	if want := RecordedBy(f.Lineage, f.State.Match, e.Seq); f.State.Match != "" && e.Match != want {
+	if want := RecordedBy(f.Lineage, f.id, e.Seq); f.id != "" && e.Match != want {
 		return fmt.Errorf("event %d was recorded by match %s, but %s of match %s should be", e.Seq, e.Match, want, f.State.Match)
 	}
 	p, err := e.Decode()

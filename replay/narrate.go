@@ -24,6 +24,9 @@ func NewNarrator(rules projector.Rules) *Narrator {
 	return &Narrator{f: NewFolder("", func(string) (projector.Rules, error) { return rules, nil })}
 }
 
+// Payload is the decoded payload of an event told so far.
+func (n *Narrator) Payload(seq uint64) (events.Payload, bool) { return n.f.Payload(seq) }
+
 // State is the state after the events told so far. Do not change it.
 func (n *Narrator) State() *projector.State { return n.f.State }
 
@@ -126,7 +129,10 @@ func line(before, after *projector.State, e *events.Event, p events.Payload) str
 		}
 		return s
 	}
-	return fmt.Sprintf("%s records %s", actor, e.Type)
+	if l, ok := editionLine(after, actor, p); ok {
+		return l
+	}
+	return genericLine(actor, e, p)
 }
 
 func created(s *projector.State, p *events.MatchCreated) string {

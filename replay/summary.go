@@ -25,8 +25,17 @@ func Summary(s *projector.State, a *projector.Attack) string {
 	if t != nil {
 		target = t.DisplayName()
 	}
-	verb := "fires"
-	if a.Kind != "" && a.Kind != "shooting" {
+	// "fires 9 boltguns (9 shots) at", "fires Overwatch: 4 shootas (8
+	// shots) at", "fights with a power sword and 4 close combat weapons
+	// (6 attacks) against".
+	verb, shots, at := "fires", "shots", "at"
+	switch a.Kind {
+	case "", "shooting":
+	case "overwatch":
+		verb = "fires Overwatch:"
+	case "melee":
+		verb, shots, at = "fights with", "attacks", "against"
+	default:
 		verb = a.Kind + ":"
 	}
 	weapons := ""
@@ -48,7 +57,7 @@ func Summary(s *projector.State, a *projector.Attack) string {
 	} else if a.Wounds > 0 {
 		parts = append(parts, "no save")
 	}
-	out := fmt.Sprintf("Turn %d — %s %s%s (%d shots) at %s: %s — %s", s.Turn, firer, verb, weapons, a.Shots, target,
+	out := fmt.Sprintf("Turn %d — %s %s%s (%d %s) %s %s: %s — %s", s.Turn, firer, verb, weapons, a.Shots, shots, at, target,
 		strings.Join(parts, ", "), casualties(s, a, t))
 	return out
 }
@@ -61,6 +70,9 @@ func firing(u *projector.Unit, a *projector.Attack) string {
 		name := sh.Weapon
 		if w := u.Weapon(sh.Weapon); w != nil && w.Name != "" {
 			name = w.Name
+		}
+		if name == "" { // melee without a special weapon
+			name = "close combat weapon"
 		}
 		if count[name] == 0 {
 			order = append(order, name)

@@ -58,36 +58,60 @@ type WhatIfOptions struct {
 }
 
 // RunWhatIf takes the attack sequence pending or begun at event at of a
-// match and plays its remaining rolls Runs times with simulated dice
-// through the edition's own rules, and compares them with what happened.
+// stored match and plays its remaining rolls Runs times with simulated
+// dice through the edition's own rules, and compares them with what
+// happened.
 func RunWhatIf(ctx context.Context, st store.Store, match string, at uint64, lookup Lookup, o WhatIfOptions) (*WhatIf, error) {
+	lin, err := LineageOf(ctx, st, match)
+	if err != nil {
+		return nil, err
+	}
+	var evs []events.Event
+	if err := st.Scan(ctx, match, 1, func(e events.Event) error { evs = append(evs, e); return nil }); err != nil {
+		return nil, err
+	}
+	return WhatIfEvents(ctx, match, lin, evs, at, lookup, o)
+}
+
+// WhatIfEvents is RunWhatIf over a match's events (from a store, an API
+// or a bundle) and its lineage (nil unless a branch).
+func WhatIfEvents(ctx context.Context, match string, lineage []store.BranchPoint, evs []events.Event, at uint64, lookup Lookup, o WhatIfOptions) (*WhatIf, error) {
 	if o.Runs <= 0 {
 		o.Runs = 10_000
 	}
-	k := &Seeker{Store: st, Lookup: lookup}
-	start, err := k.StateAt(ctx, match, at)
-	if err != nil {
-		return nil, err
+	if at == 0 || at > uint64(len(evs)) {
+		return nil, fmt.Errorf("%w: match %s has %d events, not %d", ErrBeyondEnd, match, len(evs), at)
 	}
-	if start.Attack == nil {
-		return nil, fmt.Errorf("no attack sequence is pending or begun at event %d of match %s (it waits for: %s)", at, match, start.Pending.Text)
+	f := NewFolder(match, lookup)
+	f.Lineage = lineage
+	var start *projector.State
+	var actual *Outcome
+	for _, e := range evs {
+		if err := f.Apply(e); err != nil {
+			return nil, err
+		}
+		if e.Seq == at {
+			if f.State.Attack == nil {
+				return nil, fmt.Errorf("no attack sequence is pending or begun at event %d of match %s (it waits for: %s)", at, match, f.State.Pending.Text)
+			}
+			start = f.State.Clone()
+		}
+		// Fold on until the attack in progress at `at` completes: that is
+		// what actually happened.
+		if start != nil && e.Seq > at && f.State.Attack == nil && f.State.LastAttack != nil && f.State.LastAttack.Seq == start.Attack.Seq {
+			o := outcomeOf(f.State, f.State.LastAttack)
+			actual = &o
+			break
+		}
 	}
-	rules, err := lookup(start.Edition)
-	if err != nil {
-		return nil, err
-	}
-	w := &WhatIf{Match: match, At: at, Declaration: start.Attack.Seq, Runs: o.Runs, Seed: o.Seed, Measures: map[string]Distribution{}}
+	rules := f.Rules
+	w := &WhatIf{Match: match, At: at, Declaration: start.Attack.Seq, Runs: o.Runs, Seed: o.Seed, Actual: actual, Measures: map[string]Distribution{}}
 	if u := start.Unit(start.Attack.Firer); u != nil {
 		w.Firer = u.DisplayName()
 	}
 	if u := start.Unit(start.Attack.Target); u != nil {
 		w.Target = u.DisplayName()
 	}
-	actual, err := actualOutcome(ctx, st, match, start, lookup)
-	if err != nil {
-		return nil, err
-	}
-	w.Actual = actual
 	dice := sim.NewDice(o.Seed)
 	outs := make([]Outcome, 0, o.Runs)
 	for i := 0; i < o.Runs; i++ {
@@ -154,25 +178,3 @@ func outcomeOf(s *projector.State, a *projector.Attack) Outcome {
 	return o
 }
 
-// actualOutcome folds on from start until the attack that was in
-// progress completes; nil if the match has not got there yet.
-func actualOutcome(ctx context.Context, st store.Store, match string, start *projector.State, lookup Lookup) (*Outcome, error) {
-	decl := start.Attack.Seq
-	f := NewFolder(match, lookup)
-	var out *Outcome
-	err := st.Scan(ctx, match, 1, func(e events.Event) error {
-		if err := f.Apply(e); err != nil {
-			return err
-		}
-		if e.Seq > decl && f.State.Attack == nil && f.State.LastAttack != nil && f.State.LastAttack.Seq == decl {
-			o := outcomeOf(f.State, f.State.LastAttack)
-			out = &o
-			return errStop
-		}
-		return nil
-	})
-	if err != nil && err != errStop {
-		return nil, err
-	}
-	return out, nil
-}

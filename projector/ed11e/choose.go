@@ -30,3 +30,14 @@ func Choose(s *projector.State) (projector.Command, error) {
 	}
 	return projector.Command{}, fmt.Errorf("ed11e cannot answer %q (%s)", s.Pending.Kind, s.Pending.Text)
 }
+
+var (
+	_ projector.Chooser    = Rules{}
+	_ projector.ShootKinds = Rules{}
+)
+
+// Choose is the edition's projector.Chooser (see the Choose function).
+func (Rules) Choose(s *projector.State) (projector.Command, error) { return Choose(s) }
+
+// ShootKinds lists the shooting types for generated play.
+func (Rules) ShootKinds() []string { return Types }

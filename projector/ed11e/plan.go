@@ -77,6 +77,9 @@ func planShooting(s *projector.State, u, t *projector.Unit, kind string, choice 
 			if !slices.Contains(m.Weapons, wid) || u.Weapon(wid) == nil {
 				return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "model %s does not carry weapon %q", mid, wid)
 			}
+			if slices.Contains(ids, wid) {
+				return plan{}, projector.Refuse(projector.CodeBadCommand, "model %s names weapon %q twice: each weapon makes its attacks once", mid, wid)
+			}
 			ids = append(ids, wid)
 		}
 		chosen[mid] = ids

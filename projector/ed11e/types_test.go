@@ -1,6 +1,7 @@
 package ed11e
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,6 +45,17 @@ func TestNormalShooting(t *testing.T) {
 	if g.State.Attack.Type != Normal {
 		t.Fatalf("type %q", g.State.Attack.Type)
 	}
+	// Every weapon fires by default; the weapons map names some, or none.
+	g = newGame(t, squad("a", "alice", 2, 10, gun("bolter", 3, 4), gun("pistol", 3, 4)), squad("b", "bob", 1, 20))
+	toShooting(g)
+	g.Refused(alice, projector.Command{Type: projector.CmdShoot, Unit: "a", Target: "b", Kind: Normal,
+		Weapons: map[string]string{"a-1": "bolter,bolter"}}, projector.CodeBadCommand)
+	g.Do(alice, projector.Command{Type: projector.CmdShoot, Unit: "a", Target: "b", Kind: Normal,
+		Weapons: map[string]string{"a-1": "none", "a-2": "pistol, bolter"}})
+	if ws := weapons(g); !slices.Equal(ws, []string{"pistol", "bolter"}) || g.State.Attack.Shooters[0].Model != "a-2" {
+		t.Fatalf("shooters %+v", g.State.Attack.Shooters)
+	}
+	same(t, g)
 	// Not after advancing.
 	g = newGame(t, squad("a", "alice", 1, 10, gun("bolter", 3, 4)), squad("b", "bob", 1, 20))
 	g.Do(alice, projector.Command{Type: projector.CmdNextTurn})

@@ -70,10 +70,13 @@ func startPool(s *projector.State, a *projector.Attack) {
 	pl := pool(a)
 	x.Left, x.Batch = pl.Wounds, true
 	cands := candidates(s, a)
+	first := 0
 	for i, m := range cands {
 		sv, _ := bestSave(a, m, pl.AP)
-		first, _ := bestSave(a, cands[0], pl.AP)
-		if isCharacter(m) || (i > 0 && sv != first) {
+		if i == 0 {
+			first = sv
+		}
+		if isCharacter(m) || sv != first {
 			x.Batch = false
 		}
 	}
@@ -116,11 +119,12 @@ func closest(s *projector.State, a *projector.Attack, cands []*projector.Model) 
 
 // bestSave is the best of m's armour save (lost to an AP of its value or
 // better), invulnerable save and cover save in attack a; 0 = no save.
+// The second result names the save ("armour", "invulnerable", "cover").
 func bestSave(a *projector.Attack, m *projector.Model, ap int) (int, string) {
 	best, why := 0, ""
 	try := func(sv int, what string) {
 		if sv >= 1 && sv <= 6 && (best == 0 || sv < best) {
-			best, why = sv, fmt.Sprintf("%s %d+", what, sv)
+			best, why = sv, what
 		}
 	}
 	if ap <= 0 || ap > m.Sv {
@@ -136,7 +140,7 @@ func bestSave(a *projector.Attack, m *projector.Model, ap int) (int, string) {
 // may go on without a roll.
 func saveSingle(s *projector.State, a *projector.Attack) bool {
 	x := a.Ed6e
-	_, m := s.FindModel(x.Wound.Model)
+	m := targetModel(s, a, x.Wound.Model)
 	sv, why := bestSave(a, m, pool(a).AP)
 	if sv == 0 {
 		a.Unsaved++
@@ -146,7 +150,7 @@ func saveSingle(s *projector.State, a *projector.Attack) bool {
 		x.Wound = nil
 		return true
 	}
-	addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeSave, Label: fmt.Sprintf("%s, %s", modelLabel(m), why),
+	addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeSave, Label: fmt.Sprintf("%s, %s %d+", modelLabel(m), why, sv),
 		Dice: 1, Need: sv, Models: []string{m.ID}}, projector.Step6e{AP: pool(a).AP})
 	a.Stage = stageSave
 	return false
@@ -164,7 +168,7 @@ func saveBatch(s *projector.State, a *projector.Attack, cands []*projector.Model
 		x.Left = 0
 		return true
 	}
-	addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeSave, Label: fmt.Sprintf("%s, %s", pool(a).Key, why),
+	addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeSave, Label: fmt.Sprintf("%s, %s %d+", pool(a).Key, why, sv),
 		Dice: x.Left, Need: sv}, projector.Step6e{AP: pool(a).AP})
 	a.Stage = stageSave
 	return false
@@ -185,8 +189,7 @@ func resolveSave(s *projector.State, a *projector.Attack, d *projector.DiceStep)
 		return
 	}
 	if unsaved > 0 {
-		_, m := s.FindModel(x.Wound.Model)
-		applyWound(s, a, m)
+		applyWound(s, a, targetModel(s, a, x.Wound.Model))
 	}
 	x.Left--
 	x.Wound = nil
@@ -216,9 +219,15 @@ func applyWound(s *projector.State, a *projector.Attack, m *projector.Model) {
 	m.Removed = true
 	a.Casualties = append(a.Casualties, m.ID)
 	s.AddTally(a.Defender, func(t *projector.Tally) { t.ModelsLost++ })
-	if u, _ := s.FindModel(m.ID); u != nil && u.Destroyed() {
+	if u := s.Unit(a.Target); u.Destroyed() {
 		unlock(s, u)
 	}
+}
+
+// targetModel is model id of the attack's target unit (model ids are
+// unique only within a unit).
+func targetModel(s *projector.State, a *projector.Attack, id string) *projector.Model {
+	return s.Unit(a.Target).Model(id)
 }
 
 func modelLabel(m *projector.Model) string {

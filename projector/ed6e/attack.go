@@ -307,6 +307,9 @@ func finish(s *projector.State, a *projector.Attack) {
 		s.Ed6e.Overwatched = append(s.Ed6e.Overwatched, a.Firer)
 		if ch := s.Ed6e.Charge; ch != nil && ch.Stage == chargeOverwatch {
 			ch.Stage = chargeRoll
+			if s.Unit(ch.Unit).Destroyed() { // shot down: nobody is left to charge
+				ch.Stage = chargeFailed
+			}
 		}
 	case KindMelee:
 		struck(s, a)

@@ -155,3 +155,19 @@ func TestOverwatchRefusalsAndOncePerPhase(t *testing.T) {
 	}
 	same(t, g)
 }
+
+// Overwatch that shoots the whole charging unit down ends the charge.
+func TestOverwatchCanStopTheCharge(t *testing.T) {
+	g := newGame(t, marines("tac", 1, 10, bolter()), boyz("boyz", 3, 17, shoota()))
+	toAssault(g)
+	g.Do(alice, charge("tac", "boyz"))
+	g.Do(bob, projector.Command{Type: CmdOverwatch})
+	g.Roll(6, 1, 1, 1, 1, 1)
+	g.Roll(6)
+	g.Roll(1)
+	if ch := g.State.Ed6e.Charge; ch.Stage != chargeFailed {
+		t.Fatalf("charge %+v", ch)
+	}
+	pending(t, g, projector.WaitDeclare, "alice")
+	same(t, g)
+}

@@ -6,10 +6,14 @@ import (
 	"github.com/matchrec/matchrec/projector"
 )
 
+// Choose, on the rules, is the optional chooser ability (projector.Chooser):
+// simulations and generated matches find the edition's answers there.
+func (Rules) Choose(s *projector.State) (projector.Command, error) { return Choose(s) }
+
 // Choose answers this edition's choices in simulations (a sim.Chooser):
 // it declines Look Out, Sir and Overwatch, resolves the wound pools in the
 // order listed, and strikes with the unit the combat waits for at the
-// first enemy it is locked with. Charge moves are left to the caller.
+// first enemy unit of the combat. Charge moves are left to the caller.
 func Choose(s *projector.State) (projector.Command, error) {
 	switch s.Pending.Kind {
 	case WaitLookOutSir, WaitOverwatch:
@@ -21,8 +25,9 @@ func Choose(s *projector.State) (projector.Command, error) {
 		}
 		return projector.Command{Type: CmdPools, Indices: idx}, nil
 	case WaitStrike:
-		u := dueUnits(s, s.Ed6e.Combat)[0]
-		return projector.Command{Type: CmdStrike, Unit: u.ID, Target: lockedWith(s, u)[0].ID}, nil
+		cb := s.Ed6e.Combat
+		u := dueUnits(s, cb)[0]
+		return projector.Command{Type: CmdStrike, Unit: u.ID, Target: combatEnemies(s, cb, u)[0].ID}, nil
 	}
 	return projector.Command{}, fmt.Errorf("6e: no automatic answer to %q (%s)", s.Pending.Kind, s.Pending.Text)
 }

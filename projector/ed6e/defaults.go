@@ -29,6 +29,10 @@ const (
 	Melee     = "melee"      // close-combat weapon: never shoots; S (0 = the model's) and AP in a fight
 )
 
+// RapidFireShots is what a rapid-fire weapon fires up to half its range
+// (1 beyond) (engine, standard 6e).
+const RapidFireShots = 2
+
 // Weapon keywords (events.WeaponSpec.Keywords, matched by
 // projector.HasKeyword: case and brackets ignored).
 const (
@@ -45,6 +49,10 @@ const (
 	// the BS6+ table and needs the same number as the first roll (RULES.md).
 	KwMasterCrafted = "MASTER-CRAFTED"
 )
+
+// CloseCombatWeapon is the weapon a model without a melee weapon fights
+// with: its own Strength, no AP (engine). It names no profile of the unit.
+const CloseCombatWeapon = "close combat weapon"
 
 // MasterCraftedRerolls is how many failed hit rolls each model firing or
 // striking with a master-crafted weapon re-rolls in an attack (engine: the
@@ -102,6 +110,13 @@ const (
 	CoverModels = 5 // intervening models
 )
 
+// Focus fire names a cover save from FocusBest+ to FocusWorst+, or "none"
+// (RULES.md).
+const (
+	FocusBest  = 2
+	FocusWorst = 6
+)
+
 // Look Out, Sir (RULES.md).
 const (
 	LookOutSirRange  = 6.0 // another model of the unit within this distance
@@ -123,6 +138,9 @@ const (
 	// Support: a model within this distance of a model of its unit in base
 	// contact with the enemy also fights (engine, standard 6e).
 	Support = 2.0
+	// MinAttacks: a model whose profile gives no Attacks strikes this many
+	// times (engine).
+	MinAttacks = 1
 	// PileIn: models not in base contact may move up to this far toward the
 	// enemy at their Initiative step and after a combat (engine, standard).
 	PileIn = 3.0

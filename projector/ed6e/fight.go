@@ -119,7 +119,7 @@ func startStep(s *projector.State, cb *projector.Combat6e) {
 		cb.Alive, cb.Struck = nil, nil
 		for _, id := range cb.Units {
 			for _, m := range s.Unit(id).AliveModels() {
-				cb.Alive = append(cb.Alive, m.ID)
+				cb.Alive = append(cb.Alive, modelKey(id, m.ID))
 			}
 		}
 		if due := dueUnits(s, cb); len(due) > 0 {
@@ -137,7 +137,7 @@ func dueUnits(s *projector.State, cb *projector.Combat6e) []*projector.Unit {
 	var mine, theirs []*projector.Unit
 	for _, id := range cb.Units {
 		u := s.Unit(id)
-		if slices.Contains(cb.Struck, id) || len(atStep(u, cb)) == 0 {
+		if slices.Contains(cb.Struck, id) || len(atStep(u, cb)) == 0 || len(combatEnemies(s, cb, u)) == 0 {
 			continue
 		}
 		if u.Player == s.Active {
@@ -149,11 +149,33 @@ func dueUnits(s *projector.State, cb *projector.Combat6e) []*projector.Unit {
 	return append(mine, theirs...)
 }
 
+// combatEnemies are the enemy units of the combat still on the table: the
+// units u's blows may go to. (A unit wiped out at a step still strikes at
+// it, at enemies no longer locked with it, so this does not read Engaged.)
+func combatEnemies(s *projector.State, cb *projector.Combat6e, u *projector.Unit) []*projector.Unit {
+	var out []*projector.Unit
+	for _, id := range cb.Units {
+		if o := s.Unit(id); o.Player != u.Player && !o.Destroyed() {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// modelKey names a model across units ("unit/model"): model ids are
+// unique only within a unit.
+func modelKey(unit, model string) string { return unit + "/" + model }
+
+// aliveAtStep reports whether m of u was alive when the step began.
+func aliveAtStep(cb *projector.Combat6e, u *projector.Unit, m *projector.Model) bool {
+	return slices.Contains(cb.Alive, modelKey(u.ID, m.ID))
+}
+
 // atStep are u's models of the current Initiative alive when it began.
 func atStep(u *projector.Unit, cb *projector.Combat6e) []*projector.Model {
 	var out []*projector.Model
 	for _, m := range u.Models {
-		if m.I == cb.Steps[cb.Step] && slices.Contains(cb.Alive, m.ID) {
+		if m.I == cb.Steps[cb.Step] && aliveAtStep(cb, u, m) {
 			out = append(out, m)
 		}
 	}
@@ -183,7 +205,7 @@ func inContact(s *projector.State, cb *projector.Combat6e, u *projector.Unit, m 
 			continue
 		}
 		for _, e := range o.Models {
-			if slices.Contains(cb.Alive, e.ID) && geom.BaseDistance(mb, projector.Body(o, e)) <= BaseContact+eps {
+			if aliveAtStep(cb, o, e) && geom.BaseDistance(mb, projector.Body(o, e)) <= BaseContact+eps {
 				return true
 			}
 		}
@@ -197,7 +219,7 @@ func inContact(s *projector.State, cb *projector.Combat6e, u *projector.Unit, m 
 func strikers(s *projector.State, cb *projector.Combat6e, u *projector.Unit) []*projector.Model {
 	var front []*projector.Model
 	for _, m := range u.Models {
-		if slices.Contains(cb.Alive, m.ID) && inContact(s, cb, u, m) {
+		if aliveAtStep(cb, u, m) && inContact(s, cb, u, m) {
 			front = append(front, m)
 		}
 	}
@@ -238,7 +260,7 @@ func decideStrike(s *projector.State, actor events.Actor, c projector.Command) (
 	case due[0] != u:
 		return nil, projector.Refuse(CodeInitiativeOrder, "at Initiative %d %s strikes first", step, due[0].DisplayName())
 	}
-	enemies := lockedWith(s, u)
+	enemies := combatEnemies(s, cb, u)
 	if c.Target == "" && len(enemies) == 1 {
 		return []events.Payload{&events.StrikeDeclared{Unit: u.ID, Target: enemies[0].ID}}, nil
 	}
@@ -247,7 +269,7 @@ func decideStrike(s *projector.State, actor events.Actor, c projector.Command) (
 			return []events.Payload{&events.StrikeDeclared{Unit: u.ID, Target: e.ID}}, nil
 		}
 	}
-	return nil, projector.Refuse(projector.CodeNotEligible, "%s must strike a unit it is locked with; name it as target (%q is not one)", u.DisplayName(), c.Target)
+	return nil, projector.Refuse(projector.CodeNotEligible, "%s must strike an enemy unit of its combat; name it as target (%q is not one)", u.DisplayName(), c.Target)
 }
 
 // initiatives lists a unit's Initiative values, for messages.
@@ -283,7 +305,7 @@ func evolveStrike(s *projector.State, seq uint64, p *events.StrikeDeclared) erro
 	specs := make([]hitSpec, len(ms))
 	for i, m := range ms {
 		w := meleeWeapon(u, m)
-		sh := projector.Shooter{Model: m.ID, Shots: max(1, m.A), S: m.S}
+		sh := projector.Shooter{Model: m.ID, Weapon: CloseCombatWeapon, Shots: max(MinAttacks, m.A), S: m.S}
 		if w != nil {
 			sh.Weapon, sh.AP = w.ID, w.AP
 			if w.S > 0 {

@@ -1,6 +1,7 @@
 package ed6e
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -215,6 +216,9 @@ func TestSweepingAdvanceAndConsolidation(t *testing.T) {
 	if !cb.Tests[0].Fled || g.State.Unit("boyz").Destroyed() || locked(g.State, g.State.Unit("boyz")) {
 		t.Fatalf("fled: %+v", cb.Tests[0])
 	}
+	if len(cb.Consolidate) != 1 || cb.Consolidate[0].Unit != "tac" {
+		t.Fatalf("only the winner consolidates, not the unit that fell back: %+v", cb.Consolidate)
+	}
 	same(t, g)
 }
 
@@ -241,5 +245,68 @@ func TestEveryCombatIsFoughtOnce(t *testing.T) {
 	g.Refused(bob, projector.Command{Type: projector.CmdNextTurn}, projector.CodeWrongStep)
 	g.Do(bob, projector.Command{Type: CmdFight, Unit: "boyz"})
 	pending(t, g, WaitStrike, "alice") // I4 first, though it is bob's turn
+	same(t, g)
+}
+
+// A unit wiped out at a step still strikes at it (blows are simultaneous);
+// a combat whose enemy is gone skips the later steps and its winner
+// consolidates.
+func TestWipedOutUnitStillStrikesAtItsStep(t *testing.T) {
+	nob := boyz("nobz", 1, touch)
+	nob.Models[0].I, nob.Models[0].Sv = 4, 0
+	g := engaged(t, marines("tac", 2, 10), nob, true)
+	g.Do(alice, strike("tac"))
+	g.Roll(6, 6)
+	g.Roll(6, 6) // no save: the Nob falls, the second wound is lost
+	if !g.State.Unit("nobz").Destroyed() {
+		t.Fatal("the Nob should be dead")
+	}
+	pending(t, g, WaitStrike, "bob")
+	g.Do(bob, strike("nobz"))
+	if a := g.State.Attack; a.Firer != "nobz" || a.Shots != 2 {
+		t.Fatalf("the dead Nob's blows: %+v", a)
+	}
+	g.Roll(4, 1)
+	g.Roll(6)
+	g.Roll(1) // tac-1 falls
+	cb := g.State.Ed6e.Combat
+	if cb.Caused[0].Wounds != 1 || cb.Caused[1].Wounds != 1 || cb.Winner != "" {
+		t.Fatalf("a 1–1 draw: %+v", cb.Caused)
+	}
+	if p := pending(t, g, projector.WaitRoll, "alice"); p.Purpose != purposeConsolidate {
+		t.Fatalf("tac, no longer locked, consolidates: %+v", p)
+	}
+	same(t, g)
+
+	// Wiped out at I4, the Orks (I2) never strike.
+	g = engaged(t, marines("tac", 2, 10), boyz("boyz", 1, touch), true)
+	g.Do(alice, strike("tac"))
+	g.Roll(6, 6)
+	g.Roll(6, 6)
+	g.Roll(1, 1)
+	cb = g.State.Ed6e.Combat
+	if cb.Winner != "alice" || len(cb.Tests) != 0 || cb.Stage != stageConsolidate {
+		t.Fatalf("combat %+v", cb)
+	}
+}
+
+// Model ids are unique only within a unit: two sides may both have "m1".
+func TestSameModelIdsOnBothSides(t *testing.T) {
+	tac, orks := marines("tac", 2, 10), boyz("boyz", 2, touch)
+	for i := range tac.Models {
+		tac.Models[i].ID, orks.Models[i].ID = fmt.Sprintf("m%d", i+1), fmt.Sprintf("m%d", i+1)
+	}
+	g := engaged(t, tac, orks, true)
+	g.Do(alice, strike("tac"))
+	g.Roll(4, 4)
+	g.Roll(4, 1)
+	g.Roll(1) // the Ork m1 falls
+	if got := alive(g, "boyz"); !slices.Equal(got, []string{"m2"}) {
+		t.Fatalf("boyz %v", got)
+	}
+	g.Do(bob, strike("boyz"))
+	if a := g.State.Attack; len(a.Shooters) != 1 || a.Shooters[0].Model != "m2" {
+		t.Fatalf("only the living Ork strikes: %+v", a.Shooters)
+	}
 	same(t, g)
 }

@@ -95,7 +95,7 @@ func shotsFor(w *events.WeaponSpec, moved bool, closest float64) int {
 	switch w.Type {
 	case RapidFire:
 		if closest <= w.Range/2+eps {
-			return 2
+			return RapidFireShots
 		}
 		return 1
 	case Salvo:
@@ -116,7 +116,7 @@ func reachOf(w *events.WeaponSpec, moved bool) float64 {
 
 func weaponName(w *events.WeaponSpec) string {
 	if w == nil {
-		return "close combat"
+		return CloseCombatWeapon
 	}
 	if w.Name != "" {
 		return w.Name

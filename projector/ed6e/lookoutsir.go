@@ -14,12 +14,14 @@ import (
 // within 6" of the owner's choice, even one out of range or sight of the
 // attackers. One attempt per wound; a unit of characters only may try too.
 // The owner names the model when declaring the attempt: the roll does not
-// change what the choice could be.
+// change what the choice could be. It applies to every attack, shooting,
+// Overwatch and close combat alike: RULES.md states it for any wound
+// allocated to a character.
 
 // lookOutSirRecipients are the models of m's unit that may take a wound
 // moved off m: alive, not m, within LookOutSirRange of it.
 func lookOutSirRecipients(s *projector.State, a *projector.Attack, m *projector.Model) []*projector.Model {
-	u, _ := s.FindModel(m.ID)
+	u := s.Unit(a.Target)
 	mb := projector.Body(u, m)
 	var out []*projector.Model
 	for _, o := range u.AliveModels() {
@@ -46,7 +48,7 @@ func decideLookOutSir(s *projector.State, actor events.Actor, c projector.Comman
 	if actor.Kind != events.ActorPlayer || actor.ID != a.Defender {
 		return nil, projector.Refuse(projector.CodeWrongPlayer, "%s decides on Look Out, Sir", s.PlayerName(a.Defender))
 	}
-	_, ch := s.FindModel(a.Ed6e.Wound.Model)
+	ch := targetModel(s, a, a.Ed6e.Wound.Model)
 	for _, m := range lookOutSirRecipients(s, a, ch) {
 		if m.ID == c.Model {
 			return []events.Payload{&events.LookOutSirDeclared{Character: ch.ID, Model: m.ID}}, nil
@@ -66,7 +68,7 @@ func whyNoLookOutSir(s *projector.State) string {
 		return "no wound is allocated to a character"
 	}
 	w := a.Ed6e.Wound
-	_, m := s.FindModel(w.Model)
+	m := targetModel(s, a, w.Model)
 	switch {
 	case w.Tried:
 		return fmt.Sprintf("this wound has had its attempt: one Look Out, Sir per wound (it is on %s)", w.Model)
@@ -81,8 +83,8 @@ func evolveLookOutSir(s *projector.State, p *events.LookOutSirDeclared) error {
 	if a == nil || a.Stage != stageOffer || a.Ed6e.Wound == nil || a.Ed6e.Wound.Model != p.Character {
 		return fmt.Errorf("no Look Out, Sir is offered for %s", p.Character)
 	}
-	_, ch := s.FindModel(p.Character)
-	if _, m := s.FindModel(p.Model); m == nil {
+	ch := targetModel(s, a, p.Character)
+	if m := targetModel(s, a, p.Model); m == nil || !m.Alive() {
 		return fmt.Errorf("unknown model %s", p.Model)
 	}
 	w := a.Ed6e.Wound

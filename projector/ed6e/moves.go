@@ -55,7 +55,7 @@ func decideAssaultMove(s *projector.State, actor events.Actor, c projector.Comma
 	if math.IsNaN(x) || math.IsNaN(y) || x < 0 || y < 0 || (s.Table.W > 0 && x > s.Table.W) || (s.Table.H > 0 && y > s.Table.H) {
 		return nil, projector.Refuse(projector.CodeOffTable, "(%.1f, %.1f) is off the %gx%g table", x, y, s.Table.W, s.Table.H)
 	}
-	mv := openMove(s, m.ID)
+	mv := openMove(s, u.ID, m.ID)
 	if mv == nil {
 		return nil, projector.Refuse(projector.CodeWrongStep, "%s may not move now: %s", m.ID, whyNoMove(s, u, m))
 	}
@@ -100,10 +100,10 @@ func evolveMoved(s *projector.State, p *events.ModelMoved) error {
 	return nil
 }
 
-// openMove is the open assault move of model id, or nil.
-func openMove(s *projector.State, id string) *projector.Move6e {
+// openMove is the open assault move of model id of unit, or nil.
+func openMove(s *projector.State, unit, id string) *projector.Move6e {
 	for i := range s.Ed6e.Moves {
-		if s.Ed6e.Moves[i].Model == id {
+		if s.Ed6e.Moves[i].Unit == unit && s.Ed6e.Moves[i].Model == id {
 			return &s.Ed6e.Moves[i]
 		}
 	}
@@ -131,6 +131,9 @@ func whyNoMove(s *projector.State, u *projector.Unit, m *projector.Model) string
 		case chargeOverwatch, chargeRoll:
 			return "a charge move comes after the charge roll; the match waits for: " + s.Pending.Text
 		case chargeFailed:
+			if len(ch.Dice) == 0 {
+				return "the charge failed before its roll: the unit does not move"
+			}
 			return fmt.Sprintf("the charge failed (%g\" rolled, %.1f\" needed): the unit does not move", ch.Distance, ch.Needed)
 		}
 	}

@@ -47,12 +47,12 @@ func attackPending(s *projector.State, a *projector.Attack) projector.Pending {
 	case stageOrder:
 		var ls []string
 		for i, pl := range x.Pools {
-			ls = append(ls, fmt.Sprintf("%d = %s (%d wounds)", i, pl.Key, pl.Wounds))
+			ls = append(ls, fmt.Sprintf("%d = %s (%s)", i, pl.Key, plural(pl.Wounds, "wound")))
 		}
 		return projector.Pending{Kind: WaitPools, Player: a.Attacker, Count: len(x.Pools),
 			Text: fmt.Sprintf("%s picks the order of the wound pools (pools, indices): %s", s.PlayerName(a.Attacker), strings.Join(ls, ", "))}
 	case stageOffer:
-		_, m := s.FindModel(x.Wound.Model)
+		m := targetModel(s, a, x.Wound.Model)
 		return projector.Pending{Kind: WaitLookOutSir, Player: a.Defender,
 			Text: fmt.Sprintf("a wound is allocated to %s: %s may attempt Look Out, Sir (lookoutsir, naming a model within %g\"; %d+) or decline",
 				modelLabel(m), s.PlayerName(a.Defender), LookOutSirRange, lookOutSirNeed(m))}
@@ -136,8 +136,17 @@ func declarePending(s *projector.State) projector.Pending {
 	if ch := x.Charge; ch != nil && ch.Stage == chargeRest {
 		can = append(can, fmt.Sprintf("move the rest of %s up to %g\"", s.Unit(ch.Unit).DisplayName(), ch.Distance))
 	}
-	if cb := x.Combat; cb != nil && cb.Stage == stageMoves && len(x.Moves) > 0 {
-		can = append(can, fmt.Sprintf("pile in (%g\") and consolidate (D3\") after the combat", PileIn))
+	if cb := x.Combat; cb != nil && cb.Stage == stageMoves {
+		var units []string
+		for _, mv := range x.Moves {
+			what := fmt.Sprintf("%s may %s up to %g\"", s.Unit(mv.Unit).DisplayName(), mv.Kind, mv.Allow)
+			if len(units) == 0 || units[len(units)-1] != what {
+				units = append(units, what)
+			}
+		}
+		if len(units) > 0 {
+			can = append(can, "after the combat "+strings.Join(units, ", "))
+		}
 	}
 	if x.Subphase == SubCharge {
 		can = append(can, "declare a charge (charge)")
@@ -154,4 +163,11 @@ func declarePending(s *projector.State) projector.Pending {
 	}
 	p.Text = fmt.Sprintf("%s, in the %s sub-phase of the assault phase of turn %d: %s", s.PlayerName(s.Active), x.Subphase, s.Turn, strings.Join(can, "; "))
 	return p
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -2,7 +2,9 @@ package ed6e
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
@@ -34,7 +36,8 @@ type fire struct {
 // range of every firer, or out of sight, cannot take wounds) with 6e's
 // snap shots, and records each target model's cover save.
 func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]string, f fire) (plan, error) {
-	for mid, wid := range choice {
+	for _, mid := range slices.Sorted(maps.Keys(choice)) { // sorted: the first bad entry named is always the same
+		wid := choice[mid]
 		m := u.Model(mid)
 		if m == nil || !m.Alive() {
 			return plan{}, projector.Refuse(projector.CodeUnknownModel, "unit %s has no model %q on the table", u.DisplayName(), mid)

@@ -143,11 +143,19 @@ func destroy(s *projector.State, u *projector.Unit) {
 	unlock(s, u)
 }
 
-// consolidations lists the units of the combat no longer locked; each rolls
-// its D3" before the moves open.
+// consolidations lists the units of the combat no longer locked, but for
+// those that fell back; each rolls its D3" before the moves open.
 func consolidations(s *projector.State, cb *projector.Combat6e) {
+	fled := func(id string) bool {
+		for _, t := range cb.Tests {
+			if t.Unit == id && t.Fled {
+				return true
+			}
+		}
+		return false
+	}
 	for _, id := range cb.Units {
-		if u := s.Unit(id); !u.Destroyed() && !locked(s, u) {
+		if u := s.Unit(id); !u.Destroyed() && !locked(s, u) && !fled(id) {
 			cb.Consolidate = append(cb.Consolidate, projector.Consolidate6e{Unit: id})
 		}
 	}

@@ -12,18 +12,18 @@ import (
 const FocusNone = "none"
 
 // parseFocus reads a focus-fire declaration: "2+".."6+" → 2..6, "none" →
-// 7 (every cover save is better), "" → 0 (not declared).
+// 7 (every cover save is better than it), "" → 0 (not declared).
 func parseFocus(v string) (int, error) {
 	switch v {
 	case "":
 		return 0, nil
 	case FocusNone:
-		return 7, nil
+		return FocusWorst + 1, nil
 	}
-	if len(v) == 2 && v[1] == '+' && v[0] >= '2' && v[0] <= '6' {
+	if len(v) == 2 && v[1] == '+' && v[0] >= '0'+FocusBest && v[0] <= '0'+FocusWorst {
 		return int(v[0] - '0'), nil
 	}
-	return 0, projector.Refuse(CodeBadFocusFire, "focus fire names a cover save from 2+ to 6+, or %q for no cover; %q is none of them", FocusNone, v)
+	return 0, projector.Refuse(CodeBadFocusFire, "focus fire names a cover save from %d+ to %d+, or %q for no cover; %q is none of them", FocusBest, FocusWorst, FocusNone, v)
 }
 
 // focusAllows reports whether focus fire at focus lets a wound be

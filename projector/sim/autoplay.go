@@ -39,7 +39,7 @@ func (a *Autoplay) Next(s *projector.State) (actor events.Actor, c projector.Com
 	case p.Kind != projector.WaitDeclare && p.Kind != projector.WaitSetup:
 		choose := a.Choose
 		if choose == nil {
-			choose = FirstChoice
+			choose = DefaultChooser(a.Rules)
 		}
 		if c, err := choose(s); err == nil {
 			return player(p.Player), c, false
@@ -65,9 +65,15 @@ func (a *Autoplay) Next(s *projector.State) (actor events.Actor, c projector.Com
 				if t.Player == s.Active || t.Destroyed() {
 					continue
 				}
-				c := projector.Command{Type: projector.CmdShoot, Unit: u.ID, Target: t.ID}
-				if _, err := projector.Decide(a.Rules, s, me, c); err == nil {
-					return me, c, false
+				kinds := []string{""}
+				if sk, ok := a.Rules.(projector.ShootKinds); ok {
+					kinds = sk.ShootKinds()
+				}
+				for _, kind := range kinds {
+					c := projector.Command{Type: projector.CmdShoot, Unit: u.ID, Target: t.ID, Kind: kind}
+					if _, err := projector.Decide(a.Rules, s, me, c); err == nil {
+						return me, c, false
+					}
 				}
 			}
 		}

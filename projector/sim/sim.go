@@ -45,7 +45,7 @@ func Step(r projector.Rules, s *projector.State, d Dice, choose Chooser) error {
 		}
 	default:
 		if choose == nil {
-			choose = FirstChoice
+			choose = DefaultChooser(r)
 		}
 		var err error
 		if c, err = choose(s); err != nil {
@@ -70,6 +70,21 @@ func Apply(r projector.Rules, s *projector.State, actor events.Actor, c projecto
 		}
 	}
 	return nil
+}
+
+// DefaultChooser is the edition's own Chooser when it has one, then
+// FirstChoice for the common choices.
+func DefaultChooser(r projector.Rules) Chooser {
+	ch, ok := r.(projector.Chooser)
+	if !ok {
+		return FirstChoice
+	}
+	return func(s *projector.State) (projector.Command, error) {
+		if c, err := ch.Choose(s); err == nil {
+			return c, nil
+		}
+		return FirstChoice(s)
+	}
 }
 
 // FinishAttack plays the attack in progress to its end.

@@ -374,6 +374,22 @@ func (r *Recorder) State(ctx context.Context, id string, at uint64) (*projector.
 	return s, err
 }
 
+// Live returns a copy of the recorder's live state of a match: the state
+// every command is decided against. Tests compare it with a fresh fold
+// (replay equals live); the audit compares its hash with one.
+func (r *Recorder) Live(ctx context.Context, id string) (*projector.State, error) {
+	m, err := r.load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.state == nil {
+		return nil, fmt.Errorf("match %s has no live state", id)
+	}
+	return m.state.Clone(), nil
+}
+
 // Matches lists stored matches.
 func (r *Recorder) Matches(ctx context.Context) ([]store.MatchInfo, error) {
 	return r.st.Matches(ctx)

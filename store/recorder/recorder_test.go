@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -11,6 +12,8 @@ import (
 	"github.com/matchrec/matchrec/events/dice"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/projector/sim"
+	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/mem"
 )
@@ -204,4 +207,51 @@ func TestRulingsChangeTheStateAsRuledOnly(t *testing.T) {
 	}
 	// Play goes on from the ruled state.
 	do(a, projector.Command{Type: projector.CmdRoll, Values: []int{6, 6}})
+}
+
+// Replay equals live: autoplayed matches in every edition, recorded through
+// the recorder with digital dice; the live state the recorder decides
+// against hashes the same as a fresh fold of the stored events.
+func TestLiveEqualsFold(t *testing.T) {
+	ctx := context.Background()
+	for _, ed := range editions.IDs() {
+		for seed := uint64(1); seed <= 3; seed++ {
+			r := newRecorder(t)
+			setup := sim.RandomMatch(ed, rand.New(rand.NewPCG(seed, 3)))
+			res, err := r.Create(ctx, CreateRequest{Match: "live", MatchCreated: setup})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rules, _ := editions.Lookup(ed)
+			ap := &sim.Autoplay{Rules: rules, Dice: sim.NewDice(seed), MaxTurns: 3, Digital: true}
+			for i := 0; i < 3000; i++ {
+				live, err := r.Live(ctx, "live")
+				if err != nil {
+					t.Fatal(err)
+				}
+				actor, c, done := ap.Next(live)
+				if done {
+					break
+				}
+				tok := res.Tokens[RoleJudge]
+				if actor.Kind == events.ActorPlayer {
+					tok = res.Tokens[RolePlayer(actor.ID)]
+				}
+				if _, err := r.Execute(ctx, "live", tok, c); err != nil {
+					t.Fatalf("%s seed %d: %+v: %v", ed, seed, c, err)
+				}
+			}
+			live, _ := r.Live(ctx, "live")
+			folded, _, err := replay.Fold(ctx, r.st, "live", 0, editions.Lookup)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lh, _ := live.Hash()
+			fh, _ := folded.Hash()
+			t.Logf("%s seed %d: %d events, turn %d", ed, seed, live.Seq, live.Turn)
+			if lh != fh || !live.Ended {
+				t.Fatalf("%s seed %d: live state (ended=%v) differs from the fold", ed, seed, live.Ended)
+			}
+		}
+	}
 }

@@ -99,6 +99,8 @@ command for its duration.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
 	root.AddCommand(a.serveCmd(), a.playCmd(), a.newCmd(), a.declareCmd(), a.rollCmd(),
 		a.logCmd(), a.stateCmd(), a.matchesCmd(), a.versionCmd())
+	// Judges and lines of play (audit.go, lines.go, replaycmd.go).
+	root.AddCommand(a.auditCmd(), a.verifyCmd(), a.replayCmd(), a.branchCmd(), a.branchesCmd(), a.diffCmd(), a.whatifCmd())
 	return root
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/natsbus"
 	"github.com/matchrec/matchrec/store/recorder"
@@ -76,6 +77,7 @@ func (n *Node) Handler() natsbus.Handler {
 		VerbMatches: n.matches,
 		VerbEvents:  n.events,
 	}
+	n.addLineVerbs(verbs)
 	return mapErrors{verbs}
 }
 
@@ -102,6 +104,8 @@ func APIError(err error) *natsbus.Error {
 		return natsbus.AsError(err)
 	case errors.Is(err, recorder.ErrUnauthorized):
 		return &natsbus.Error{Code: natsbus.CodeUnauthorized, Message: trimSentinel(err, recorder.ErrUnauthorized)}
+	case errors.Is(err, replay.ErrBeyondEnd):
+		return &natsbus.Error{Code: natsbus.CodeBadRequest, Message: err.Error()}
 	case errors.Is(err, recorder.ErrBadRequest):
 		return &natsbus.Error{Code: natsbus.CodeBadRequest, Message: trimSentinel(err, recorder.ErrBadRequest)}
 	}

@@ -167,6 +167,10 @@ func TestAPIRejectsBadRequestsAndChangesNothing(t *testing.T) {
 		{"unknown match", VerbDeclare, ExecuteRequest{Match: "nosuchmatch", Token: alice, Command: shoot}, natsbus.CodeNotFound},
 		{"invalid match id", VerbDeclare, ExecuteRequest{Match: "a.b>", Token: alice, Command: shoot}, natsbus.CodeBadRequest},
 	}
+	var ae *natsbus.Error
+	if err := c.Call(ctx, VerbState, StateRequest{Match: m.Match, At: 9999}, nil); !errors.As(err, &ae) || ae.Code != natsbus.CodeBadRequest {
+		t.Errorf("state past the end: want bad_request, got %v", err)
+	}
 	for _, tc := range declareStage {
 		t.Run(tc.name, func(t *testing.T) { expectRejected(t, n, c, m.Match, tc.verb, tc.body, tc.code) })
 	}

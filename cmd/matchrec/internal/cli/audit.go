@@ -1,0 +1,286 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/replay"
+)
+
+// couldNotRun marks an audit that did not get to check anything (exit 2),
+// as opposed to one that found a problem (exit 1).
+func couldNotRun(err error) error {
+	ce := classify(err)
+	return &cliError{exit: ExitUsage, code: ce.code, msg: ce.msg}
+}
+
+func (a *app) auditCmd() *cobra.Command {
+	var roll uint64
+	cmd := &cobra.Command{
+		Use:   "audit MATCH",
+		Short: "Check a match's log: hash chain, digital dice, re-fold, witnesses, disputes",
+		Long: `audit checks everything a judge needs to trust a match's log:
+
+  - the hash chain from the first event to the last (naming the first
+    broken sequence number), and sequence gaps;
+  - every digital die against the revealed seed(s) (docs/dice.md), listing
+    the rolls that cannot be checked yet because the seed is still secret;
+  - every derived outcome, by re-folding the whole match from scratch: each
+    roll answered the step the rules asked for, and the result equals the
+    recorder's live state; cached snapshots that differ are discarded;
+  - physical rolls still unconfirmed or contested by the opponent;
+  - the timeline of disputes and rulings.
+
+With --roll SEQ it explains one roll instead: the declaration that caused
+it, the firer, weapon and target, the target number with every input to
+it and the rule it comes from, the dice, and what they produced.
+
+Exit status: 0 clean, 1 a check failed (or a contested roll is unsettled),
+2 the audit could not run.`,
+		Example: `  matchrec audit 3fa9c2e1b7d0
+  matchrec audit 3fa9c2e1b7d0 --roll 17
+  matchrec --json audit 3fa9c2e1b7d0 | jq .chain`,
+		Args: exactArgs("MATCH"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			var (
+				b         *replay.Bundle
+				discarded []uint64
+			)
+			err := a.withAPI(ctx, func(c *api) error {
+				var err error
+				b, discarded, err = fetchBundle(ctx, c, args[0], roll == 0)
+				return err
+			})
+			if err != nil {
+				return couldNotRun(err)
+			}
+			if roll != 0 {
+				return a.explainRoll(b, roll)
+			}
+			rep := b.Verify(editions.Lookup)
+			return a.report(rep, discarded)
+		},
+	}
+	cmd.Flags().Uint64Var(&roll, "roll", 0, "explain the roll recorded as event SEQ")
+	return cmd
+}
+
+func (a *app) verifyCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "verify FILE",
+		Short: "Audit an exported bundle offline, with no store and no server",
+		Long: `verify runs the full audit (see 'matchrec audit --help') on a bundle written
+by 'matchrec export MATCH --bundle FILE': hash chain, digital dice against
+the revealed seeds, re-fold against the state recorded at export, witnesses
+and disputes. It needs nothing but the file.
+
+Exit status: 0 clean, 1 a check failed, 2 the file could not be read.`,
+		Example: `  matchrec export 3fa9c2e1b7d0 --bundle match.bundle
+  matchrec verify match.bundle`,
+		Args: exactArgs("FILE"),
+		RunE: func(_ *cobra.Command, args []string) error {
+			f, err := os.Open(args[0])
+			if err != nil {
+				return &cliError{exit: ExitUsage, code: "bad_file", msg: err.Error()}
+			}
+			defer f.Close()
+			b, err := replay.ReadBundle(f)
+			if err != nil {
+				return &cliError{exit: ExitUsage, code: "bad_file", msg: fmt.Sprintf("%s: %v", args[0], err)}
+			}
+			return a.report(b.Verify(editions.Lookup), nil)
+		},
+	}
+}
+
+// fetchBundle reads a match's records, lineage, reveals and live state hash
+// through the API, page by page.
+func fetchBundle(ctx context.Context, c *api, match string, verifySnapshots bool) (*replay.Bundle, []uint64, error) {
+	req := node.BundleRequest{Match: match, VerifySnapshots: verifySnapshots}
+	var b *replay.Bundle
+	var discarded []uint64
+	for {
+		var page node.BundleResult
+		if err := c.call(ctx, node.VerbBundle, req, &page); err != nil {
+			return nil, nil, err
+		}
+		if b == nil {
+			first := page.Bundle
+			b, discarded = &first, page.SnapshotsDiscarded
+		} else {
+			b.Keys = append(b.Keys, page.Keys...)
+			b.Records = append(b.Records, page.Records...)
+		}
+		if page.Next == 0 {
+			return b, discarded, nil
+		}
+		req.From = page.Next
+	}
+}
+
+// bundleEvents decodes a bundle's records (for replay and what-if; the
+// audit reads them raw).
+func bundleEvents(b *replay.Bundle) ([]events.Event, error) {
+	out := make([]events.Event, 0, len(b.Records))
+	for i, r := range b.Records {
+		e, err := events.Unmarshal(r)
+		if err != nil {
+			return nil, fmt.Errorf("record %d of match %s: %w (run 'matchrec audit')", b.Keys[i], b.Match, err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// report prints an audit and turns its verdict into the exit status.
+func (a *app) report(rep replay.Report, discarded []uint64) error {
+	if a.json {
+		v := struct {
+			replay.Report
+			SnapshotsDiscarded []uint64 `json:"snapshots_discarded,omitempty"`
+		}{rep, discarded}
+		if err := a.printJSON(v); err != nil {
+			return err
+		}
+	} else {
+		printReport(a.stdout, rep, discarded)
+	}
+	if !rep.OK {
+		return &cliError{exit: ExitRefused, code: "audit_failed", msg: fmt.Sprintf("match %s failed its audit", rep.Match)}
+	}
+	return nil
+}
+
+func printReport(w io.Writer, r replay.Report, discarded []uint64) {
+	mark := func(ok bool) string {
+		if ok {
+			return "ok  "
+		}
+		return "FAIL"
+	}
+	fmt.Fprintf(w, "audit of match %s: %d events\n\n", r.Match, r.Events)
+	fmt.Fprintf(w, "[%s] hash chain and sequence", mark(r.Chain.OK))
+	if !r.Chain.OK {
+		fmt.Fprintf(w, ": first broken at event %d", r.Chain.FirstBroken)
+	}
+	fmt.Fprintln(w)
+	for _, p := range r.Chain.Problems {
+		fmt.Fprintf(w, "       %s\n", p)
+	}
+	fmt.Fprintf(w, "[%s] digital dice: %d of %d digital rolls checked against revealed seeds\n", mark(r.Dice.OK), r.Dice.Checked, r.Dice.Digital)
+	for _, m := range r.Dice.Mismatches {
+		fmt.Fprintf(w, "       event %d die %d: recorded %d, the seed gives %d\n", m.Seq, m.Index+1, m.Recorded, m.Derived)
+	}
+	for _, p := range r.Dice.Problems {
+		fmt.Fprintf(w, "       %s\n", p)
+	}
+	if len(r.Dice.Pending) > 0 {
+		fmt.Fprintf(w, "       not checkable yet (seed still secret): events %s\n", seqs(r.Dice.Pending))
+	}
+	fmt.Fprintf(w, "[%s] re-fold from event 1", mark(r.Refold.OK))
+	if r.Refold.Compared {
+		fmt.Fprint(w, ", compared with the recorder's state")
+	}
+	fmt.Fprintf(w, " (state %s)\n", short(r.Refold.StateHash.String()))
+	for _, p := range r.Refold.Problems {
+		fmt.Fprintf(w, "       %s\n", p)
+	}
+	if len(discarded) > 0 {
+		fmt.Fprintf(w, "       cached snapshots that differed from the fold were discarded: events %s\n", seqs(discarded))
+	}
+	var unconfirmed []uint64
+	contested := 0
+	for _, m := range r.Manual {
+		if m.Status == projector.RollContested {
+			contested++
+		} else {
+			unconfirmed = append(unconfirmed, m.Seq)
+		}
+	}
+	fmt.Fprintf(w, "[%s] physical rolls: %d contested (%d not settled by a ruling), %d unconfirmed\n",
+		mark(len(r.Unsettled) == 0), contested, len(r.Unsettled), len(unconfirmed))
+	for _, m := range r.Manual {
+		if m.Status == projector.RollContested {
+			fmt.Fprintf(w, "       event %d by %s contested: %s\n", m.Seq, m.Roller, m.Reason)
+		}
+	}
+	if len(unconfirmed) > 0 {
+		fmt.Fprintf(w, "       unconfirmed by the opponent (they stand unless disputed): events %s\n", seqs(unconfirmed))
+	}
+	if len(r.Disputes) > 0 {
+		fmt.Fprintln(w, "\ndisputes and rulings:")
+		for _, d := range r.Disputes {
+			fmt.Fprintf(w, "  event %d: %s disputes event %d: %s\n", d.Seq, d.By, d.Event, d.Reason)
+			if d.Ruling != 0 {
+				fmt.Fprintf(w, "  event %d: the judge rules %s", d.Ruling, d.Decision)
+				if d.Note != "" {
+					fmt.Fprintf(w, " (%s)", d.Note)
+				}
+				fmt.Fprintln(w)
+			} else {
+				fmt.Fprintln(w, "           no ruling yet")
+			}
+		}
+	}
+	verdict := "CLEAN"
+	if !r.OK {
+		verdict = "FAILED"
+	}
+	fmt.Fprintf(w, "\nverdict: %s\n", verdict)
+}
+
+func seqs(v []uint64) string {
+	parts := make([]string, 0, len(v))
+	for _, s := range v {
+		parts = append(parts, fmt.Sprint(s))
+	}
+	if len(parts) > 20 {
+		parts = append(parts[:20], fmt.Sprintf("… (%d in all)", len(v)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (a *app) explainRoll(b *replay.Bundle, seq uint64) error {
+	evs, err := bundleEvents(b)
+	if err != nil {
+		return couldNotRun(err)
+	}
+	x, err := replay.Explain(b.Match, evs, b.Lineage, editions.Lookup, seq)
+	if err != nil {
+		return &cliError{exit: ExitUsage, code: "bad_request", msg: err.Error()}
+	}
+	if a.json {
+		return a.printJSON(x)
+	}
+	w := a.stdout
+	fmt.Fprintf(w, "event %d (%s): %s rolls %d D6 to %s, needing %d+ [%s]\n", x.Seq, x.Edition, x.Roll.Roller, x.Roll.Count, x.Roll.Purpose, x.Need, x.Roll.Source)
+	if x.Declaration != 0 {
+		fmt.Fprintf(w, "caused by the declaration at event %d: %s shoots %s", x.Declaration, x.Firer, x.Target)
+		if x.Weapon != "" {
+			fmt.Fprintf(w, " (%s)", x.Weapon)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "the rules asked: %s\n", x.Pending)
+	fmt.Fprintln(w, "target number:")
+	for _, in := range x.Inputs {
+		fmt.Fprintf(w, "  - %s\n", in)
+	}
+	fmt.Fprintf(w, "rule: %s\n", x.Rule)
+	fmt.Fprintf(w, "dice: %v\n", x.Roll.Values)
+	if x.Roll.Reroll != nil {
+		fmt.Fprintf(w, "re-roll of event %d dice %v\n", x.Roll.Reroll.Seq, x.Roll.Reroll.Indices)
+	}
+	fmt.Fprintf(w, "produced: %s\n", x.Produced)
+	return nil
+}

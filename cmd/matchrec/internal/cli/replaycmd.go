@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/spf13/cobra"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store/natsbus"
+)
+
+// replayOpts are the filters and pacing of `matchrec replay`.
+type replayOpts struct {
+	from, to uint64
+	turn     int
+	speed    float64
+	maxGap   time.Duration
+	follow   bool
+}
+
+func (a *app) replayCmd() *cobra.Command {
+	var o replayOpts
+	cmd := &cobra.Command{
+		Use:   "replay MATCH",
+		Short: "Tell a match's timeline again, paced as it was played, optionally following it live",
+		Long: `replay prints the narrated timeline of a match (as 'log' does), filtered by
+--from/--to SEQ or --turn N. With --speed X it paces the lines as the match
+happened, the recorded times scaled by 1/X and any pause capped at
+--max-gap. With --follow it keeps going as new events arrive over NATS
+(from a running 'matchrec serve'), until interrupted. --json prints JSON
+lines {seq, type, time, actor, payload, hash, text}.`,
+		Example: `  matchrec replay 3fa9c2e1b7d0 --turn 2
+  matchrec replay 3fa9c2e1b7d0 --speed 10
+  matchrec --server nats://127.0.0.1:4222 replay 3fa9c2e1b7d0 --follow`,
+		Args: exactArgs("MATCH"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.speed < 0 {
+				return usageErr(fmt.Errorf("--speed must be positive"))
+			}
+			ctx := cmd.Context()
+			return a.withAPI(ctx, func(c *api) error {
+				b, _, err := fetchBundle(ctx, c, args[0], false)
+				if err != nil {
+					return err
+				}
+				evs, err := bundleEvents(b)
+				if err != nil {
+					return err
+				}
+				t := &teller{a: a, o: o}
+				for _, e := range evs {
+					if err := t.tell(ctx, e); errors.Is(err, errStopReplay) {
+						return nil
+					} else if err != nil {
+						return err
+					}
+				}
+				if !o.follow {
+					return nil
+				}
+				js, err := jetstream.New(c.client.Conn)
+				if err != nil {
+					return unavailable("follow: %v", err)
+				}
+				next := uint64(len(evs)) + 1
+				err = natsbus.Subscribe(ctx, js, b.Match, next, func(e events.Event) error { return t.tell(ctx, e) })
+				if errors.Is(err, context.Canceled) || errors.Is(err, errStopReplay) {
+					return nil
+				}
+				return err
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.Uint64Var(&o.from, "from", 0, "first event to tell")
+	f.Uint64Var(&o.to, "to", 0, "last event to tell (stops --follow there too)")
+	f.IntVar(&o.turn, "turn", 0, "tell only the events of game turn N")
+	f.Float64Var(&o.speed, "speed", 0, "pace the lines as played, X times faster (0 = no pacing)")
+	f.DurationVar(&o.maxGap, "max-gap", 2*time.Second, "longest pause between two lines when pacing")
+	f.BoolVar(&o.follow, "follow", false, "keep telling new events as they are recorded")
+	return cmd
+}
+
+// teller narrates events one by one, filtering and pacing them.
+type teller struct {
+	a    *app
+	o    replayOpts
+	nar  *replay.Narrator
+	last int64 // recording time of the last event told
+}
+
+func (t *teller) tell(ctx context.Context, e events.Event) error {
+	if t.nar == nil {
+		p, err := e.Decode()
+		if err != nil {
+			return err
+		}
+		mc, ok := p.(*events.MatchCreated)
+		if !ok {
+			return fmt.Errorf("event 1 of match %s is %s, not match.created", e.Match, e.Type)
+		}
+		rules, err := editions.Lookup(mc.Edition)
+		if err != nil {
+			return err
+		}
+		t.nar = replay.NewNarrator(rules)
+	}
+	lines, err := t.nar.Next(e)
+	if err != nil {
+		return err
+	}
+	if t.o.to != 0 && e.Seq > t.o.to {
+		return errStopReplay
+	}
+	if e.Seq < t.o.from || (t.o.turn != 0 && t.nar.State().Turn != t.o.turn) {
+		return nil
+	}
+	if t.o.speed > 0 && t.last != 0 {
+		gap := min(time.Duration(float64(e.Time-t.last)/t.o.speed), t.o.maxGap)
+		select {
+		case <-time.After(max(gap, 0)):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	t.last = e.Time
+	if t.a.json {
+		p, _ := t.nar.Payload(e.Seq)
+		payload, _ := json.Marshal(p)
+		b, err := json.Marshal(map[string]any{"seq": e.Seq, "type": e.Type, "time": time.Unix(0, e.Time).UTC().Format(time.RFC3339Nano),
+			"actor": e.Actor, "payload": json.RawMessage(payload), "hash": e.Hash, "text": strings.Join(lines, "\n")})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(t.a.stdout, string(b))
+		return nil
+	}
+	fmt.Fprintf(t.a.stdout, "%5d  %s\n", e.Seq, lines[0])
+	for _, l := range lines[1:] {
+		fmt.Fprintf(t.a.stdout, "       » %s\n", l)
+	}
+	return nil
+}
+
+var errStopReplay = errors.New("end of the requested range")

@@ -1,0 +1,173 @@
+package node
+
+import (
+	"context"
+	"sort"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/natsbus"
+	"github.com/matchrec/matchrec/store/recorder"
+)
+
+// Verbs for auditing and for lines of play: the raw records of a match (so
+// audit, verify, whatif and replay run on the caller's side, exactly as on
+// an exported bundle), branches and diffs.
+const (
+	VerbBundle   = "bundle"
+	VerbBranch   = "branch"
+	VerbBranches = "branches"
+	VerbDiff     = "diff"
+)
+
+// BundleRequest asks for one page of a match's records. The first page
+// (From 0) also carries the live state hash, the lineage, the ancestors'
+// reveals and, with VerifySnapshots, the cached snapshots found wrong.
+type BundleRequest struct {
+	Match           string `json:"match"`
+	From            uint64 `json:"from,omitempty"`
+	VerifySnapshots bool   `json:"verify_snapshots,omitempty"`
+}
+
+// BundleResult is a page of replay.Bundle plus where the next page starts.
+type BundleResult struct {
+	replay.Bundle
+	SnapshotsDiscarded []uint64 `json:"snapshots_discarded,omitempty"`
+	Next               uint64   `json:"next,omitempty"`
+}
+
+// DiffRequest compares two lines of play.
+type DiffRequest struct {
+	A string `json:"a"`
+	B string `json:"b"`
+}
+
+// BranchesRequest lists the tree a match belongs to.
+type BranchesRequest struct {
+	Match string `json:"match"`
+}
+
+// BranchesResult is the tree of a match: its root and every match
+// descending from it, parents before children.
+type BranchesResult struct {
+	Root    string            `json:"root"`
+	Matches []store.MatchInfo `json:"matches"`
+}
+
+func (n *Node) addLineVerbs(v natsbus.Verbs) {
+	v[VerbBundle] = n.bundle
+	v[VerbBranch] = n.branch
+	v[VerbBranches] = n.branches
+	v[VerbDiff] = n.diff
+}
+
+func (n *Node) bundle(ctx context.Context, body []byte) (any, error) {
+	var req BundleRequest
+	if err := natsbus.Bind(body, &req); err != nil {
+		return nil, err
+	}
+	if !events.ValidMatchID(req.Match) {
+		return nil, natsbus.Errorf(natsbus.CodeBadRequest, "match %q is not a match id", req.Match)
+	}
+	in, err := replay.AuditInputs(ctx, n.store, req.Match)
+	if err != nil {
+		return nil, err
+	}
+	res := BundleResult{}
+	if req.From == 0 {
+		live, err := n.rec.Live(ctx, req.Match)
+		if err != nil {
+			return nil, err
+		}
+		h, err := live.Hash()
+		if err != nil {
+			return nil, err
+		}
+		if req.VerifySnapshots {
+			k := &replay.Seeker{Store: n.store, Lookup: n.cfg.Rules}
+			if res.SnapshotsDiscarded, err = k.VerifySnapshots(ctx, req.Match); err != nil {
+				return nil, err
+			}
+		}
+		res.Bundle = *replay.NewBundle(req.Match, replay.Inputs{Options: in.Options}, h)
+	} else {
+		res.Bundle = replay.Bundle{Format: replay.BundleFormat, Version: 1, Match: req.Match}
+	}
+	size := 0
+	for i, r := range in.Records {
+		if r.Key < req.From {
+			continue
+		}
+		if size > pageBytes/2 { // base64 grows records by a third
+			res.Next = r.Key
+			break
+		}
+		res.Keys = append(res.Keys, r.Key)
+		res.Records = append(res.Records, in.Records[i].Data)
+		size += len(r.Data)
+	}
+	return res, nil
+}
+
+func (n *Node) branch(ctx context.Context, body []byte) (any, error) {
+	var req recorder.BranchRequest
+	if err := natsbus.Bind(body, &req); err != nil {
+		return nil, err
+	}
+	return n.rec.Branch(ctx, req)
+}
+
+func (n *Node) branches(ctx context.Context, body []byte) (any, error) {
+	var req BranchesRequest
+	if err := natsbus.Bind(body, &req); err != nil {
+		return nil, err
+	}
+	lin, err := n.rec.Lineage(ctx, req.Match)
+	if err != nil {
+		return nil, err
+	}
+	root := lin[0].Match
+	all, err := n.store.Matches(ctx)
+	if err != nil {
+		return nil, err
+	}
+	children := map[string][]store.MatchInfo{}
+	var rootInfo store.MatchInfo
+	for _, m := range all {
+		if m.ID == root {
+			rootInfo = m
+		}
+		if m.Parent != "" {
+			children[m.Parent] = append(children[m.Parent], m)
+		}
+	}
+	res := BranchesResult{Root: root, Matches: []store.MatchInfo{rootInfo}}
+	queue := []string{root}
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		kids := children[id]
+		sort.Slice(kids, func(i, j int) bool {
+			return kids[i].At < kids[j].At || kids[i].At == kids[j].At && kids[i].ID < kids[j].ID
+		})
+		for _, k := range kids {
+			res.Matches = append(res.Matches, k)
+			queue = append(queue, k.ID)
+		}
+	}
+	return res, nil
+}
+
+func (n *Node) diff(ctx context.Context, body []byte) (any, error) {
+	var req DiffRequest
+	if err := natsbus.Bind(body, &req); err != nil {
+		return nil, err
+	}
+	for _, id := range []string{req.A, req.B} {
+		if !events.ValidMatchID(id) {
+			return nil, natsbus.Errorf(natsbus.CodeBadRequest, "match %q is not a match id", id)
+		}
+	}
+	return replay.DiffMatches(ctx, n.store, req.A, req.B, n.cfg.Rules)
+}

@@ -1,0 +1,314 @@
+package analytics
+
+import (
+	"strings"
+	"time"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/rules"
+	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store"
+)
+
+// Batch is what folding some events of one match adds to the tables:
+// rows to append, the match's row as it now stands (it replaces the old
+// one) and the checkpoint reached. Reset asks the sink to drop every row
+// of the match first (a rebuild).
+type Batch struct {
+	Match   string
+	Reset   bool
+	Gone    bool // the match is no longer in the store: drop its rows, keep nothing
+	Seq     uint64
+	Head    events.Hash
+	Row     Row // the matches row; nil with Gone
+	Rolls   []Row
+	Attacks []Row
+	Charges []Row
+	Units   []Row
+}
+
+// Rows counts the rows the batch appends.
+func (b *Batch) Rows() int { return len(b.Rolls) + len(b.Attacks) + len(b.Charges) + len(b.Units) }
+
+// deriver folds one match event by event and derives the rows each event
+// adds. It reads only what every edition keeps in projector.State (dice
+// rolled, the attack in progress and the last completed one, the 6e
+// charge), so it works for any edition without knowing its rules.
+type deriver struct {
+	id      string
+	info    store.MatchInfo
+	f       *replay.Folder
+	edition string
+	// lastAttack is the declaring seq of the last attack emitted: attack
+	// seqs grow, so a LastAttack past it is new.
+	lastAttack uint64
+	acc        *attackAcc
+	// silent is the seq up to which events are folded without rows (a
+	// restore replays events whose rows are already written).
+	silent uint64
+}
+
+// attackAcc accumulates the expected values of the attack in progress,
+// roll by roll, because 11e re-rolls change a step's dice in place.
+type attackAcc struct {
+	seq         uint64
+	turn        int
+	phase       string
+	time        int64
+	exp         map[string]float64 // purpose → expected successes
+	rolls       map[uint64]rolled  // the attack's rolls by event, for re-roll lookups
+	firstNeedOK bool
+	hitNeed     int
+}
+
+type rolled struct {
+	need   int
+	values []int
+}
+
+func newDeriver(info store.MatchInfo, lookup replay.Lookup, lineage []store.BranchPoint) *deriver {
+	f := replay.NewFolder(info.ID, lookup)
+	f.Mode = replay.AsPlayed
+	f.Lineage = lineage
+	return &deriver{id: info.ID, info: info, f: f}
+}
+
+// successPurposes are the rolls whose dice each succeed on need or more.
+var successPurposes = map[string]bool{"hit": true, "wound": true, "save": true, "lookoutsir": true}
+
+// apply folds e and adds the rows it derives to b.
+func (d *deriver) apply(e events.Event, b *Batch) error {
+	s := d.f.State
+	turn, phase := s.Turn, s.Phase
+	var cur *projector.Attack
+	if s.Attack != nil {
+		cur = s.Attack
+		d.attackStarted(cur, turn, phase, e.Time)
+	}
+	label := ""
+	if step := cur.Current(); step != nil {
+		label = step.Label
+	}
+	skipped := len(s.Skipped)
+	if err := d.f.Apply(e); err != nil {
+		return err
+	}
+	s = d.f.State // a refold may have replaced it
+	if d.edition == "" {
+		d.edition = s.Edition
+	}
+	if len(s.Skipped) > skipped {
+		return nil // the fold skipped it: nothing happened
+	}
+	p, _ := d.f.Payload(e.Seq)
+	emit := e.Seq > d.silent && e.Match == d.id
+	switch p := p.(type) {
+	case *events.MatchCreated:
+		if emit || (e.Seq > d.silent && d.info.Parent != "") {
+			b.Units = append(b.Units, unitRows(d.id, p)...)
+		}
+	case *events.DiceRolled:
+		if cur != nil {
+			d.accumulate(cur, e.Seq, p)
+		}
+		if emit {
+			b.Rolls = append(b.Rolls, d.rollRows(e, p, turn, phase, cur, label)...)
+			if p.Purpose == "charge" && s.Ed6e != nil && s.Ed6e.Charge != nil {
+				b.Charges = append(b.Charges, d.chargeRow(e, s, turn))
+			}
+		}
+	}
+	if a := s.Attack; a != nil {
+		d.attackStarted(a, s.Turn, s.Phase, e.Time)
+	}
+	if la := s.LastAttack; la != nil && la.Seq > d.lastAttack {
+		d.lastAttack = la.Seq
+		acc := d.acc
+		if acc == nil || acc.seq != la.Seq {
+			acc = d.newAcc(la, turn, phase, e.Time)
+		}
+		d.acc = nil
+		if emit {
+			b.Attacks = append(b.Attacks, d.attackRow(s, la, acc, e.Seq))
+		}
+	}
+	return nil
+}
+
+func (d *deriver) newAcc(a *projector.Attack, turn int, phase string, t int64) *attackAcc {
+	return &attackAcc{seq: a.Seq, turn: turn, phase: phase, time: t, exp: map[string]float64{}, rolls: map[uint64]rolled{}}
+}
+
+func (d *deriver) attackStarted(a *projector.Attack, turn int, phase string, t int64) {
+	if d.acc == nil || d.acc.seq != a.Seq {
+		d.acc = d.newAcc(a, turn, phase, t)
+	}
+}
+
+// accumulate adds a roll of the attack in progress to its expected
+// values: count × P(need) for the dice thrown, less the successes of the
+// dice a re-roll replaces (they no longer count). Summed, actual −
+// expected is then the sum of each roll's own luck.
+func (d *deriver) accumulate(a *projector.Attack, seq uint64, p *events.DiceRolled) {
+	acc := d.acc
+	acc.rolls[seq] = rolled{need: p.Need, values: p.Values}
+	if p.Need <= 0 || !successPurposes[p.Purpose] {
+		return
+	}
+	if p.Purpose == "hit" && !acc.firstNeedOK {
+		acc.hitNeed, acc.firstNeedOK = p.Need, true
+	}
+	acc.exp[p.Purpose] += float64(len(p.Values)) * rules.P(p.Need)
+	if r := p.Reroll; r != nil {
+		if orig, ok := acc.rolls[r.Seq]; ok {
+			for _, i := range r.Indices {
+				if i >= 0 && i < len(orig.values) && orig.need > 0 && orig.values[i] >= orig.need {
+					acc.exp[p.Purpose]--
+				}
+			}
+		}
+	}
+}
+
+func (d *deriver) rollRows(e events.Event, p *events.DiceRolled, turn int, phase string, cur *projector.Attack, label string) []Row {
+	purpose, of := p.Purpose, any(nil)
+	if p.Reroll != nil {
+		purpose, of = "reroll", p.Purpose
+	}
+	var need, attack, lbl any
+	if p.Need > 0 {
+		need = int64(p.Need)
+	}
+	if cur != nil {
+		attack = int64(cur.Seq)
+		if p.Reroll == nil && label != "" {
+			lbl = label
+		}
+	}
+	hasSuccess := p.Need > 0 && successPurposes[p.Purpose]
+	t := ts(e.Time)
+	rows := make([]Row, len(p.Values))
+	for i, v := range p.Values {
+		var ok, pr any
+		if hasSuccess {
+			ok, pr = v >= p.Need, rules.P(p.Need)
+		}
+		rows[i] = Row{d.id, d.edition, int64(e.Seq), int64(i), t, int64(turn), phase, p.Roller, p.Source,
+			purpose, of, need, int64(v), ok, pr, attack, lbl}
+	}
+	return rows
+}
+
+func (d *deriver) chargeRow(e events.Event, s *projector.State, turn int) Row {
+	ch := s.Ed6e.Charge
+	sum := 0
+	for _, v := range ch.Dice {
+		sum += v
+	}
+	player := ""
+	if u := s.Unit(ch.Unit); u != nil {
+		player = u.Player
+	}
+	return Row{d.id, d.edition, int64(ch.Seq), int64(e.Seq), ts(e.Time), int64(turn), player, ch.Unit, ch.Target,
+		ch.Needed, int64(sum), ch.Distance, ch.Success}
+}
+
+func (d *deriver) attackRow(s *projector.State, a *projector.Attack, acc *attackAcc, end uint64) Row {
+	var weapons []string
+	firer := s.Unit(a.Firer)
+	for _, sh := range a.Shooters {
+		name := sh.Weapon
+		if firer != nil {
+			if w := firer.Weapon(sh.Weapon); w != nil && w.Name != "" {
+				name = w.Name
+			}
+		}
+		if !contains(weapons, name) {
+			weapons = append(weapons, name)
+		}
+	}
+	var typ, hitNeed any
+	if a.Type != "" {
+		typ = a.Type
+	}
+	if acc.firstNeedOK {
+		hitNeed = int64(acc.hitNeed)
+	}
+	target := s.Unit(a.Target)
+	return Row{d.id, d.edition, int64(a.Seq), int64(end), ts(acc.time), int64(acc.turn), acc.phase, a.Kind, typ,
+		a.Attacker, a.Defender, a.Firer, unitDisplay(firer, a.Firer), a.Target, unitDisplay(target, a.Target),
+		strings.Join(weapons, "+"), int64(len(a.Shooters)), int64(a.Shots), int64(a.Hits), int64(a.Wounds), int64(a.Saves),
+		int64(a.Unsaved), int64(len(a.Casualties)),
+		acc.exp["hit"], acc.exp["wound"], acc.exp["save"], a.Expected, expectedCasualties(s, a), hitNeed}
+}
+
+// matchRow is the match's row as the fold now stands.
+func (d *deriver) matchRow() Row {
+	s := d.f.State
+	ids, names := make([]string, len(s.Players)), make([]string, len(s.Players))
+	for i, p := range s.Players {
+		ids[i], names[i] = p.ID, s.PlayerName(p.ID)
+	}
+	var parent, at, winner any
+	if d.info.Parent != "" {
+		parent, at = d.info.Parent, int64(d.info.At)
+	}
+	result := "in progress"
+	if s.Ended {
+		result = "no winner"
+		if s.Winner != "" {
+			result, winner = "won", s.Winner
+		}
+	}
+	return Row{d.id, s.Edition, s.Name, strings.Join(ids, ","), strings.Join(names, ","), s.First, ts(d.info.Created),
+		parent, at, s.Ended, winner, result, int64(s.Turn), int64(s.Seq), s.Head.String()}
+}
+
+func unitRows(match string, p *events.MatchCreated) []Row {
+	rows := make([]Row, 0, len(p.Units))
+	for _, u := range p.Units {
+		var wounds int64
+		for _, m := range u.Models {
+			wounds += int64(m.W)
+		}
+		var first events.ModelSpec
+		if len(u.Models) > 0 {
+			first = u.Models[0]
+		}
+		names := make([]string, len(u.Weapons))
+		for i, w := range u.Weapons {
+			names[i] = w.Name
+			if names[i] == "" {
+				names[i] = w.ID
+			}
+		}
+		name := u.Name
+		if name == "" {
+			name = u.ID
+		}
+		rows = append(rows, Row{match, p.Edition, u.ID, name, u.Player, int64(len(u.Models)), wounds,
+			int64(first.T), int64(first.Sv), int64(first.Inv), int64(first.BS), int64(first.WS),
+			strings.Join(names, "+"), strings.Join(u.Keywords, ",")})
+	}
+	return rows
+}
+
+func unitDisplay(u *projector.Unit, id string) string {
+	if u == nil {
+		return id
+	}
+	return u.DisplayName()
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// ts turns recording time (Unix nanoseconds) into a UTC time.
+func ts(nanos int64) time.Time { return time.Unix(0, nanos).UTC() }

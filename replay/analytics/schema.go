@@ -1,0 +1,219 @@
+package analytics
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Type is a column's type, one of the few every output speaks: DuckDB,
+// Parquet, CSV and JSON lines.
+type Type string
+
+// Column types.
+const (
+	String Type = "VARCHAR"
+	Int    Type = "BIGINT"
+	Float  Type = "DOUBLE"
+	Bool   Type = "BOOLEAN"
+	Time   Type = "TIMESTAMP" // UTC, microseconds
+)
+
+// Column is one column of a table. Nullable columns hold nil where the
+// value does not apply (a roll's target number when it has none).
+type Column struct {
+	Name     string
+	Type     Type
+	Nullable bool
+	Doc      string
+}
+
+// Table is one analytic table: its columns in order, and the columns that
+// order its rows (its key; exports walk it in this order).
+type Table struct {
+	Name    string
+	Doc     string
+	Columns []Column
+	Key     []string
+}
+
+// Index returns the position of column name, or -1.
+func (t *Table) Index(name string) int {
+	for i, c := range t.Columns {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Names lists the column names in order.
+func (t *Table) Names() []string {
+	out := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		out[i] = c.Name
+	}
+	return out
+}
+
+func col(name string, t Type, doc string) Column { return Column{Name: name, Type: t, Doc: doc} }
+func opt(name string, t Type, doc string) Column {
+	return Column{Name: name, Type: t, Nullable: true, Doc: doc}
+}
+
+// The table names.
+const (
+	TableMatches = "matches"
+	TableRolls   = "rolls"
+	TableAttacks = "attacks"
+	TableCharges = "charges"
+	TableUnits   = "units"
+)
+
+// Matches has one row per match (branches included).
+var Matches = Table{
+	Name: TableMatches, Doc: "one row per match, branches included; updated as the match goes on",
+	Key: []string{"match"},
+	Columns: []Column{
+		col("match", String, "match id"),
+		col("edition", String, "edition id: 3e, 6e, 11e"),
+		col("name", String, "match name"),
+		col("players", String, "player ids, comma-separated, in setup order"),
+		col("player_names", String, "player names, comma-separated, same order"),
+		col("first_player", String, "player id who plays first"),
+		col("date", Time, "when the match (or branch) was created"),
+		opt("branch_parent", String, "for a branch: the match it forks from"),
+		opt("branch_at", Int, "for a branch: the parent's event it forks after"),
+		col("ended", Bool, "the match is over"),
+		opt("winner", String, "winning player id, if any"),
+		col("result", String, "won, no winner, or in progress"),
+		col("turns", Int, "game turns started"),
+		col("events", Int, "events folded into these tables (the match's checkpoint)"),
+		col("head", String, "hash of the last event folded (checks the checkpoint against the store)"),
+	},
+}
+
+// Rolls has one row per die rolled.
+var Rolls = Table{
+	Name: TableRolls, Doc: "one row per die rolled",
+	Key: []string{"match", "seq", "die"},
+	Columns: []Column{
+		col("match", String, "match id"),
+		col("edition", String, "edition id"),
+		col("seq", Int, "the dice.rolled event"),
+		col("die", Int, "0-based position of the die in its roll"),
+		col("time", Time, "when the roll was recorded"),
+		col("turn", Int, "game turn"),
+		col("phase", String, "phase of the turn"),
+		col("roller", String, "player id who rolled"),
+		col("source", String, "manual (physical dice typed in) or digital (rolled by the recorder)"),
+		col("purpose", String, "hit, wound, save, charge, lookoutsir, morale, damage, attacks, advance, ... or reroll"),
+		opt("reroll_of", String, "for a re-roll: the purpose of the dice it replaces"),
+		opt("need", Int, "target number (the die succeeds on need or more), when the roll has one"),
+		col("value", Int, "the face, 1 to 6"),
+		opt("success", Bool, "value >= need, for hit, wound, save and lookoutsir dice (and their re-rolls)"),
+		opt("p", Float, "exact chance of success of this die, when success applies"),
+		opt("attack_seq", Int, "the attack the roll belongs to (attacks.seq), if any"),
+		opt("label", String, "what the step says it rolls for (weapon, S vs T, save)"),
+	},
+}
+
+// Attacks has one row per completed attack sequence.
+var Attacks = Table{
+	Name: TableAttacks, Doc: "one row per completed attack sequence (shooting, overwatch, melee)",
+	Key: []string{"match", "seq"},
+	Columns: []Column{
+		col("match", String, "match id"),
+		col("edition", String, "edition id"),
+		col("seq", Int, "the declaring event"),
+		col("end_seq", Int, "the event that completed the attack"),
+		col("time", Time, "when the attack was declared"),
+		col("turn", Int, "game turn"),
+		col("phase", String, "phase of the turn"),
+		col("kind", String, "shooting, overwatch or melee"),
+		opt("type", String, "edition variant: 11e shooting type, 6e snap"),
+		col("attacker", String, "attacking player id"),
+		col("defender", String, "defending player id"),
+		col("firer", String, "attacking unit id"),
+		col("firer_name", String, "attacking unit name"),
+		col("target", String, "target unit id"),
+		col("target_name", String, "target unit name"),
+		col("weapon", String, "weapon names fired, '+'-joined in firing order"),
+		col("models", Int, "models that fired"),
+		col("shots", Int, "shots (attacks) made"),
+		col("hits", Int, "hits"),
+		col("wounds", Int, "successful wound rolls"),
+		col("saves", Int, "successful saves"),
+		col("unsaved", Int, "unsaved wounds"),
+		col("casualties", Int, "models removed"),
+		col("exp_hits", Float, "expected hits given the dice rolled to hit (exact odds)"),
+		col("exp_wounds", Float, "expected wounds given the dice rolled to wound"),
+		col("exp_saves", Float, "expected saves given the dice rolled to save"),
+		col("exp_unsaved", Float, "expected unsaved wounds from the declaration, the edition's exact odds (11e: damage)"),
+		col("exp_casualties", Float, "expected models removed: E[min(U / W, models)] with U binomial over the shots"),
+		opt("hit_need", Int, "target number of the first hit roll"),
+	},
+}
+
+// Charges has one row per charge roll (6e).
+var Charges = Table{
+	Name: TableCharges, Doc: "one row per charge roll (6e)",
+	Key: []string{"match", "seq"},
+	Columns: []Column{
+		col("match", String, "match id"),
+		col("edition", String, "edition id"),
+		col("seq", Int, "the charge.declared event"),
+		col("roll_seq", Int, "the charge roll's event"),
+		col("time", Time, "when the charge was rolled"),
+		col("turn", Int, "game turn"),
+		col("player", String, "charging player id"),
+		col("unit", String, "charging unit id"),
+		col("target", String, "charged unit id"),
+		col("needed", Float, "inches the first charger had to cover"),
+		col("rolled", Int, "the 2D6 total"),
+		col("distance", Float, "inches the unit could charge"),
+		col("success", Bool, "the charge reached"),
+	},
+}
+
+// Units has one row per unit of each match, as set up.
+var Units = Table{
+	Name: TableUnits, Doc: "one row per unit of each match, as deployed",
+	Key: []string{"match", "unit"},
+	Columns: []Column{
+		col("match", String, "match id"),
+		col("edition", String, "edition id"),
+		col("unit", String, "unit id"),
+		col("name", String, "unit name"),
+		col("player", String, "owning player id"),
+		col("models", Int, "models"),
+		col("wounds", Int, "wounds of all its models"),
+		col("toughness", Int, "Toughness of its first model"),
+		col("save", Int, "armour save of its first model (0: none)"),
+		col("invuln", Int, "invulnerable save of its first model (0: none)"),
+		col("bs", Int, "BS of its first model"),
+		col("ws", Int, "WS of its first model"),
+		col("weapons", String, "weapon names, '+'-joined"),
+		col("keywords", String, "unit keywords, comma-separated"),
+	},
+}
+
+// Tables lists every analytic table.
+var Tables = []*Table{&Matches, &Rolls, &Attacks, &Charges, &Units}
+
+// Lookup returns the table named name.
+func Lookup(name string) (*Table, error) {
+	for _, t := range Tables {
+		if t.Name == name {
+			return t, nil
+		}
+	}
+	names := make([]string, len(Tables))
+	for i, t := range Tables {
+		names[i] = t.Name
+	}
+	return nil, fmt.Errorf("unknown table %q (tables: %s)", name, strings.Join(names, ", "))
+}
+
+// Row is one row of a table, values in column order: string, int64,
+// float64, bool, time.Time, or nil for a null.
+type Row []any
