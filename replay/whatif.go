@@ -177,4 +177,3 @@ func outcomeOf(s *projector.State, a *projector.Attack) Outcome {
 	}
 	return o
 }
-

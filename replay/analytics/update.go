@@ -198,9 +198,6 @@ func (u *Updater) fold(ctx context.Context, mi store.MatchInfo) (Batch, uint64, 
 			b.Reset = true
 		}
 	}
-	if !had && !b.Reset && cp.Seq == 0 {
-		b.Reset = u.cps != nil && false
-	}
 	if d == nil {
 		var err error
 		if d, err = u.restore(ctx, mi, from); err != nil {

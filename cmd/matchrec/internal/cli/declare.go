@@ -20,15 +20,18 @@ import (
 // instead of writing its JSON.
 type commandFlags struct {
 	typ, unit, model, target, phase, winner, reason string
+	kind, decision, seed                            string
 	x, y                                            float64
 	weapons                                         []string
 	models                                          []string
+	values                                          []int
+	event, dispute                                  uint64
 	advance                                         bool
 }
 
 func (f *commandFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.typ, "type", "", "command type: next-turn, phase, move, shoot, distribute, casualties, end")
+	fl.StringVar(&f.typ, "type", "", "command type: next-turn, phase, move, shoot, distribute, casualties, end, seed, confirm, contest, dispute, rule, reveal, or an edition's own")
 	fl.StringVar(&f.unit, "unit", "", "unit id (move, shoot)")
 	fl.StringVar(&f.model, "model", "", "model id (move)")
 	fl.StringVar(&f.target, "target", "", "target unit id (shoot)")
@@ -39,13 +42,20 @@ func (f *commandFlags) add(cmd *cobra.Command) {
 	fl.StringSliceVar(&f.models, "models", nil, "model ids, comma-separated (distribute, casualties)")
 	fl.BoolVar(&f.advance, "advance", false, "the move is an advance (editions that have it)")
 	fl.StringVar(&f.winner, "winner", "", "winning player id (end)")
-	fl.StringVar(&f.reason, "reason", "", "why the match ends (end)")
+	fl.StringVar(&f.reason, "reason", "", "why: the match ends (end), a roll is contested (contest), a dispute (dispute), a ruling's note (rule)")
+	fl.StringVar(&f.kind, "kind", "", "kind of shooting or action (11e shoot: normal, assault, close-quarters, indirect)")
+	fl.Uint64Var(&f.event, "event", 0, "the event a command is about (confirm, contest, dispute)")
+	fl.Uint64Var(&f.dispute, "dispute", 0, "the dispute ruled on (rule)")
+	fl.StringVar(&f.decision, "decision", "", "uphold, void or amend (rule)")
+	fl.IntSliceVar(&f.values, "values", nil, "amended dice values, comma-separated (rule --decision amend)")
+	fl.StringVar(&f.seed, "seed", "", "your dice seed (seed)")
 }
 
 // command builds the Command from the flags that were set.
 func (f *commandFlags) command(cmd *cobra.Command) (projector.Command, error) {
 	c := projector.Command{Type: f.typ, Unit: f.unit, Model: f.model, Target: f.target, Phase: f.phase,
-		Models: f.models, Advance: f.advance, Winner: f.winner, Reason: f.reason}
+		Models: f.models, Advance: f.advance, Winner: f.winner, Reason: f.reason, Kind: f.kind,
+		Event: f.event, Dispute: f.dispute, Decision: f.decision, Values: f.values, Seed: f.seed}
 	if cmd.Flags().Changed("x") {
 		c.X = &f.x
 	}
@@ -93,7 +103,11 @@ or built from flags.`,
   matchrec declare m1 --token $ALICE --type move --unit tac --model tac-1 --x 14 --y 10
   matchrec declare m1 --token $ALICE --type shoot --unit tac --target boyz --weapon tac-9=heavy-bolter
   matchrec declare m1 --token $BOB --type casualties --models boy-3,boy-7
-  matchrec declare m1 --token $ALICE --command '{"type":"shoot","unit":"tac","target":"boyz"}'`,
+  matchrec declare m1 --token $ALICE --command '{"type":"shoot","unit":"tac","target":"boyz"}'
+  matchrec declare m1 --token $BOB --type contest --event 6 --reason "cocked die"
+  matchrec declare m1 --token $BOB --type dispute --event 6 --reason "I saw a 5"
+  matchrec declare m1 --token $JUDGE --type rule --dispute 12 --decision amend --values 5,6,3
+  matchrec declare m1 --token $JUDGE --type reveal`,
 		Args: exactArgs("MATCH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var c projector.Command

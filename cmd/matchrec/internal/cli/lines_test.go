@@ -178,3 +178,31 @@ func TestReplayFilters(t *testing.T) {
 		t.Fatal("pacing ignored the speed")
 	}
 }
+
+// The judge's flow from the command line: contest, dispute, rule, audit.
+func TestDisputeAndRulingFromTheCLI(t *testing.T) {
+	dir := t.TempDir()
+	var played struct {
+		Match  string            `json:"match"`
+		Tokens map[string]string `json:"tokens"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "play", example)), &played); err != nil {
+		t.Fatal(err)
+	}
+	id, bob, judge := played.Match, played.Tokens["player:bob"], played.Tokens["judge"]
+	mustRun(t, dir, "declare", id, "--token", bob, "--type", "contest", "--event", "6", "--reason", "cocked die")
+	if code, _, _ := run(t, dir, "audit", id); code != ExitRefused {
+		t.Fatalf("a contested, unruled roll must fail the audit (exit %d)", code)
+	}
+	mustRun(t, dir, "declare", id, "--token", bob, "--type", "dispute", "--event", "6", "--reason", "I saw two more 6s")
+	if code, _, errs := run(t, dir, "declare", id, "--token", bob, "--type", "rule", "--dispute", "47", "--decision", "uphold"); code != ExitRefused || !strings.Contains(errs, "not_your_turn") {
+		t.Fatalf("a player ruled: exit %d %s", code, errs)
+	}
+	mustRun(t, dir, "declare", id, "--token", judge, "--type", "rule", "--dispute", "47", "--decision", "uphold", "--reason", "the roll stands")
+	out := mustRun(t, dir, "audit", id)
+	for _, want := range []string{"event 6 by alice contested: cocked die", "bob disputes event 6: I saw two more 6s", "the judge rules uphold (the roll stands)", "verdict: CLEAN"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("audit lacks %q:\n%s", want, out)
+		}
+	}
+}
