@@ -297,3 +297,19 @@ type Chooser interface {
 type ShootKinds interface {
 	ShootKinds() []string
 }
+
+// OwnUnit finds unit id of the acting player that still has models on the
+// table, or refuses: unknown unit, someone else's, or destroyed.
+func OwnUnit(s *State, actor events.Actor, id string) (*Unit, error) {
+	u := s.Unit(id)
+	if u == nil {
+		return nil, Refuse(CodeUnknownUnit, "unknown unit %q", id)
+	}
+	if u.Player != actor.ID {
+		return nil, Refuse(CodeWrongPlayer, "unit %s belongs to %s", u.DisplayName(), s.PlayerName(u.Player))
+	}
+	if u.Destroyed() {
+		return nil, Refuse(CodeUnknownUnit, "unit %s has no models left on the table", u.DisplayName())
+	}
+	return u, nil
+}

@@ -191,17 +191,3 @@ func evolveRoll(s *projector.State, seq uint64, p *events.DiceRolled) error {
 	return fmt.Errorf("no roll is pending")
 }
 
-// ownUnit finds a unit of the actor that is still on the battlefield.
-func ownUnit(s *projector.State, actor events.Actor, id string) (*projector.Unit, error) {
-	u := s.Unit(id)
-	if u == nil {
-		return nil, projector.Refuse(projector.CodeUnknownUnit, "unknown unit %q", id)
-	}
-	if u.Player != actor.ID {
-		return nil, projector.Refuse(projector.CodeWrongPlayer, "unit %s belongs to %s", u.DisplayName(), s.PlayerName(u.Player))
-	}
-	if u.Destroyed() {
-		return nil, projector.Refuse(projector.CodeUnknownUnit, "unit %s is not on the battlefield (no models left)", u.DisplayName())
-	}
-	return u, nil
-}

@@ -30,7 +30,7 @@ func decideAdvance(s *projector.State, actor events.Actor, c projector.Command) 
 	if s.Phase != projector.PhaseMovement {
 		return nil, projector.Refuse(projector.CodeWrongPhase, "units advance in the movement phase, not the %s phase", s.Phase)
 	}
-	u, err := ownUnit(s, actor, c.Unit)
+	u, err := projector.OwnUnit(s, actor, c.Unit)
 	if err != nil {
 		return nil, err
 	}

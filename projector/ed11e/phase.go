@@ -86,7 +86,7 @@ func decideAction(s *projector.State, actor events.Actor, c projector.Command) (
 	if err := projector.RequireActive(s, actor); err != nil {
 		return nil, err
 	}
-	u, err := ownUnit(s, actor, c.Unit)
+	u, err := projector.OwnUnit(s, actor, c.Unit)
 	if err != nil {
 		return nil, err
 	}

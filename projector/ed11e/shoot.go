@@ -21,7 +21,7 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if ed(s).Step == events.StepEnd {
 		return nil, projector.Refuse(projector.CodeWrongStep, "the shoot step is over: this is the end of the shooting phase")
 	}
-	u, err := ownUnit(s, actor, c.Unit)
+	u, err := projector.OwnUnit(s, actor, c.Unit)
 	if err != nil {
 		return nil, err
 	}

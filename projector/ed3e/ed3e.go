@@ -93,15 +93,9 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if s.Phase != projector.PhaseShooting {
 		return nil, projector.Refuse(projector.CodeWrongPhase, "units shoot in the shooting phase, not the %s phase", s.Phase)
 	}
-	u := s.Unit(c.Unit)
-	if u == nil {
-		return nil, projector.Refuse(projector.CodeUnknownUnit, "unknown unit %q", c.Unit)
-	}
-	if u.Player != actor.ID {
-		return nil, projector.Refuse(projector.CodeWrongPlayer, "unit %s belongs to %s", u.DisplayName(), s.PlayerName(u.Player))
-	}
-	if u.Destroyed() {
-		return nil, projector.Refuse(projector.CodeUnknownUnit, "unit %s has no models left", u.DisplayName())
+	u, err := projector.OwnUnit(s, actor, c.Unit)
+	if err != nil {
+		return nil, err
 	}
 	if u.Fired {
 		return nil, projector.Refuse(projector.CodeAlreadyFired, "unit %s has already fired this turn", u.DisplayName())

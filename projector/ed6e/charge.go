@@ -42,7 +42,7 @@ func decideCharge(s *projector.State, actor events.Actor, c projector.Command) (
 	if why := mandatory(s); why != "" {
 		return nil, projector.Refuse(projector.CodeWrongStep, "finish the charge in progress first: %s", why)
 	}
-	u, err := ownUnit(s, actor, c.Unit)
+	u, err := projector.OwnUnit(s, actor, c.Unit)
 	if err != nil {
 		return nil, err
 	}

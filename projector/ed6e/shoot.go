@@ -43,7 +43,7 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if _, err := parseFocus(c.FocusFire); err != nil {
 		return nil, err
 	}
-	u, err := ownUnit(s, actor, c.Unit)
+	u, err := projector.OwnUnit(s, actor, c.Unit)
 	if err != nil {
 		return nil, err
 	}
@@ -99,20 +99,6 @@ func newAttack(seq uint64, kind string, u, t *projector.Unit, pl plan) *projecto
 	}
 }
 
-// ownUnit is actor's unit id, on the table.
-func ownUnit(s *projector.State, actor events.Actor, id string) (*projector.Unit, error) {
-	u := s.Unit(id)
-	if u == nil {
-		return nil, projector.Refuse(projector.CodeUnknownUnit, "unknown unit %q", id)
-	}
-	if u.Player != actor.ID {
-		return nil, projector.Refuse(projector.CodeWrongPlayer, "unit %s belongs to %s", u.DisplayName(), s.PlayerName(u.Player))
-	}
-	if u.Destroyed() {
-		return nil, projector.Refuse(projector.CodeUnknownUnit, "unit %s has no models left", u.DisplayName())
-	}
-	return u, nil
-}
 
 // enemyUnit is unit id, an enemy of u on the table.
 func enemyUnit(s *projector.State, u *projector.Unit, id string) (*projector.Unit, error) {

@@ -57,23 +57,33 @@ type Updater struct {
 
 // Stats says what a round did.
 type Stats struct {
-	Matches int           `json:"matches"` // matches in the store
-	Behind  int           `json:"behind"`  // matches that had new events
-	Events  uint64        `json:"events"`  // events folded
-	Rows    int           `json:"rows"`    // rows written
-	Took    time.Duration `json:"took_ns"`
+	Matches   int           `json:"matches"`   // matches in the store
+	Behind    int           `json:"behind"`    // matches that had new events
+	Folded    int           `json:"folded"`    // of those, folded this round
+	Remaining int           `json:"remaining"` // left for the next round (a Budget ran out)
+	Events    uint64        `json:"events"`    // events folded
+	Rows      int           `json:"rows"`      // rows written
+	Took      time.Duration `json:"took_ns"`
 }
 
-// Progress is told how many of the matches behind have been folded.
-type Progress func(done, total int)
+// Round says what CatchUp does.
+type Round struct {
+	// IDs limits the round to these matches (nil: every match, and the
+	// rows of matches the store no longer has are deleted).
+	IDs []string
+	// Budget, when set, ends the round once it has run that long (after
+	// writing what it folded): callers that show progress ask again.
+	Budget time.Duration
+	// Progress is told how many of the matches behind have been folded.
+	Progress func(done, total int)
+}
 
-// CatchUp folds every event the tables lack, for every match of the store
-// (or only ids, when given), and deletes the rows of matches the store no
-// longer has (full rounds only).
-func (u *Updater) CatchUp(ctx context.Context, ids []string, progress Progress) (Stats, error) {
+// CatchUp folds every event the tables lack and writes the rows.
+func (u *Updater) CatchUp(ctx context.Context, r Round) (Stats, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	start := time.Now()
+	ids, progress := r.IDs, r.Progress
 	var st Stats
 	if u.cps == nil {
 		cps, err := u.Sink.Checkpoints(ctx)
@@ -147,6 +157,11 @@ func (u *Updater) CatchUp(ctx context.Context, ids []string, progress Progress) 
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}
+		if r.Budget > 0 && time.Since(start) > r.Budget {
+			st.Remaining = len(todo) - i
+			break
+		}
+		st.Folded++
 		b, n, err := u.fold(ctx, mi)
 		if err != nil {
 			return st, fmt.Errorf("analytics: match %s: %w", mi.ID, err)

@@ -1,0 +1,46 @@
+package projtest
+
+import (
+	"testing"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/sim"
+	"github.com/matchrec/matchrec/replay"
+)
+
+// PlayScript plays a match script (docs/script.md), read with the real
+// reader, in memory, as `matchrec play` does through the recorder: each
+// step as its player (or the judge); steps that expect a refusal must get
+// exactly it and leave the match unchanged; digital rolls are made with
+// seeded dice.
+func PlayScript(t testing.TB, r projector.Rules, path string) *Game {
+	t.Helper()
+	sc, err := replay.ReadScript(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := New(t, r, sc.Match.Created())
+	dice := sim.NewDice(7)
+	for i, st := range sc.Steps {
+		actor := Player(st.As)
+		if st.As == replay.RoleJudge {
+			actor = events.Actor{Kind: events.ActorJudge, ID: replay.RoleJudge}
+		}
+		c := st.Cmd
+		if c.Type == projector.CmdRoll && c.Digital && len(c.Values) == 0 {
+			c.Source = events.SourceDigital
+			for n := 0; n < g.State.Pending.Dice; n++ {
+				c.Values = append(c.Values, dice.D6())
+			}
+		}
+		if st.ExpectRefusal != "" {
+			g.Refused(actor, c, st.ExpectRefusal)
+			continue
+		}
+		if err := g.Try(actor, c); err != nil {
+			t.Fatalf("%s %s (as %s, %s): %v", path, st.Where(i), st.As, st.Cmd.Type, err)
+		}
+	}
+	return g
+}

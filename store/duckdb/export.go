@@ -1,0 +1,102 @@
+package duckdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/matchrec/matchrec/replay/analytics"
+)
+
+// ErrNoData: the filter matches no recorded match (an empty store, an
+// unknown player or edition).
+var ErrNoData = errors.New("no data")
+
+// Filter selects the rows of matches with an edition, a player and a
+// creation date; zero fields select everything.
+type Filter struct {
+	Edition string    `json:"edition,omitempty"`
+	Player  string    `json:"player,omitempty"`
+	Since   time.Time `json:"since,omitzero"`
+}
+
+// where returns the SQL condition on the matches table aliased m.
+func (f Filter) where() (string, []any) {
+	conds, args := []string{"TRUE"}, []any{}
+	if f.Edition != "" {
+		conds, args = append(conds, "m.edition = ?"), append(args, f.Edition)
+	}
+	if f.Player != "" {
+		conds, args = append(conds, "list_contains(string_split(m.players, ','), ?)"), append(args, f.Player)
+	}
+	if !f.Since.IsZero() {
+		conds, args = append(conds, `m."date" >= ?`), append(args, f.Since.UTC())
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// Check says why a filter selects nothing: no matches at all, or none of
+// that edition or player (ErrNoData).
+func (d *DB) Check(ctx context.Context, f Filter) error {
+	var all, sel int64
+	where, args := f.where()
+	q := `SELECT count(*), count(*) FILTER (WHERE ` + where + `) FROM matches m`
+	if err := d.db.QueryRowContext(ctx, q, args...).Scan(&all, &sel); err != nil {
+		return fmt.Errorf("%w: %v", ErrQuery, err)
+	}
+	switch {
+	case all == 0:
+		return fmt.Errorf("%w: no matches recorded", ErrNoData)
+	case sel > 0:
+		return nil
+	}
+	var why []string
+	if f.Player != "" {
+		var n int64
+		_ = d.db.QueryRowContext(ctx, `SELECT count(*) FROM matches m WHERE list_contains(string_split(m.players, ','), ?)`, f.Player).Scan(&n)
+		if n == 0 {
+			why = append(why, fmt.Sprintf("no match has a player %q", f.Player))
+		}
+	}
+	if f.Edition != "" {
+		var n int64
+		_ = d.db.QueryRowContext(ctx, `SELECT count(*) FROM matches m WHERE m.edition = ?`, f.Edition).Scan(&n)
+		if n == 0 {
+			why = append(why, fmt.Sprintf("no match is of edition %q", f.Edition))
+		}
+	}
+	if len(why) == 0 {
+		why = append(why, "no match fits all the filters together")
+	}
+	return fmt.Errorf("%w: %s", ErrNoData, strings.Join(why, "; "))
+}
+
+// Export streams the rows of table t whose match passes f, in key order,
+// and says how many there are.
+func (d *DB) Export(ctx context.Context, t *analytics.Table, f Filter) (*Cursor, int64, error) {
+	if err := d.Check(ctx, f); err != nil {
+		return nil, 0, err
+	}
+	cols := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		cols[i] = "t." + quote(c.Name)
+	}
+	keys := make([]string, len(t.Key))
+	for i, k := range t.Key {
+		keys[i] = "t." + quote(k)
+	}
+	where, args := f.where()
+	from := fmt.Sprintf("FROM %s t JOIN matches m ON m.match = t.match WHERE %s", t.Name, where)
+	var total int64
+	if err := d.db.QueryRowContext(ctx, "SELECT count(*) "+from, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("%w: %v", ErrQuery, err)
+	}
+	q := fmt.Sprintf("SELECT %s %s ORDER BY %s", strings.Join(cols, ", "), from, strings.Join(keys, ", "))
+	c, err := d.Cursor(ctx, q, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	return c, total, nil
+}
