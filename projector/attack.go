@@ -87,3 +87,16 @@ func CountAtLeast(values []int, need int) int {
 	}
 	return n
 }
+
+// StageDone is the stage of a completed attack.
+const StageDone = "done"
+
+// CloseAttack ends the attack in progress: its outcome moves to
+// LastAttack (for viewers and the narrator) and its exact expected
+// unsaved wounds to the attacker's tally (the luck meter). The edition
+// then says what the match waits for next.
+func (s *State) CloseAttack(a *Attack) {
+	a.Stage = StageDone
+	s.AddTally(a.Attacker, func(t *Tally) { t.ExpectedWounds += a.Expected })
+	s.LastAttack, s.Attack = a, nil
+}

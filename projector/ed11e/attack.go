@@ -17,7 +17,7 @@ const (
 	stageAllocate = "allocate" // the defender allocates the current wound
 	stageSave     = "save"     // its save roll
 	stageDamage   = "damage"   // its variable damage roll
-	stageDone     = "done"
+	stageDone     = projector.StageDone
 )
 
 // start plans the attacks rolls (variable attacks are rolled as their own
@@ -202,12 +202,10 @@ func evolveAttackRoll(s *projector.State, seq uint64, p *events.DiceRolled) erro
 // finish closes the attack: the unit has shot, the outcome is kept for
 // viewers, and engagement follows the casualties.
 func finish(s *projector.State, a *projector.Attack) {
-	a.Stage = stageDone
 	if u := s.Unit(a.Firer); u != nil {
 		u.Fired = true
 	}
-	s.AddTally(a.Attacker, func(t *projector.Tally) { t.ExpectedWounds += a.Expected })
-	s.LastAttack, s.Attack = a, nil
+	s.CloseAttack(a)
 	if len(a.Casualties) > 0 { // only a model removed can end an engagement
 		updateEngagement(s)
 	}

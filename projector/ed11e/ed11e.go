@@ -190,4 +190,3 @@ func evolveRoll(s *projector.State, seq uint64, p *events.DiceRolled) error {
 	}
 	return fmt.Errorf("no roll is pending")
 }
-

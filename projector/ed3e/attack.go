@@ -15,7 +15,7 @@ const (
 	stageWound      = "wound"
 	stageSave       = "save"
 	stageCasualties = "casualties"
-	stageDone       = "done"
+	stageDone       = projector.StageDone
 )
 
 // planHits creates one to-hit roll per (weapon, BS) group of shooters, in
@@ -283,12 +283,10 @@ func wound(s *projector.State, a *projector.Attack, t *projector.Unit, id string
 // finish closes the attack: the unit has fired, the outcome is kept for
 // viewers, and the turn goes on.
 func finish(s *projector.State, a *projector.Attack) {
-	a.Stage = stageDone
 	if u := s.Unit(a.Firer); u != nil {
 		u.Fired = true
 	}
-	s.AddTally(a.Attacker, func(t *projector.Tally) { t.ExpectedWounds += a.Expected })
-	s.LastAttack, s.Attack = a, nil
+	s.CloseAttack(a)
 	s.Pending = s.PendingDeclare()
 }
 

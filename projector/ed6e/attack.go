@@ -20,7 +20,7 @@ const (
 	stageSave       = "save"
 	stageOffer      = "offer"
 	stageLookOutSir = "lookoutsir"
-	stageDone       = "done"
+	stageDone       = projector.StageDone
 )
 
 // Roll purposes of this edition's attacks.
@@ -295,9 +295,7 @@ func majorityOf(ms []*projector.Model, f func(*projector.Model) int) int {
 // finish closes the attack and hands the turn back to what it was part
 // of: the shooting phase, a charge (Overwatch) or a combat.
 func finish(s *projector.State, a *projector.Attack) {
-	a.Stage = stageDone
-	s.AddTally(a.Attacker, func(t *projector.Tally) { t.ExpectedWounds += a.Expected })
-	s.LastAttack, s.Attack = a, nil
+	s.CloseAttack(a)
 	switch a.Kind {
 	case KindShooting:
 		if u := s.Unit(a.Firer); u != nil {

@@ -99,7 +99,6 @@ func newAttack(seq uint64, kind string, u, t *projector.Unit, pl plan) *projecto
 	}
 }
 
-
 // enemyUnit is unit id, an enemy of u on the table.
 func enemyUnit(s *projector.State, u *projector.Unit, id string) (*projector.Unit, error) {
 	t := s.Unit(id)
