@@ -78,6 +78,7 @@ func (n *Node) Handler() natsbus.Handler {
 		VerbEvents:  n.events,
 	}
 	n.addLineVerbs(verbs)
+	n.addAnalyticsVerbs(verbs)
 	return mapErrors{verbs}
 }
 

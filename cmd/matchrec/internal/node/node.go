@@ -83,6 +83,7 @@ type Node struct {
 	rec   *recorder.Recorder
 	relay *natsbus.Relay
 	url   string
+	an    *analyticsSvc // analytic tables (analytics.go)
 
 	relayStop context.CancelFunc
 	relayDone chan struct{}
@@ -168,10 +169,18 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	}()
 
 	n.rec = recorder.New(n.store, recorder.Options{Rules: cfg.Rules, Log: cfg.Log})
+	n.an = &analyticsSvc{n: n}
 	// The API outlives the ctx that opened it: Close stops it, in order.
 	n.stopAPI, err = natsbus.ServeAPIWith(context.WithoutCancel(ctx), n.nc, n.Handler(), natsbus.ServeOptions{Logger: cfg.Log})
 	if err != nil {
 		return nil, err
+	}
+	if !cfg.InProcess {
+		// A serving node keeps the analytic tables current as events
+		// arrive; an in-process one catches up when asked (analytics.go).
+		if err := n.an.startLive(ctx); err != nil {
+			n.log.Warn().Err(err).Msg("analytic tables unavailable")
+		}
 	}
 	if cfg.WriteServerFile {
 		if err := writeServerFile(cfg.DataDir, ServerInfo{NATSURL: n.url, PID: os.Getpid(), DataDir: cfg.DataDir}); err != nil {
@@ -222,6 +231,11 @@ func (n *Node) Close() error {
 			cancel()
 			n.relayStop()
 			<-n.relayDone
+		}
+		if n.an != nil {
+			if err := n.an.close(); err != nil {
+				n.log.Warn().Err(err).Msg("closing the analytic tables")
+			}
 		}
 		if n.nc != nil {
 			n.nc.Close()
