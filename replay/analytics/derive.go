@@ -91,6 +91,12 @@ func (d *deriver) apply(e events.Event, b *Batch) error {
 		label = step.Label
 	}
 	skipped := len(s.Skipped)
+	// Decoded here, not read back from the Folder: a fold restored from a
+	// snapshot has no history before the snapshot.
+	p, err := e.Decode()
+	if err != nil {
+		return err
+	}
 	if err := d.f.Apply(e); err != nil {
 		return err
 	}
@@ -101,7 +107,6 @@ func (d *deriver) apply(e events.Event, b *Batch) error {
 	if len(s.Skipped) > skipped {
 		return nil // the fold skipped it: nothing happened
 	}
-	p, _ := d.f.Payload(e.Seq)
 	emit := e.Seq > d.silent && e.Match == d.id
 	switch p := p.(type) {
 	case *events.MatchCreated:

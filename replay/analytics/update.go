@@ -157,7 +157,7 @@ func (u *Updater) CatchUp(ctx context.Context, r Round) (Stats, error) {
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}
-		if r.Budget > 0 && time.Since(start) > r.Budget {
+		if r.Budget > 0 && i > 0 && time.Since(start) > r.Budget { // one match at least: every round progresses
 			st.Remaining = len(todo) - i
 			break
 		}

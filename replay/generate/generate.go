@@ -33,6 +33,10 @@ type Target interface {
 	Events(ctx context.Context, match string, from, to uint64, fn func(events.Event) error) error
 }
 
+// Finisher is an optional ability of a Target: told when the generator
+// is done with a match (to stop following its events).
+type Finisher interface{ Finish(match string) }
+
 // Options of a generation run.
 type Options struct {
 	Edition string
@@ -164,6 +168,9 @@ func playOne(ctx context.Context, t Target, r projector.Rules, opts Options, n i
 		return "", 0, err
 	}
 	id := created.Match
+	if f, ok := t.(Finisher); ok {
+		defer f.Finish(id)
+	}
 	s := projector.New(id)
 	fold := func(to uint64) error {
 		return t.Events(ctx, id, s.Seq+1, to, func(e events.Event) error { return projector.Apply(r, s, e) })

@@ -140,11 +140,14 @@ func (d *DB) readOnly(ctx context.Context, query string) error {
 	}
 	defer conn.Close()
 	return conn.Raw(func(dc any) error {
-		c, ok := dc.(driver.ConnPrepareContext)
+		c, ok := dc.(driver.Conn)
 		if !ok {
 			return fmt.Errorf("duckdb connection is a %T", dc)
 		}
-		st, err := c.PrepareContext(ctx, query)
+		// Prepare, not PrepareContext: the latter runs every statement
+		// before the last one ("DELETE …; SELECT 1"); Prepare refuses more
+		// than one statement.
+		st, err := c.Prepare(query)
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrQuery, err)
 		}
@@ -239,4 +242,41 @@ func kindOf(db string) string {
 		return KindString
 	}
 	return KindOther
+}
+
+// ReadParquet reads a Parquet file with DuckDB's own reader, in a
+// throw-away in-memory database (the tables' database has no file
+// access): exports are checked against it.
+func ReadParquet(ctx context.Context, path string, orderBy string) (*Result, error) {
+	connector, err := duck.NewConnector("", nil)
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(connector)
+	defer db.Close()
+	q := "SELECT * FROM read_parquet(?)"
+	if orderBy != "" {
+		q += " ORDER BY " + orderBy
+	}
+	rows, err := db.QueryContext(ctx, q, path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrQuery, err)
+	}
+	defer rows.Close()
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Rows: [][]any{}}
+	for _, t := range types {
+		res.Columns = append(res.Columns, Column{Name: t.Name(), DBType: t.DatabaseTypeName(), Kind: kindOf(t.DatabaseTypeName())})
+	}
+	for rows.Next() {
+		r, err := scan(rows, len(types))
+		if err != nil {
+			return nil, err
+		}
+		res.Rows = append(res.Rows, r)
+	}
+	return res, rows.Err()
 }

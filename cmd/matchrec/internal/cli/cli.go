@@ -101,6 +101,8 @@ command for its duration.`,
 		a.logCmd(), a.stateCmd(), a.matchesCmd(), a.versionCmd())
 	// Judges and lines of play (audit.go, lines.go, replaycmd.go).
 	root.AddCommand(a.auditCmd(), a.verifyCmd(), a.replayCmd(), a.branchCmd(), a.branchesCmd(), a.diffCmd(), a.whatifCmd())
+	// Analytics (analytics.go, sql.go, export.go, report.go, generate.go).
+	root.AddCommand(a.sqlCmd(), a.exportCmd(), a.reportCmd(), a.generateCmd())
 	return root
 }
 

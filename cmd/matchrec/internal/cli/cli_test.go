@@ -301,7 +301,7 @@ func TestServeThenCommandsUseIt(t *testing.T) {
 	var serr bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, []string{"--data", dir, "--log-level", "warn", "serve", "--nats-listen", "127.0.0.1:0"}, strings.NewReader(""), &bytes.Buffer{}, &serr)
+		done <- Run(ctx, []string{"--data", dir, "--log-level", "warn", "serve", "--nats-listen", "127.0.0.1:0", "--http", "127.0.0.1:0"}, strings.NewReader(""), &bytes.Buffer{}, &serr)
 	}()
 	var si node.ServerInfo
 	deadline := time.Now().Add(30 * time.Second)

@@ -55,13 +55,17 @@ type SQLRequest struct {
 // DefaultSQLRows is the row limit of a query without max_rows.
 const DefaultSQLRows = 10_000
 
-// ExportRequest opens an export stream.
+// ExportRequest opens a stream of rows: a table's, filtered, in key
+// order, or (Query) those of any read-only query, for results too large
+// for one reply.
 type ExportRequest struct {
-	Table string `json:"table"`
+	Table string `json:"table,omitempty"`
+	Query string `json:"query,omitempty"`
 	duckdb.Filter
 }
 
-// ExportOpened names the stream, its columns and row count.
+// ExportOpened names the stream, its columns and row count (-1: not
+// counted, for a query).
 type ExportOpened struct {
 	ID      string          `json:"id"`
 	Columns []duckdb.Column `json:"columns"`
@@ -107,9 +111,10 @@ type analyticsSvc struct {
 }
 
 type exportStream struct {
-	mu   sync.Mutex
-	cur  *duckdb.Cursor
-	used time.Time
+	mu      sync.Mutex
+	cur     *duckdb.Cursor
+	used    time.Time
+	perPage int // rows per page, once measured
 }
 
 // open returns the database and updater, opening them on first use.
@@ -164,8 +169,9 @@ func (a *analyticsSvc) startLive(ctx context.Context) error {
 }
 
 const (
-	liveEvery = 200 * time.Millisecond
-	fullEvery = 10 * time.Second
+	liveEvery  = 200 * time.Millisecond
+	fullEvery  = 10 * time.Second
+	liveBudget = time.Second
 )
 
 func (a *analyticsSvc) live(ctx context.Context) {
@@ -173,9 +179,20 @@ func (a *analyticsSvc) live(ctx context.Context) {
 	log := a.n.log.With().Str("component", "analytics").Logger()
 	full := time.NewTicker(fullEvery)
 	defer full.Stop()
+	// Rounds are bounded so that API calls (which catch up too) get the
+	// updater between them instead of waiting out a long first catch-up.
 	round := func(ids []string) {
-		if _, err := a.up.CatchUp(ctx, analytics.Round{IDs: ids}); err != nil && ctx.Err() == nil {
-			log.Warn().Err(err).Msg("analytics round failed; the next one retries")
+		for ctx.Err() == nil {
+			st, err := a.up.CatchUp(ctx, analytics.Round{IDs: ids, Budget: liveBudget})
+			if err != nil {
+				if ctx.Err() == nil {
+					log.Warn().Err(err).Msg("analytics round failed; the next one retries")
+				}
+				return
+			}
+			if st.Remaining == 0 {
+				return
+			}
 		}
 	}
 	round(nil) // catch up with what was recorded while no node ran
@@ -305,9 +322,17 @@ func (a *analyticsSvc) export(ctx context.Context, body []byte) (any, error) {
 	if err := natsbus.Bind(body, &req); err != nil {
 		return nil, err
 	}
-	t, err := analytics.Lookup(req.Table)
-	if err != nil {
-		return nil, natsbus.Errorf(natsbus.CodeBadRequest, "%v", err)
+	var t *analytics.Table
+	switch {
+	case (req.Table == "") == (req.Query == ""):
+		return nil, natsbus.Errorf(natsbus.CodeBadRequest, "give a table or a query")
+	case req.Query != "" && (req.Filter != duckdb.Filter{}):
+		return nil, natsbus.Errorf(natsbus.CodeBadRequest, "filters apply to a table, not to a query")
+	case req.Table != "":
+		var err error
+		if t, err = analytics.Lookup(req.Table); err != nil {
+			return nil, natsbus.Errorf(natsbus.CodeBadRequest, "%v", err)
+		}
 	}
 	db, up, err := a.open(ctx)
 	if err != nil {
@@ -317,7 +342,15 @@ func (a *analyticsSvc) export(ctx context.Context, body []byte) (any, error) {
 		return nil, err
 	}
 	// The stream outlives this request: it reads with the node's context.
-	cur, total, err := db.Export(context.WithoutCancel(ctx), t, req.Filter)
+	var (
+		cur   *duckdb.Cursor
+		total int64 = -1
+	)
+	if t != nil {
+		cur, total, err = db.Export(context.WithoutCancel(ctx), t, req.Filter)
+	} else {
+		cur, err = db.Cursor(context.WithoutCancel(ctx), req.Query)
+	}
 	if err != nil {
 		return nil, queryError(err)
 	}
@@ -332,7 +365,7 @@ func (a *analyticsSvc) export(ctx context.Context, body []byte) (any, error) {
 	return ExportOpened{ID: id, Columns: cur.Columns, Total: total}, nil
 }
 
-// pageRows is how many rows a page reads before checking its size.
+// pageRows is the first page's rows; later pages are sized from it.
 const pageRows = 2000
 
 func (a *analyticsSvc) exportNext(_ context.Context, body []byte) (any, error) {
@@ -350,21 +383,25 @@ func (a *analyticsSvc) exportNext(_ context.Context, body []byte) (any, error) {
 	defer s.mu.Unlock()
 	s.used = time.Now()
 	page := ExportPage{Rows: [][]any{}}
-	size := 0
-	for size < maxReplyBytes/2 {
-		rows, err := s.cur.Next(pageRows)
-		if err != nil {
-			a.drop(req.ID)
-			return nil, queryError(err)
-		}
-		page.Rows = append(page.Rows, rows...)
-		if len(rows) < pageRows {
-			page.Done = true
-			a.drop(req.ID)
-			break
-		}
+	want := s.perPage
+	if want == 0 {
+		want = pageRows
+	}
+	rows, err := s.cur.Next(want)
+	if err != nil {
+		a.drop(req.ID)
+		return nil, queryError(err)
+	}
+	page.Rows = rows
+	if len(rows) < want {
+		page.Done = true
+		a.drop(req.ID)
+	}
+	if s.perPage == 0 && len(rows) > 0 {
+		// Size the pages once, from the first: rows of one stream are
+		// alike, and measuring every page would encode it twice.
 		b, _ := json.Marshal(rows)
-		size += len(b)
+		s.perPage = max(1, int(float64(len(rows))*float64(maxReplyBytes/2)/float64(len(b))))
 	}
 	return page, nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 
+	"github.com/matchrec/matchrec/cmd/matchrec/internal/web"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/store/bolt"
@@ -70,7 +71,11 @@ type Config struct {
 	LockTimeout time.Duration
 	// NoSync skips fsync in the store: benchmarks only.
 	NoSync bool
-	Log    zerolog.Logger
+	// HTTP is the HOST:PORT of the web pages and HTTP API (web.go); "" =
+	// none. Delay is their broadcast delay for public viewers.
+	HTTP  string
+	Delay time.Duration
+	Log   zerolog.Logger
 }
 
 // Node is a running recorder.
@@ -84,6 +89,7 @@ type Node struct {
 	relay *natsbus.Relay
 	url   string
 	an    *analyticsSvc // analytic tables (analytics.go)
+	web   *web.Server   // nil without Config.HTTP (web.go)
 
 	relayStop context.CancelFunc
 	relayDone chan struct{}
@@ -182,8 +188,11 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 			n.log.Warn().Err(err).Msg("analytic tables unavailable")
 		}
 	}
+	if err := n.startWeb(ctx); err != nil {
+		return nil, err
+	}
 	if cfg.WriteServerFile {
-		if err := writeServerFile(cfg.DataDir, ServerInfo{NATSURL: n.url, PID: os.Getpid(), DataDir: cfg.DataDir}); err != nil {
+		if err := writeServerFile(cfg.DataDir, ServerInfo{NATSURL: n.url, HTTPURL: n.HTTPURL(), PID: os.Getpid(), DataDir: cfg.DataDir}); err != nil {
 			return nil, err
 		}
 		n.wroteFile = true
@@ -218,6 +227,7 @@ func (n *Node) Close() error {
 		if n.wroteFile {
 			removeServerFile(n.cfg.DataDir, os.Getpid())
 		}
+		n.stopWeb() // its streams read the store and the bus: first
 		if n.stopAPI != nil {
 			n.stopAPI()
 		}

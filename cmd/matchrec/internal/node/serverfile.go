@@ -12,6 +12,7 @@ import (
 // directory reach a running `serve` instead of opening the (locked) store.
 type ServerInfo struct {
 	NATSURL string `json:"nats_url"`
+	HTTPURL string `json:"http_url,omitempty"` // the web pages, when served
 	PID     int    `json:"pid"`
 	DataDir string `json:"data_dir,omitempty"`
 	Started string `json:"started,omitempty"`

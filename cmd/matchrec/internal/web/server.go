@@ -113,7 +113,6 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		IdleTimeout:       2 * time.Minute,
 		// No WriteTimeout: an event stream is one long response.
 		BaseContext: func(net.Listener) context.Context { return base },
-		ErrorLog:    nil,
 	}
 	go func() {
 		defer close(s.done)
@@ -157,13 +156,23 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/matches/{id}/stream", s.apiStream)
 	mux.HandleFunc("POST /api/matches/{id}/judge", s.apiJudge)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "not_found", "no API endpoint "+r.Method+" "+r.URL.Path)
+		// An endpoint asked with the wrong method says so, in JSON too.
+		for _, m := range []string{http.MethodGet, http.MethodPost} {
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			if _, pat := mux.Handler(probe); m != r.Method && pat != "/api/" {
+				w.Header().Set("Allow", m)
+				writeError(w, http.StatusMethodNotAllowed, CodeMethod, r.Method+" "+r.URL.Path+": use "+m)
+				return
+			}
+		}
+		writeError(w, http.StatusNotFound, CodeNotFound, "no API endpoint "+r.Method+" "+r.URL.Path)
 	})
 	mux.HandleFunc("GET /{$}", s.page("index.html"))
 	mux.HandleFunc("GET /matches/{id}", s.matchPage)
 	mux.Handle("GET /static/", staticHandler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "not_found", "no page "+r.URL.Path)
+		writeError(w, http.StatusNotFound, CodeNotFound, "no page "+r.URL.Path)
 	})
 	return s.logged(mux)
 }

@@ -1,0 +1,250 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
+	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/replay/analytics"
+	"github.com/matchrec/matchrec/store/duckdb"
+	"github.com/matchrec/matchrec/store/parquet"
+)
+
+// ExportResult is what `export --json` prints.
+type ExportResult struct {
+	File       string  `json:"file"`
+	Table      string  `json:"table"`
+	Format     string  `json:"format"`
+	Rows       int64   `json:"rows"`
+	Bytes      int64   `json:"bytes"`
+	Seconds    float64 `json:"seconds"`
+	RowsPerSec float64 `json:"rows_per_second"`
+}
+
+// exportFormats are the formats export writes.
+var exportFormats = []string{"parquet", "csv", "jsonl"}
+
+func (a *app) exportCmd() *cobra.Command {
+	var (
+		table, format, out, edition, player, since string
+	)
+	cmd := &cobra.Command{
+		Use:   "export --table TABLE --format parquet|csv|jsonl",
+		Short: "Write an analytic table to a Parquet, CSV or JSON-lines file",
+		Long: `export writes one analytic table (matches, rolls, attacks, charges, units) to a
+file for the tools analysts already use: Parquet (pandas, polars, R arrow,
+DuckDB, Spark), CSV, or JSON lines. Rows are written in the table's key order
+(docs/analytics.md lists the columns). The tables are first brought up to
+date with the store, folding only the events they lack.
+
+--edition, --player and --since keep the rows of matches of that edition,
+with that player, created on or after that date (YYYY-MM-DD or RFC 3339).
+The file is written under a temporary name and renamed when complete, so a
+failed or interrupted export leaves no partial file. With --json the result
+(rows, bytes, rows per second) is printed as JSON.`,
+		Example: `  matchrec export --table rolls --format parquet
+  matchrec export --table attacks --format csv --edition 6e --out attacks-6e.csv
+  matchrec --json export --table rolls --format jsonl --player alice --since 2026-01-01`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			t, err := analytics.Lookup(table)
+			if err != nil {
+				return usageErr(err)
+			}
+			if !slices.Contains(exportFormats, format) {
+				return usageErr(fmt.Errorf("--format %q: want one of %s", format, strings.Join(exportFormats, ", ")))
+			}
+			if edition != "" && !slices.Contains(editions.IDs(), edition) {
+				return usageErr(fmt.Errorf("--edition %q: known editions are %s", edition, strings.Join(editions.IDs(), ", ")))
+			}
+			f := duckdb.Filter{Edition: edition, Player: player}
+			if since != "" {
+				if f.Since, err = parseDate(since); err != nil {
+					return usageErr(err)
+				}
+			}
+			if out == "" {
+				out = t.Name + "." + format
+			}
+			ctx := cmd.Context()
+			return a.withAPI(ctx, func(c *api) error {
+				if err := a.syncTables(ctx, c); err != nil {
+					return err
+				}
+				res, err := a.export(cmd, c, node.ExportRequest{Table: t.Name, Filter: f}, format, out)
+				if err != nil {
+					return err
+				}
+				if a.json {
+					return a.printJSON(res)
+				}
+				fmt.Fprintf(a.stdout, "wrote %d %s rows to %s (%.0f rows/s)\n", res.Rows, res.Table, res.File, res.RowsPerSec)
+				return nil
+			})
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&table, "table", "", "table to export: "+strings.Join(tableNames(), ", "))
+	fl.StringVar(&format, "format", "parquet", "file format: "+strings.Join(exportFormats, ", "))
+	fl.StringVar(&out, "out", "", "file to write (default TABLE.FORMAT in the current directory)")
+	fl.StringVar(&edition, "edition", "", "only matches of this edition")
+	fl.StringVar(&player, "player", "", "only matches this player played")
+	fl.StringVar(&since, "since", "", "only matches created on or after this date (YYYY-MM-DD or RFC 3339)")
+	_ = cmd.MarkFlagRequired("table")
+	return cmd
+}
+
+func tableNames() []string {
+	out := make([]string, len(analytics.Tables))
+	for i, t := range analytics.Tables {
+		out[i] = t.Name
+	}
+	return out
+}
+
+func parseDate(s string) (time.Time, error) {
+	for _, layout := range []string{"2006-01-02", time.RFC3339, time.RFC3339Nano} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("--since %q: want YYYY-MM-DD or an RFC 3339 time", s)
+}
+
+// export streams the table into a temporary file next to out and renames
+// it into place once complete.
+func (a *app) export(cmd *cobra.Command, c *api, req node.ExportRequest, format, out string) (res ExportResult, err error) {
+	ctx := cmd.Context()
+	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
+	if err != nil {
+		return res, &cliError{exit: ExitUsage, code: "bad_output", msg: err.Error()}
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	buf := bufio.NewWriterSize(tmp, 1<<20)
+	var (
+		w     tableWriter
+		total int64
+		bar   = a.newProgress("exporting " + req.Table)
+		start = time.Now()
+	)
+	defer bar.Done()
+	err = a.stream(ctx, c, req, func(op node.ExportOpened) error {
+		total = op.Total
+		var err error
+		w, err = newTableWriter(format, buf, op.Columns)
+		return err
+	}, func(rows [][]any) error {
+		if err := w.write(rows); err != nil {
+			return err
+		}
+		res.Rows += int64(len(rows))
+		bar.Update(int(res.Rows), int(total))
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, duckdb.ErrNoData) {
+			return res, &cliError{exit: ExitRefused, code: node.CodeNoData, msg: err.Error()}
+		}
+		return res, err
+	}
+	if err = w.close(); err != nil {
+		return res, err
+	}
+	if err = buf.Flush(); err != nil {
+		return res, err
+	}
+	if err = tmp.Close(); err != nil {
+		return res, err
+	}
+	if err = os.Rename(tmp.Name(), out); err != nil {
+		return res, err
+	}
+	st, _ := os.Stat(out)
+	secs := time.Since(start).Seconds()
+	res = ExportResult{File: out, Table: req.Table, Format: format, Rows: res.Rows, Seconds: secs}
+	if st != nil {
+		res.Bytes = st.Size()
+	}
+	if secs > 0 {
+		res.RowsPerSec = float64(res.Rows) / secs
+	}
+	return res, nil
+}
+
+// tableWriter writes rows in one file format.
+type tableWriter interface {
+	write(rows [][]any) error
+	close() error
+}
+
+func newTableWriter(format string, w io.Writer, cols []duckdb.Column) (tableWriter, error) {
+	switch format {
+	case "parquet":
+		pc := make([]parquet.Column, len(cols))
+		for i, c := range cols {
+			pc[i] = parquet.Column{Name: c.Name, Kind: c.Kind}
+		}
+		pw, err := parquet.NewWriter(w, pc)
+		if err != nil {
+			return nil, err
+		}
+		return parquetRows{pw}, nil
+	case "csv":
+		cw := &csvRows{w: csv.NewWriter(w)}
+		if err := cw.header(cols); err != nil {
+			return nil, err
+		}
+		return csvTable{cw}, nil
+	case "jsonl":
+		return &jsonlRows{w: w, cols: cols}, nil
+	}
+	return nil, fmt.Errorf("unknown format %q", format)
+}
+
+type parquetRows struct{ w *parquet.Writer }
+
+func (p parquetRows) write(rows [][]any) error { return p.w.Write(rows) }
+func (p parquetRows) close() error             { return p.w.Close() }
+
+type csvTable struct{ c *csvRows }
+
+func (c csvTable) write(rows [][]any) error { return c.c.rows(rows) }
+func (c csvTable) close() error             { return c.c.end(false) }
+
+// jsonlRows writes one JSON object per line.
+type jsonlRows struct {
+	w    io.Writer
+	cols []duckdb.Column
+}
+
+func (j *jsonlRows) write(rows [][]any) error {
+	for _, r := range rows {
+		b, err := rowJSON(j.cols, r)
+		if err != nil {
+			return err
+		}
+		b = append(b, '\n')
+		if _, err := j.w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *jsonlRows) close() error { return nil }

@@ -1,0 +1,42 @@
+package node
+
+import (
+	"context"
+
+	"github.com/matchrec/matchrec/cmd/matchrec/internal/web"
+)
+
+// startWeb starts the web pages and HTTP API (package web) when
+// Config.HTTP is set. It runs beside the NATS API, on the same recorder,
+// and follows matches on the same bus.
+func (n *Node) startWeb(ctx context.Context) error {
+	if n.cfg.HTTP == "" {
+		return nil
+	}
+	s, err := web.Start(ctx, web.Config{
+		Addr: n.cfg.HTTP, Delay: n.cfg.Delay, Recorder: n.rec, Connect: n.Connect, Log: n.cfg.Log,
+	})
+	if err != nil {
+		return err
+	}
+	n.web = s
+	return nil
+}
+
+// stopWeb ends the web server's streams and stops it.
+func (n *Node) stopWeb() {
+	if n.web == nil {
+		return
+	}
+	if err := n.web.Close(); err != nil {
+		n.log.Warn().Err(err).Msg("stopping the web server")
+	}
+}
+
+// HTTPURL is the base URL of the web pages ("" without Config.HTTP).
+func (n *Node) HTTPURL() string {
+	if n.web == nil {
+		return ""
+	}
+	return n.web.URL()
+}
