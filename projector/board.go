@@ -25,10 +25,7 @@ func (s *State) World(defaultVisibility float64) geom.World {
 	for _, u := range s.Units {
 		n += len(u.Models)
 	}
-	w := geom.World{Areas: make([]geom.Area, 0, len(s.Terrain)), Bodies: make([]geom.Body, 0, n)}
-	for _, t := range s.Terrain {
-		w.Areas = append(w.Areas, geom.AreaFromTerrain(t, defaultVisibility))
-	}
+	w := geom.World{Areas: s.areas(defaultVisibility), Bodies: make([]geom.Body, 0, n)}
 	for _, u := range s.Units {
 		for _, m := range u.Models {
 			if m.Alive() {
@@ -40,13 +37,28 @@ func (s *State) World(defaultVisibility float64) geom.World {
 }
 
 // HasKeyword reports whether kws holds k, ignoring case and brackets
-// ("[ASSAULT]" matches "assault").
+// ("[ASSAULT]" matches "assault"). It allocates nothing: folds ask it for
+// every model of every line of sight.
 func HasKeyword(kws []string, k string) bool {
-	k = strings.Trim(strings.ToUpper(k), "[] ")
+	k = strings.Trim(k, "[] ")
 	for _, kw := range kws {
-		if strings.Trim(strings.ToUpper(kw), "[] ") == k {
+		if strings.EqualFold(strings.Trim(kw, "[] "), k) {
 			return true
 		}
 	}
 	return false
+}
+
+// areas converts the terrain once per state and visibility: terrain never
+// changes after creation, and the fold asks for it at every declaration.
+func (s *State) areas(defaultVisibility float64) []geom.Area {
+	if s.areaCache != nil && s.areaCacheVis == defaultVisibility {
+		return s.areaCache
+	}
+	out := make([]geom.Area, 0, len(s.Terrain))
+	for _, t := range s.Terrain {
+		out = append(out, geom.AreaFromTerrain(t, defaultVisibility))
+	}
+	s.areaCache, s.areaCacheVis = out, defaultVisibility
+	return out
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector/geom"
 )
 
 // Phase names shared by the editions.
@@ -163,9 +164,14 @@ type State struct {
 	Disputes []Dispute      `json:"disputes,omitempty"`
 	Skipped  []SkippedEvent `json:"skipped,omitempty"`
 	// Edition-specific state, nil for the editions that have none.
-	Ed6e   *State6e  `json:"ed6e,omitempty"`
-	Ed11e  *State11e `json:"ed11e,omitempty"`
-	Winner string    `json:"winner,omitempty"`
+	Ed6e  *State6e  `json:"ed6e,omitempty"`
+	Ed11e *State11e `json:"ed11e,omitempty"`
+
+	// areaCache holds the terrain as geometry (board.go): derived, never
+	// encoded (unexported), and shared by clones since terrain never changes.
+	areaCache    []geom.Area
+	areaCacheVis float64
+	Winner       string `json:"winner,omitempty"`
 }
 
 // Unit returns the unit with id, or nil.

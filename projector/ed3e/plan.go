@@ -1,8 +1,9 @@
 package ed3e
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
@@ -106,12 +107,19 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 
 // byDistance orders target bodies nearest first (ties by index).
 func byDistance(from geom.Body, tb []geom.Body) []int {
-	idx := make([]int, len(tb))
-	d := make([]float64, len(tb))
-	for i := range tb {
-		idx[i], d[i] = i, geom.BaseDistance(from, tb[i])
+	type near struct {
+		i int
+		d float64
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return d[idx[a]] < d[idx[b]] })
+	ns := make([]near, len(tb))
+	for i := range tb {
+		ns[i] = near{i, geom.BaseDistance(from, tb[i])}
+	}
+	slices.SortStableFunc(ns, func(a, b near) int { return cmp.Compare(a.d, b.d) })
+	idx := make([]int, len(ns))
+	for k, n := range ns {
+		idx[k] = n.i
+	}
 	return idx
 }
 

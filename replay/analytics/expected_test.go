@@ -8,6 +8,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/replay/analytics/report"
 	"github.com/matchrec/matchrec/store/recorder"
 )
 
@@ -107,7 +108,37 @@ func TestExpectedValuesFromExactOdds(t *testing.T) {
 					}
 				}
 			}
+			if tc.targets == 10 {
+				checkLuck(t, e)
+			}
 		})
+	}
+}
+
+// checkLuck: alice rolled 10 hit dice at 3+ (7 hits) and 7 wound dice at
+// 4+ (4 wounds); bob 4 saves at 5+ (1 save).
+func checkLuck(t *testing.T, e *env) {
+	t.Helper()
+	r, err := report.Luck(context.Background(), dbQuerier{e.db}, report.LuckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][3]float64{ // luck, z, percentile
+		"alice": {11 - (10*2.0/3 + 3.5), (11 - (10*2.0/3 + 3.5)) / math.Sqrt(10*2.0/9+7*0.25), 0},
+		"bob":   {1 - 4.0/3, (1 - 4.0/3) / math.Sqrt(4*2.0/9), 0},
+	}
+	if len(r.Players) != 2 || r.Players[0].Player != "alice" {
+		t.Fatalf("luck report %+v", r.Players)
+	}
+	for _, p := range r.Players {
+		w := want[p.Player]
+		pct := 100 * 0.5 * math.Erfc(-w[1]/math.Sqrt2)
+		if math.Abs(p.Luck-w[0]) > 1e-9 || math.Abs(p.Z-w[1]) > 1e-9 || math.Abs(p.Percentile-pct) > 1e-6 || p.Matches != 1 {
+			t.Errorf("%s: luck %.4f z %.4f percentile %.2f, want %.4f %.4f %.2f", p.Player, p.Luck, p.Z, p.Percentile, w[0], w[1], pct)
+		}
+	}
+	if a := r.Players[0]; a.Wounds != 3 || math.Abs(a.ExpWounds-20.0/9) > 1e-9 || len(a.Timeline) != 1 {
+		t.Errorf("alice's wounds %d (expected %.3f), timeline %v", a.Wounds, a.ExpWounds, a.Timeline)
 	}
 }
 
