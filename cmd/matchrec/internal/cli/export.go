@@ -37,27 +37,46 @@ var exportFormats = []string{"parquet", "csv", "jsonl"}
 
 func (a *app) exportCmd() *cobra.Command {
 	var (
-		table, format, out, edition, player, since string
+		table, format, out, edition, player, since, bundle string
 	)
 	cmd := &cobra.Command{
-		Use:   "export --table TABLE --format parquet|csv|jsonl",
-		Short: "Write an analytic table to a Parquet, CSV or JSON-lines file",
-		Long: `export writes one analytic table (matches, rolls, attacks, charges, units) to a
-file for the tools analysts already use: Parquet (pandas, polars, R arrow,
-DuckDB, Spark), CSV, or JSON lines. Rows are written in the table's key order
-(docs/analytics.md lists the columns). The tables are first brought up to
-date with the store, folding only the events they lack.
-
+		Use:   "export --table TABLE --format parquet|csv|jsonl | export MATCH --bundle FILE",
+		Short: "Write an analytic table to Parquet, CSV or JSON lines, or a match to a bundle",
+		Long: `export --table writes one analytic table (matches, rolls, attacks, charges,
+units) to a file for the tools analysts already use: Parquet (pandas, polars,
+R arrow, DuckDB, Spark), CSV, or JSON lines. Rows are written in the table's
+key order (docs/analytics.md lists the columns). The tables are first brought
+up to date with the store, folding only the events they lack.
 --edition, --player and --since keep the rows of matches of that edition,
 with that player, created on or after that date (YYYY-MM-DD or RFC 3339).
-The file is written under a temporary name and renamed when complete, so a
-failed or interrupted export leaves no partial file. With --json the result
-(rows, bytes, rows per second) is printed as JSON.`,
+With --json the result (rows, bytes, rows per second) is printed as JSON.
+
+export MATCH --bundle FILE writes one match's self-verifying bundle instead:
+every stored record, for 'matchrec verify' to audit offline.
+
+Either way the file is written under a temporary name and renamed when
+complete, so a failed or interrupted export leaves no partial file.`,
 		Example: `  matchrec export --table rolls --format parquet
   matchrec export --table attacks --format csv --edition 6e --out attacks-6e.csv
-  matchrec --json export --table rolls --format jsonl --player alice --since 2026-01-01`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+  matchrec --json export --table rolls --format jsonl --player alice --since 2026-01-01
+  matchrec export 3fa9c2e1b7d0 --bundle match.bundle`,
+		Args: func(_ *cobra.Command, args []string) error {
+			switch {
+			case bundle != "" && len(args) != 1:
+				return usageErr(errors.New("--bundle FILE exports one MATCH: give its id"))
+			case bundle == "" && len(args) > 0:
+				return usageErr(fmt.Errorf("unexpected argument %q (a match is exported with --bundle FILE)", args[0]))
+			case bundle == "" && table == "":
+				return usageErr(errors.New("give --table TABLE (or MATCH --bundle FILE)"))
+			case bundle != "" && table != "":
+				return usageErr(errors.New("give --table or --bundle, not both"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if bundle != "" {
+				return a.exportBundle(cmd.Context(), args[0], bundle)
+			}
 			t, err := analytics.Lookup(table)
 			if err != nil {
 				return usageErr(err)
@@ -101,7 +120,7 @@ failed or interrupted export leaves no partial file. With --json the result
 	fl.StringVar(&edition, "edition", "", "only matches of this edition")
 	fl.StringVar(&player, "player", "", "only matches this player played")
 	fl.StringVar(&since, "since", "", "only matches created on or after this date (YYYY-MM-DD or RFC 3339)")
-	_ = cmd.MarkFlagRequired("table")
+	fl.StringVar(&bundle, "bundle", "", "write MATCH's self-verifying bundle to this file (for 'matchrec verify')")
 	return cmd
 }
 

@@ -169,7 +169,7 @@ func (a *analyticsSvc) startLive(ctx context.Context) error {
 }
 
 const (
-	liveEvery  = 200 * time.Millisecond
+	liveEvery  = time.Second
 	fullEvery  = 10 * time.Second
 	liveBudget = time.Second
 )
@@ -278,11 +278,11 @@ func (a *analyticsSvc) sql(ctx context.Context, body []byte) (any, error) {
 			return nil, err
 		}
 	}
-	max := req.MaxRows
-	if max <= 0 {
-		max = DefaultSQLRows
+	limit := req.MaxRows
+	if limit <= 0 {
+		limit = DefaultSQLRows
 	}
-	res, err := db.Query(ctx, req.Query, max)
+	res, err := db.Query(ctx, req.Query, limit)
 	if err != nil {
 		return nil, queryError(err)
 	}
