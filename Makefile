@@ -32,6 +32,7 @@ demo: build
 		echo "match $$id"; echo; \
 		echo "== log $$id"; $(BIN) --data "$$data" log "$$id"; echo; \
 		echo "== state $$id"; $(BIN) --data "$$data" state "$$id"; echo; \
+		echo "== audit $$id"; $(BIN) --data "$$data" audit "$$id"; echo; \
 	done; \
 	$(BIN) --data "$$data" matches
 
