@@ -21,6 +21,16 @@ import (
 // wound each other (T10), shooting turn after turn.
 func longMatch(b *testing.B, st store.Store, id string, n int) int {
 	b.Helper()
+	evs := longEvents(b, id, n)
+	if err := st.Append(context.Background(), id, 0, evs); err != nil {
+		b.Fatal(err)
+	}
+	return len(evs)
+}
+
+// longEvents builds the events of longMatch.
+func longEvents(b *testing.B, id string, n int) []events.Event {
+	b.Helper()
 	setup := sim.RandomMatch("3e", rand.New(rand.NewPCG(11, 12)))
 	for i := range setup.Units {
 		for j := range setup.Units[i].Models {
@@ -40,18 +50,24 @@ func longMatch(b *testing.B, st store.Store, id string, n int) int {
 		e.Hash = events.ComputeHash(e)
 		evs[j], prev = e, e.Hash
 	}
-	if err := st.Append(context.Background(), id, 0, evs); err != nil {
-		b.Fatal(err)
-	}
-	return len(evs)
+	return evs
 }
 
 // BenchmarkSeek: the state at a random sequence of a 10,000-event match,
 // through snapshots every K events (warm cache), beside a full fold of the
-// same match. Reports the median seek in ms.
+// same match. Each K gets its own copy of the match, so no variant reads
+// another's snapshots. Reports the median seek in ms.
 func BenchmarkSeek(b *testing.B) {
-	st := openBolt(b)
-	n := longMatch(b, st, "long", 10_000)
+	evs := longEvents(b, "long", 10_000)
+	n := len(evs)
+	fresh := func(b *testing.B) store.Store {
+		st := openBolt(b)
+		if err := st.Append(context.Background(), "long", 0, evs); err != nil {
+			b.Fatal(err)
+		}
+		return st
+	}
+	st := fresh(b)
 	ctx := context.Background()
 	b.Run("full-fold", func(b *testing.B) {
 		for b.Loop() {
@@ -63,7 +79,7 @@ func BenchmarkSeek(b *testing.B) {
 	})
 	for _, k := range []uint64{32, 128, 512, 2048} {
 		b.Run(fmt.Sprintf("K=%d", k), func(b *testing.B) {
-			sk := &replay.Seeker{Store: st, Lookup: editions.Lookup, Every: k}
+			sk := &replay.Seeker{Store: fresh(b), Lookup: editions.Lookup, Every: k}
 			if _, err := sk.StateAt(ctx, "long", uint64(n)); err != nil { // warm the cache
 				b.Fatal(err)
 			}
