@@ -1,16 +1,20 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
 
+	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/replay"
 )
@@ -204,5 +208,105 @@ func TestDisputeAndRulingFromTheCLI(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// startServe runs `matchrec serve` on dir until the test ends and returns
+// the server.json it wrote.
+func startServe(t *testing.T, dir string) node.ServerInfo {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	var serr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, []string{"--data", dir, "--log-level", "warn", "serve", "--nats-listen", "127.0.0.1:0", "--http", "off"}, strings.NewReader(""), &bytes.Buffer{}, &serr)
+	}()
+	t.Cleanup(func() {
+		stop()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("serve did not stop")
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if si, err := node.ReadServerFile(dir); err == nil {
+			return si
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("serve exited %d: %s", code, serr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("serve never wrote server.json")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while a command writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// replay --follow tells the history, then new events as they are recorded
+// on the running server, over NATS.
+func TestReplayFollow(t *testing.T) {
+	dir := t.TempDir()
+	si := startServe(t, dir)
+	var created struct {
+		Match  string            `json:"match"`
+		Tokens map[string]string `json:"tokens"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "new", example, "--id", "live")), &created); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, []string{"--server", si.NATSURL, "replay", "live", "--follow"}, strings.NewReader(""), &out, &bytes.Buffer{})
+	}()
+	waitFor := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for !strings.Contains(out.String(), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("replay --follow never printed %q:\n%s", want, out.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitFor("Boltguns vs Boyz")
+	mustRun(t, dir, "declare", "live", "--token", created.Tokens["player:alice"], "--type", "next-turn")
+	waitFor("Turn 1 — Alice's turn begins")
+	mustRun(t, dir, "declare", "live", "--token", created.Tokens["player:alice"], "--type", "phase", "--phase", "shooting")
+	waitFor("Alice moves to the shooting phase")
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("replay --follow exited %d", code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("replay --follow did not stop")
+	}
+	if n := strings.Count(out.String(), "Turn 1 — Alice's turn begins"); n != 1 {
+		t.Fatalf("the new event was told %d times", n)
 	}
 }
