@@ -40,13 +40,25 @@ func (s *State) World(defaultVisibility float64) geom.World {
 // ("[ASSAULT]" matches "assault"). It allocates nothing: folds ask it for
 // every model of every line of sight.
 func HasKeyword(kws []string, k string) bool {
-	k = strings.Trim(k, "[] ")
+	k = trimKeyword(k)
 	for _, kw := range kws {
-		if strings.EqualFold(strings.Trim(kw, "[] "), k) {
+		if strings.EqualFold(trimKeyword(kw), k) {
 			return true
 		}
 	}
 	return false
+}
+
+// trimKeyword drops the brackets and spaces around a keyword
+// ("[ASSAULT]" → "ASSAULT") without strings.Trim's per-call cutset.
+func trimKeyword(k string) string {
+	for len(k) > 0 && (k[0] == '[' || k[0] == ' ') {
+		k = k[1:]
+	}
+	for len(k) > 0 && (k[len(k)-1] == ']' || k[len(k)-1] == ' ') {
+		k = k[:len(k)-1]
+	}
+	return k
 }
 
 // areas converts the terrain once per state and visibility: terrain never
