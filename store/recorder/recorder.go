@@ -357,21 +357,15 @@ func (r *Recorder) fold(ctx context.Context, m *match, id string) error {
 	return nil
 }
 
-// State returns the match's state after event at (0 = now). The live state
-// is encoded and decoded, so the caller owns what it gets.
+// State returns the match's state after event at (0 = now), as ruled.
+// The caller owns what it gets: the live state is cloned, an earlier one is
+// folded from the nearest verified snapshot (replay.Seeker).
 func (r *Recorder) State(ctx context.Context, id string, at uint64) (*projector.State, error) {
-	m, err := r.load(ctx, id)
-	if err != nil {
-		return nil, err
+	if at == 0 {
+		return r.Live(ctx, id)
 	}
-	m.mu.Lock()
-	live := m.state
-	if at == 0 || (live != nil && at == live.Seq) {
-		at = live.Seq
-	}
-	m.mu.Unlock()
-	s, _, err := replay.Fold(ctx, r.st, id, at, r.RulesFor)
-	return s, err
+	k := &replay.Seeker{Store: r.st, Lookup: r.RulesFor}
+	return k.StateAt(ctx, id, at)
 }
 
 // Live returns a copy of the recorder's live state of a match: the state
