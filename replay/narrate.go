@@ -24,8 +24,10 @@ func NewNarrator(rules projector.Rules) *Narrator {
 	return &Narrator{f: NewFolder("", func(string) (projector.Rules, error) { return rules, nil })}
 }
 
-// Payload is the decoded payload of an event told so far.
-func (n *Narrator) Payload(seq uint64) (events.Payload, bool) { return n.f.Payload(seq) }
+// NewNarratorFor starts a narrator that finds the edition from event 1.
+func NewNarratorFor(lookup Lookup) *Narrator {
+	return &Narrator{f: NewFolder("", lookup)}
+}
 
 // State is the state after the events told so far. Do not change it.
 func (n *Narrator) State() *projector.State { return n.f.State }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -99,19 +98,7 @@ type teller struct {
 
 func (t *teller) tell(ctx context.Context, e events.Event) error {
 	if t.nar == nil {
-		p, err := e.Decode()
-		if err != nil {
-			return err
-		}
-		mc, ok := p.(*events.MatchCreated)
-		if !ok {
-			return fmt.Errorf("event 1 of match %s is %s, not match.created", e.Match, e.Type)
-		}
-		rules, err := editions.Lookup(mc.Edition)
-		if err != nil {
-			return err
-		}
-		t.nar = replay.NewNarrator(rules)
+		t.nar = replay.NewNarratorFor(editions.Lookup)
 	}
 	lines, err := t.nar.Next(e)
 	if err != nil {
@@ -133,10 +120,11 @@ func (t *teller) tell(ctx context.Context, e events.Event) error {
 	}
 	t.last = e.Time
 	if t.a.json {
-		p, _ := t.nar.Payload(e.Seq)
-		payload, _ := json.Marshal(p)
-		b, err := json.Marshal(map[string]any{"seq": e.Seq, "type": e.Type, "time": time.Unix(0, e.Time).UTC().Format(time.RFC3339Nano),
-			"actor": e.Actor, "payload": json.RawMessage(payload), "hash": e.Hash, "text": strings.Join(lines, "\n")})
+		v, err := replay.View(e, lines)
+		if err != nil {
+			return err
+		}
+		b, err := json.Marshal(v)
 		if err != nil {
 			return err
 		}

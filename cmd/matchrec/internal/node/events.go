@@ -2,14 +2,9 @@ package node
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"strings"
-	"time"
 
 	"github.com/matchrec/matchrec/events"
-	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
@@ -31,18 +26,8 @@ type EventsResult struct {
 	Next   uint64      `json:"next,omitempty"`
 }
 
-// EventJSON is an event as people and scripts read it: the payload
-// decoded, the time in RFC 3339, and the narrator's text (more than one
-// line when the event completed an attack). `log --json` prints these.
-type EventJSON struct {
-	Seq     uint64          `json:"seq"`
-	Type    events.Type     `json:"type"`
-	Time    string          `json:"time"`
-	Actor   events.Actor    `json:"actor"`
-	Payload json.RawMessage `json:"payload"`
-	Hash    events.Hash     `json:"hash"`
-	Text    string          `json:"text"`
-}
+// EventJSON is an event as people and scripts read it (replay.EventView).
+type EventJSON = replay.EventView
 
 // pageBytes bounds the JSON of one events page, well under NATS' default
 // 1 MB max payload with room for the envelope.
@@ -71,11 +56,7 @@ func (n *Node) events(ctx context.Context, body []byte) (any, error) {
 			return errStop
 		}
 		if nar == nil {
-			rules, err := n.rulesOf(e)
-			if err != nil {
-				return err
-			}
-			nar = replay.NewNarrator(rules)
+			nar = replay.NewNarratorFor(n.rec.RulesFor)
 		}
 		lines, err := nar.Next(e)
 		if err != nil {
@@ -84,7 +65,7 @@ func (n *Node) events(ctx context.Context, body []byte) (any, error) {
 		if e.Seq < req.From {
 			return nil
 		}
-		ej, err := toJSON(e, strings.Join(lines, "\n"))
+		ej, err := replay.View(e, lines)
 		if err != nil {
 			return err
 		}
@@ -100,39 +81,4 @@ func (n *Node) events(ctx context.Context, body []byte) (any, error) {
 		return nil, err
 	}
 	return res, nil
-}
-
-func (n *Node) rulesOf(e events.Event) (projector.Rules, error) {
-	p, err := e.Decode()
-	if err != nil {
-		return nil, err
-	}
-	mc, ok := p.(*events.MatchCreated)
-	if !ok {
-		return nil, fmt.Errorf("match %s: event 1 is %s, not match.created", e.Match, e.Type)
-	}
-	return n.rec.RulesFor(mc.Edition)
-}
-
-// toJSON renders an event for the events verb.
-func toJSON(e events.Event, text string) (EventJSON, error) {
-	p, err := e.Decode()
-	if err != nil {
-		return EventJSON{}, err
-	}
-	if mc, ok := p.(*events.MatchCreated); ok {
-		// Token hashes are not secrets, but they are nobody's business
-		// either: a reader of the log has no use for them.
-		c := *mc
-		c.Tokens = nil
-		p = &c
-	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return EventJSON{}, err
-	}
-	return EventJSON{
-		Seq: e.Seq, Type: e.Type, Time: time.Unix(0, e.Time).UTC().Format(time.RFC3339Nano),
-		Actor: e.Actor, Payload: b, Hash: e.Hash, Text: text,
-	}, nil
 }
