@@ -252,6 +252,15 @@ func TestLiveEqualsFold(t *testing.T) {
 			if lh != fh || !live.Ended {
 				t.Fatalf("%s seed %d: live state (ended=%v) differs from the fold", ed, seed, live.Ended)
 			}
+			// Every digital die of every edition recomputes from the
+			// revealed seed, and every roll answered the step it recorded.
+			rep, err := replay.AuditStore(ctx, r.st, "live", editions.Lookup, &lh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.OK || rep.Dice.Checked == 0 || rep.Dice.Checked != rep.Dice.Digital {
+				t.Fatalf("%s seed %d: audit ok=%v chain=%v dice=%+v refold=%v", ed, seed, rep.OK, rep.Chain.Problems, rep.Dice, rep.Refold.Problems)
+			}
 		}
 	}
 }
