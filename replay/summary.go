@@ -57,7 +57,11 @@ func Summary(s *projector.State, a *projector.Attack) string {
 	} else if a.Wounds > 0 {
 		parts = append(parts, "no save")
 	}
-	out := fmt.Sprintf("Turn %d — %s %s%s (%d %s) %s %s: %s — %s", s.Turn, firer, verb, weapons, a.Shots, shots, at, target,
+	turn := s.Turn
+	if a.Turn != 0 { // the turn it was declared in (an Overwatch is in the other player's)
+		turn = a.Turn
+	}
+	out := fmt.Sprintf("Turn %d — %s %s%s (%d %s) %s %s: %s — %s", turn, firer, verb, weapons, a.Shots, shots, at, target,
 		strings.Join(parts, ", "), casualties(s, a, t))
 	return out
 }

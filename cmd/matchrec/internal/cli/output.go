@@ -70,13 +70,7 @@ func printState(w io.Writer, s *projector.State) {
 			a.Seq, unitName(s, a.Firer), unitName(s, a.Target), a.Stage, a.Shots, a.Hits, a.Wounds, a.Saves)
 	}
 	if s.LastAttack != nil {
-		// The summary's "Turn N — " is the current turn, which need not be
-		// the attack's: name the attack by its declaring event instead.
-		sum := replay.Summary(s, s.LastAttack)
-		if _, rest, ok := strings.Cut(sum, " — "); ok {
-			sum = rest
-		}
-		fmt.Fprintf(w, "\nlast attack (declared at event %d): %s\n", s.LastAttack.Seq, sum)
+		fmt.Fprintf(w, "\nlast attack (declared at event %d): %s\n", s.LastAttack.Seq, replay.Summary(s, s.LastAttack))
 	}
 }
 
