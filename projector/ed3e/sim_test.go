@@ -1,11 +1,10 @@
 package ed3e
 
 import (
-	"math"
 	"testing"
 
 	"github.com/matchrec/matchrec/events"
-	"github.com/matchrec/matchrec/projector/sim"
+	"github.com/matchrec/matchrec/projector/projtest"
 )
 
 // RULES.md worked number, through the engine's own pipeline with simulated
@@ -27,26 +26,5 @@ func TestSimulationMatchesWorkedNumber(t *testing.T) {
 	if g.State.Attack.Shots != 10 {
 		t.Fatalf("setup: %d shots", g.State.Attack.Shots)
 	}
-	start := g.State
-	dice := sim.NewDice(42)
-	total := 0
-	for i := 0; i < runs; i++ {
-		s := start.Clone()
-		if err := sim.FinishAttack(Rules{}, s, dice, nil); err != nil {
-			t.Fatal(err)
-		}
-		total += s.LastAttack.Unsaved
-	}
-	mean := float64(total) / float64(runs)
-	want := 10.0 * 2 / 3 * 0.5 / 3
-	se := math.Sqrt(10*(1.0/9)*(8.0/9)) / math.Sqrt(float64(runs))
-	if math.Abs(mean-want) > 4*se {
-		t.Fatalf("mean unsaved %.4f, want %.4f ± %.4f", mean, want, 4*se)
-	}
-	if math.Abs(start.Attack.Expected-want) > 1e-9 {
-		t.Fatalf("exact expected %.4f, want %.4f", start.Attack.Expected, want)
-	}
-	if start.Attack.Next != 0 || start.Unit("marines").Destroyed() {
-		t.Fatal("simulation changed the state it started from")
-	}
+	projtest.CheckMeanUnsaved(t, Rules{}, g.State, 10, runs, 42, 10.0*2/3*0.5/3)
 }

@@ -97,7 +97,7 @@ func (u *Updater) CatchUp(ctx context.Context, r Round) (Stats, error) {
 		return st, fmt.Errorf("analytics: list matches: %w", err)
 	}
 	st.Matches = len(infos)
-	var todo []store.MatchInfo
+	var stale []store.MatchInfo
 	var batches []Batch
 	if ids == nil {
 		present := make(map[string]bool, len(infos))
@@ -124,10 +124,10 @@ func (u *Updater) CatchUp(ctx context.Context, r Round) (Stats, error) {
 	}
 	for _, mi := range infos {
 		if cp, ok := u.cps[mi.ID]; !ok || cp.Seq != mi.Head.Seq || cp.Head != mi.Head.Hash {
-			todo = append(todo, mi)
+			stale = append(stale, mi)
 		}
 	}
-	st.Behind = len(todo)
+	st.Behind = len(stale)
 	flush := func() error {
 		if len(batches) == 0 {
 			return nil
@@ -153,12 +153,12 @@ func (u *Updater) CatchUp(ctx context.Context, r Round) (Stats, error) {
 		return nil
 	}
 	rows := 0
-	for i, mi := range todo {
+	for i, mi := range stale {
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}
 		if r.Budget > 0 && i > 0 && time.Since(start) > r.Budget { // one match at least: every round progresses
-			st.Remaining = len(todo) - i
+			st.Remaining = len(stale) - i
 			break
 		}
 		st.Folded++
@@ -176,7 +176,7 @@ func (u *Updater) CatchUp(ctx context.Context, r Round) (Stats, error) {
 			rows = 0
 		}
 		if progress != nil {
-			progress(i+1, len(todo))
+			progress(i+1, len(stale))
 		}
 	}
 	if err := flush(); err != nil {

@@ -1,0 +1,42 @@
+package projtest
+
+import (
+	"math"
+	"testing"
+
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/sim"
+)
+
+// CheckMeanUnsaved plays the attack in progress in start to its end runs
+// times, each from a clone, with seeded simulated dice through the
+// edition's own Decide and Evolve, and fails t unless the mean unsaved
+// wounds is within four standard errors of want, when each of n shots is
+// unsaved with probability want/n (RULES.md's worked numbers). It also
+// checks that start's exact Expected is want and that start is untouched.
+func CheckMeanUnsaved(t testing.TB, r projector.Rules, start *projector.State, n, runs int, seed uint64, want float64) {
+	t.Helper()
+	before, _ := start.Hash()
+	dice := sim.NewDice(seed)
+	choose := sim.DefaultChooser(r)
+	total := 0
+	for i := 0; i < runs; i++ {
+		s := start.Clone()
+		if err := sim.FinishAttack(r, s, dice, choose); err != nil {
+			t.Fatal(err)
+		}
+		total += s.LastAttack.Unsaved
+	}
+	mean := float64(total) / float64(runs)
+	p := want / float64(n)
+	se := math.Sqrt(float64(n)*p*(1-p)) / math.Sqrt(float64(runs))
+	if math.Abs(mean-want) > 4*se {
+		t.Fatalf("mean unsaved %.4f over %d runs, want %.4f ± %.4f", mean, runs, want, 4*se)
+	}
+	if math.Abs(start.Attack.Expected-want) > 1e-9 {
+		t.Fatalf("exact expected %.4f, want %.4f", start.Attack.Expected, want)
+	}
+	if after, _ := start.Hash(); after != before {
+		t.Fatal("simulation changed the state it started from")
+	}
+}
