@@ -60,18 +60,20 @@ type problemAt struct {
 // (store.RawScanner), else decoded events re-marshalled.
 func ReadRecords(ctx context.Context, st store.Store, match string) ([]Record, error) {
 	var recs []Record
-	if raw, ok := st.(store.RawScanner); ok {
-		err := raw.ScanRaw(ctx, match, func(key uint64, b []byte) error {
-			recs = append(recs, Record{key, b})
-			return nil
-		})
-		return recs, err
-	}
-	err := st.Scan(ctx, match, 1, func(e events.Event) error {
-		recs = append(recs, Record{e.Seq, events.Marshal(e)})
+	err := ScanRecords(ctx, st, match, 1, func(r Record) error {
+		recs = append(recs, r)
 		return nil
 	})
 	return recs, err
+}
+
+// ScanRecords calls fn with each record of match from key from on, raw
+// when the store can (store.RawScanner), else re-marshalled.
+func ScanRecords(ctx context.Context, st store.Store, match string, from uint64, fn func(Record) error) error {
+	if raw, ok := st.(store.RawScanner); ok {
+		return raw.ScanRaw(ctx, match, from, func(key uint64, b []byte) error { return fn(Record{key, b}) })
+	}
+	return st.Scan(ctx, match, from, func(e events.Event) error { return fn(Record{e.Seq, events.Marshal(e)}) })
 }
 
 // AuditStore audits match as stored. expected is the recorder's state hash
@@ -99,22 +101,33 @@ func AuditInputs(ctx context.Context, st store.Store, match string) (Inputs, err
 	if in.Records, err = ReadRecords(ctx, st, match); err != nil {
 		return in, fmt.Errorf("read match %s: %w", match, err)
 	}
-	if in.Options.Lineage, err = LineageOf(ctx, st, match); err != nil {
+	if in.Options, err = AuditContext(ctx, st, match); err != nil {
 		return in, err
 	}
-	for _, p := range in.Options.Lineage {
+	return in, nil
+}
+
+// AuditContext reads what an audit needs besides the records: a branch's
+// lineage and its ancestors' later reveals.
+func AuditContext(ctx context.Context, st store.Store, match string) (AuditOptions, error) {
+	var o AuditOptions
+	var err error
+	if o.Lineage, err = LineageOf(ctx, st, match); err != nil {
+		return o, err
+	}
+	for _, p := range o.Lineage {
 		if p.Upto == 0 {
 			continue
 		}
 		err := st.Scan(ctx, p.Match, p.Upto+1, func(e events.Event) error {
 			if e.Type == events.TypeDiceRevealed && e.Match == p.Match {
-				in.Options.Reveals = append(in.Options.Reveals, e)
+				o.Reveals = append(o.Reveals, e)
 			}
 			return nil
 		})
 		if err != nil {
-			return in, fmt.Errorf("read reveals of %s: %w", p.Match, err)
+			return o, fmt.Errorf("read reveals of %s: %w", p.Match, err)
 		}
 	}
-	return in, nil
+	return o, nil
 }

@@ -99,8 +99,9 @@ type Secrets interface {
 // position) instead of stopping the read.
 type RawScanner interface {
 	// ScanRaw calls fn with each record's key (the sequence number it is
-	// stored under) and bytes, in key order. The bytes are a copy.
-	ScanRaw(ctx context.Context, match string, fn func(key uint64, record []byte) error) error
+	// stored under) and bytes, in key order, from key from on (0 or 1 =
+	// all). The bytes are a copy.
+	ScanRaw(ctx context.Context, match string, from uint64, fn func(key uint64, record []byte) error) error
 }
 
 // Snapshot is a cached encoding of a match's state after event Seq.

@@ -16,12 +16,12 @@ var _ store.RawScanner = (*Store)(nil)
 // transaction (bbolt's slices must not escape it) and handed to fn after
 // it, in chunks. A branch's inherited records come first, as in Scan. A
 // record whose key is not 8 bytes is passed with key 0.
-func (s *Store) ScanRaw(ctx context.Context, match string, fn func(key uint64, record []byte) error) error {
+func (s *Store) ScanRaw(ctx context.Context, match string, from uint64, fn func(key uint64, record []byte) error) error {
 	type rec struct {
 		key uint64
 		val []byte
 	}
-	from := uint64(1)
+	from = max(from, 1)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -11,7 +11,7 @@ import (
 var _ store.RawScanner = (*Store)(nil)
 
 // ScanRaw implements store.RawScanner with freshly marshalled records.
-func (s *Store) ScanRaw(ctx context.Context, match string, fn func(key uint64, record []byte) error) error {
+func (s *Store) ScanRaw(ctx context.Context, match string, from uint64, fn func(key uint64, record []byte) error) error {
 	if err := s.checkOpen(ctx); err != nil {
 		return err
 	}
@@ -26,6 +26,9 @@ func (s *Store) ScanRaw(ctx context.Context, match string, fn func(key uint64, r
 		return fmt.Errorf("%w: %q", store.ErrNotFound, match)
 	}
 	for _, e := range evs {
+		if e.Seq < from {
+			continue
+		}
 		if err := fn(e.Seq, events.Marshal(e)); err != nil {
 			return err
 		}

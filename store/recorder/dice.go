@@ -44,25 +44,31 @@ func (r *Recorder) commitSeed(ctx context.Context, match string, epoch int) (*ev
 
 // digital derives the dice of the next event from the current epoch's
 // seed and the players' seeds (docs/dice.md).
-func (r *Recorder) digital(ctx context.Context, s *projector.State, count int) ([]int, error) {
-	seed, err := r.seed(ctx, s)
+func (r *Recorder) digital(ctx context.Context, m *match, s *projector.State, count int) ([]int, error) {
+	seed, err := r.seed(ctx, m, s)
 	if err != nil {
 		return nil, err
 	}
 	return dice.Derive(seed, s.Match, s.Dice.PlayerSeeds, s.Seq+1, count)
 }
 
-func (r *Recorder) seed(ctx context.Context, s *projector.State) ([]byte, error) {
-	sec, err := r.secrets()
-	if err != nil {
-		return nil, err
-	}
+// seed returns the secret seed of the current epoch, checked against its
+// commitment. The checked seed is kept with the match (m.mu held), so a run of digital
+// rolls reads and hashes it once per epoch, not once per roll.
+func (r *Recorder) seed(ctx context.Context, m *match, s *projector.State) ([]byte, error) {
 	if len(s.Dice.Commits) == 0 {
 		return nil, projector.Refuse(projector.CodeBadCommand, "match %s has no dice commitment: roll physical dice", s.Match)
 	}
 	cur := s.Dice.Commits[len(s.Dice.Commits)-1]
 	if cur.Seed != "" {
 		return nil, projector.Refuse(projector.CodeBadCommand, "the dice seed of match %s is revealed: no more digital rolls", s.Match)
+	}
+	if m.seedCommit == cur.Commit {
+		return m.seed, nil
+	}
+	sec, err := r.secrets()
+	if err != nil {
+		return nil, err
 	}
 	seed, err := sec.Secret(ctx, s.Match, cur.Epoch)
 	if err != nil {
@@ -71,13 +77,14 @@ func (r *Recorder) seed(ctx context.Context, s *projector.State) ([]byte, error)
 	if !dice.CheckCommit(seed, cur.Commit) {
 		return nil, fmt.Errorf("stored dice seed of match %s epoch %d does not match its commitment", s.Match, cur.Epoch)
 	}
+	m.seed, m.seedCommit = seed, cur.Commit
 	return seed, nil
 }
 
 // reveal records the current seed and, unless the match is ending, commits
 // a fresh one for the rest of the match.
-func (r *Recorder) reveal(ctx context.Context, s *projector.State, ending bool) ([]events.Payload, error) {
-	seed, err := r.seed(ctx, s)
+func (r *Recorder) reveal(ctx context.Context, m *match, s *projector.State, ending bool) ([]events.Payload, error) {
+	seed, err := r.seed(ctx, m, s)
 	if err != nil {
 		return nil, err
 	}

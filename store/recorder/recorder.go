@@ -56,6 +56,9 @@ type match struct {
 	mu    sync.Mutex
 	rules projector.Rules
 	state *projector.State // nil until loaded
+	// seed is the current epoch's dice seed, checked against seedCommit.
+	seed       []byte
+	seedCommit string
 }
 
 // New returns a Recorder on st.
@@ -245,7 +248,7 @@ func (r *Recorder) execute(ctx context.Context, m *match, matchID, token string,
 			return Result{}, projector.Refuse(projector.CodeBadDice, "a digital roll takes no values")
 		}
 		if s.Pending.Kind == projector.WaitRoll && s.Pending.Dice > 0 {
-			vals, err := r.digital(ctx, s, s.Pending.Dice)
+			vals, err := r.digital(ctx, m, s, s.Pending.Dice)
 			if err != nil {
 				return Result{}, err
 			}
@@ -254,7 +257,7 @@ func (r *Recorder) execute(ctx context.Context, m *match, matchID, token string,
 	}
 	var payloads []events.Payload
 	if c.Type == projector.CmdReveal && actor.Kind == events.ActorJudge {
-		payloads, err = r.reveal(ctx, s, false)
+		payloads, err = r.reveal(ctx, m, s, false)
 	} else {
 		payloads, err = projector.DecideWith(m.rules, s, actor, c, r.history(ctx, matchID))
 	}
@@ -263,7 +266,7 @@ func (r *Recorder) execute(ctx context.Context, m *match, matchID, token string,
 	}
 	if ended(payloads) {
 		// The match is over: reveal the seed so every digital die can be checked.
-		more, err := r.reveal(ctx, s, true)
+		more, err := r.reveal(ctx, m, s, true)
 		if err != nil {
 			return Result{}, err
 		}

@@ -80,7 +80,7 @@ func testRawScan(t *testing.T, s store.Store) {
 	evs := MakeEvents("m", 1, events.Hash{}, 5)
 	mustAppend(t, s, "m", 0, evs)
 	var keys []uint64
-	err := raw.ScanRaw(ctx, "m", func(k uint64, b []byte) error {
+	err := raw.ScanRaw(ctx, "m", 0, func(k uint64, b []byte) error {
 		keys = append(keys, k)
 		if !bytes.Equal(b, events.Marshal(evs[k-1])) {
 			t.Fatalf("record %d is not the marshalled event", k)
@@ -90,7 +90,11 @@ func testRawScan(t *testing.T, s store.Store) {
 	if err != nil || len(keys) != 5 {
 		t.Fatalf("raw scan: %v %v", keys, err)
 	}
-	if err := raw.ScanRaw(ctx, "nope", func(uint64, []byte) error { return nil }); !errors.Is(err, store.ErrNotFound) {
+	var tail []uint64
+	if err := raw.ScanRaw(ctx, "m", 4, func(k uint64, _ []byte) error { tail = append(tail, k); return nil }); err != nil || len(tail) != 2 || tail[0] != 4 {
+		t.Fatalf("raw scan from 4: %v %v", tail, err)
+	}
+	if err := raw.ScanRaw(ctx, "nope", 0, func(uint64, []byte) error { return nil }); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("unknown match: %v", err)
 	}
 }
@@ -207,7 +211,7 @@ func testBranchOfBranch(t *testing.T, s store.Store) {
 	}
 	if raw, ok := s.(store.RawScanner); ok {
 		n := 0
-		_ = raw.ScanRaw(ctx, "c", func(k uint64, _ []byte) error { n++; return nil })
+		_ = raw.ScanRaw(ctx, "c", 0, func(k uint64, _ []byte) error { n++; return nil })
 		if n != 8 {
 			t.Fatalf("raw scan of a branch: %d records", n)
 		}

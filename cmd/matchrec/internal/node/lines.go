@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"sort"
 
 	"github.com/matchrec/matchrec/events"
@@ -70,12 +71,13 @@ func (n *Node) bundle(ctx context.Context, body []byte) (any, error) {
 	if !events.ValidMatchID(req.Match) {
 		return nil, natsbus.Errorf(natsbus.CodeBadRequest, "match %q is not a match id", req.Match)
 	}
-	in, err := replay.AuditInputs(ctx, n.store, req.Match)
-	if err != nil {
-		return nil, err
-	}
-	res := BundleResult{}
+	res := BundleResult{Bundle: replay.Bundle{Format: replay.BundleFormat, Version: 1, Match: req.Match}}
 	if req.From == 0 {
+		// The first page carries what the audit needs besides records.
+		o, err := replay.AuditContext(ctx, n.store, req.Match)
+		if err != nil {
+			return nil, err
+		}
 		live, err := n.rec.Live(ctx, req.Match)
 		if err != nil {
 			return nil, err
@@ -90,22 +92,22 @@ func (n *Node) bundle(ctx context.Context, body []byte) (any, error) {
 				return nil, err
 			}
 		}
-		res.Bundle = *replay.NewBundle(req.Match, replay.Inputs{Options: in.Options}, h)
-	} else {
-		res.Bundle = replay.Bundle{Format: replay.BundleFormat, Version: 1, Match: req.Match}
+		res.Bundle = *replay.NewBundle(req.Match, replay.Inputs{Options: o}, h)
 	}
+	// Each page reads only its own records, from From on.
 	size := 0
-	for i, r := range in.Records {
-		if r.Key < req.From {
-			continue
-		}
+	err := replay.ScanRecords(ctx, n.store, req.Match, req.From, func(r replay.Record) error {
 		if size > pageBytes/2 { // base64 grows records by a third
 			res.Next = r.Key
-			break
+			return errStop
 		}
 		res.Keys = append(res.Keys, r.Key)
-		res.Records = append(res.Records, in.Records[i].Data)
+		res.Records = append(res.Records, r.Data)
 		size += len(r.Data)
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, err
 	}
 	return res, nil
 }

@@ -242,3 +242,49 @@ func TestEventsVerbPagesAndNarrates(t *testing.T) {
 		}
 	}
 }
+
+// The bundle verb pages through a match's records: every record once, in
+// order, the audit context on the first page only, and the assembled
+// bundle verifies.
+func TestBundleVerbPages(t *testing.T) {
+	n := startServing(t, t.TempDir())
+	c := remote(t, n)
+	ctx := context.Background()
+	m, _ := play(t, c, readScript(t, filepath.Join(examplesDir, "3e-boltguns-vs-boyz.yaml")), -1)
+	defer func(old int) { pageBytes = old }(pageBytes)
+	pageBytes = 4 << 10
+	var b *replay.Bundle
+	pages := 0
+	for req := (BundleRequest{Match: m.Match}); ; pages++ {
+		var page BundleResult
+		if err := c.Call(ctx, VerbBundle, req, &page); err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			first := page.Bundle
+			b = &first
+		} else {
+			if page.StateHash != (events.Hash{}) {
+				t.Fatal("a later page repeats the first page's context")
+			}
+			b.Keys = append(b.Keys, page.Keys...)
+			b.Records = append(b.Records, page.Records...)
+		}
+		if page.Next == 0 {
+			break
+		}
+		req.From = page.Next
+	}
+	head, _ := n.Recorder().Store().Head(ctx, m.Match)
+	if pages < 2 || uint64(len(b.Records)) != head.Seq {
+		t.Fatalf("%d pages, %d records for %d events", pages+1, len(b.Records), head.Seq)
+	}
+	for i, k := range b.Keys {
+		if k != uint64(i+1) {
+			t.Fatalf("record %d has key %d", i+1, k)
+		}
+	}
+	if rep := b.Verify(n.cfg.Rules); !rep.OK || !rep.Refold.Compared {
+		t.Fatalf("assembled bundle: ok=%v %v %v", rep.OK, rep.Chain.Problems, rep.Refold.Problems)
+	}
+}
