@@ -186,17 +186,32 @@ func (k *Seeker) VerifySnapshots(ctx context.Context, match string) ([]uint64, e
 	if f.Lineage, err = LineageOf(ctx, k.Store, match); err != nil {
 		return nil, err
 	}
+	// List the cached snapshots once (newest first), then fold once,
+	// comparing at each of their sequences.
+	h, err := k.Store.Head(ctx, match)
+	if err != nil {
+		return nil, err
+	}
+	cached := map[uint64][]byte{}
+	for seq := h.Seq; seq > 0; {
+		snap, err := snaps.NearestSnapshot(ctx, match, seq)
+		if err != nil {
+			break
+		}
+		cached[snap.Seq] = snap.Data
+		seq = snap.Seq - 1
+	}
 	var bad []uint64
 	err = k.Store.Scan(ctx, match, 1, func(e events.Event) error {
 		if err := f.Apply(e); err != nil {
 			return err
 		}
-		snap, err := snaps.NearestSnapshot(ctx, match, e.Seq)
-		if err != nil || snap.Seq != e.Seq {
+		data, ok := cached[e.Seq]
+		if !ok {
 			return nil
 		}
 		want, _ := f.State.Hash()
-		st, err := DecodeSnapshot(snap.Data)
+		st, err := DecodeSnapshot(data)
 		var got events.Hash
 		if err == nil {
 			got, _ = st.Hash()
