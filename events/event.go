@@ -24,6 +24,11 @@ var (
 	ErrNewerVersion = errors.New("event schema version is newer than this build")
 	// ErrMalformed: the bytes are not a valid envelope or payload.
 	ErrMalformed = errors.New("malformed event")
+	// ErrStop is returned by a scan callback to stop early (a store's Scan,
+	// or any other iteration over events or rows). It never escapes the
+	// function that scans: that function checks for it with errors.Is and
+	// returns what it found.
+	ErrStop = errors.New("stop")
 )
 
 // Type is the stable, explicit name of an event type. It is written into

@@ -19,8 +19,6 @@ var ErrBeyondEnd = errors.New("sequence past the end of the match")
 // Lookup finds an edition's rules by id (projector/editions.Lookup).
 type Lookup func(edition string) (projector.Rules, error)
 
-var errStop = errors.New("stop")
-
 // Fold folds match id from st up to and including event at (0 = all) and
 // returns the state and the edition's rules. Every event is decoded and
 // applied: an event that no longer folds fails loudly, naming it.
@@ -33,11 +31,11 @@ func Fold(ctx context.Context, st store.Store, id string, at uint64, lookup Look
 	f.Lineage = lin
 	err = st.Scan(ctx, id, 1, func(e events.Event) error {
 		if at != 0 && e.Seq > at {
-			return errStop
+			return events.ErrStop
 		}
 		return f.Apply(e)
 	})
-	if err != nil && !errors.Is(err, errStop) {
+	if err != nil && !errors.Is(err, events.ErrStop) {
 		return nil, nil, fmt.Errorf("fold match %s: %w", id, err)
 	}
 	if f.Rules == nil {

@@ -111,11 +111,11 @@ func (k *Seeker) StateAt(ctx context.Context, match string, seq uint64) (*projec
 	needFull := false
 	err = k.Store.Scan(ctx, match, from, func(e events.Event) error {
 		if e.Seq > seq {
-			return errStop
+			return events.ErrStop
 		}
 		if from > 1 && e.Type == events.TypeRulingMade {
 			needFull = true // a ruling re-reads earlier events: fold from event 1
-			return errStop
+			return events.ErrStop
 		}
 		if err := f.Apply(e); err != nil {
 			return err
@@ -127,7 +127,7 @@ func (k *Seeker) StateAt(ctx context.Context, match string, seq uint64) (*projec
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, errStop) {
+	if err != nil && !errors.Is(err, events.ErrStop) {
 		return nil, fmt.Errorf("seek match %s to %d: %w", match, seq, err)
 	}
 	if needFull {
@@ -168,7 +168,7 @@ func (k *Seeker) onLog(ctx context.Context, match string, st *projector.State) b
 	ok := false
 	_ = k.Store.Scan(ctx, match, st.Seq, func(e events.Event) error {
 		ok = e.Seq == st.Seq && e.Hash == st.Head
-		return errStop
+		return events.ErrStop
 	})
 	return ok
 }

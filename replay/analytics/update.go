@@ -186,8 +186,6 @@ func (u *Updater) CatchUp(ctx context.Context, r Round) (Stats, error) {
 	return st, nil
 }
 
-var errStop = errors.New("stop")
-
 // fold folds match mi's events past its checkpoint into one batch.
 func (u *Updater) fold(ctx context.Context, mi store.MatchInfo) (Batch, uint64, error) {
 	cp, had := u.cps[mi.ID]
@@ -203,9 +201,9 @@ func (u *Updater) fold(ctx context.Context, mi store.MatchInfo) (Batch, uint64, 
 		ok := false
 		err := u.Store.Scan(ctx, mi.ID, from, func(e events.Event) error {
 			ok = e.Seq == cp.Seq && e.Hash == cp.Head
-			return errStop
+			return events.ErrStop
 		})
-		if err != nil && !errors.Is(err, errStop) {
+		if err != nil && !errors.Is(err, events.ErrStop) {
 			return b, 0, err
 		}
 		if !ok {
@@ -268,11 +266,11 @@ func (u *Updater) restore(ctx context.Context, mi store.MatchInfo, seq uint64) (
 	var sink Batch
 	err = u.Store.Scan(ctx, mi.ID, s.Seq+1, func(e events.Event) error {
 		if e.Seq > seq {
-			return errStop
+			return events.ErrStop
 		}
 		return d.apply(e, &sink)
 	})
-	if err != nil && !errors.Is(err, errStop) {
+	if err != nil && !errors.Is(err, events.ErrStop) {
 		return nil, err
 	}
 	return d, nil

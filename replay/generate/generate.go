@@ -208,17 +208,15 @@ func playOne(ctx context.Context, t Target, r projector.Rules, opts Options, n i
 // from its store.
 type Direct struct{ *recorder.Recorder }
 
-var errStop = errors.New("stop")
-
 // Events reads events from..to from the recorder's store.
 func (d Direct) Events(ctx context.Context, match string, from, to uint64, fn func(events.Event) error) error {
 	err := d.Store().Scan(ctx, match, from, func(e events.Event) error {
 		if e.Seq > to {
-			return errStop
+			return events.ErrStop
 		}
 		return fn(e)
 	})
-	if errors.Is(err, errStop) {
+	if errors.Is(err, events.ErrStop) {
 		return nil
 	}
 	return err

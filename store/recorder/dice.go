@@ -104,14 +104,13 @@ func (r *Recorder) reveal(ctx context.Context, m *match, s *projector.State, end
 func (r *Recorder) history(ctx context.Context, match string) projector.History {
 	return func(seq uint64) (events.Payload, bool) {
 		var p events.Payload
-		stop := errors.New("stop")
 		err := r.st.Scan(ctx, match, seq, func(e events.Event) error {
 			if e.Seq == seq {
 				p, _ = e.Decode()
 			}
-			return stop
+			return events.ErrStop
 		})
-		return p, p != nil && errors.Is(err, stop)
+		return p, p != nil && errors.Is(err, events.ErrStop)
 	}
 }
 

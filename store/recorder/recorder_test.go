@@ -126,7 +126,7 @@ func TestDigitalDiceAreDerivedFromTheCommittedSeed(t *testing.T) {
 	_ = r.st.Scan(ctx, "m1", seq, func(e events.Event) error {
 		p, _ := e.Decode()
 		roll = p.(*events.DiceRolled)
-		return errors.New("stop")
+		return events.ErrStop
 	})
 	if roll.Source != events.SourceDigital || roll.Count != 2 {
 		t.Fatalf("roll %+v", roll)

@@ -90,15 +90,14 @@ func testOutboxPendingCallback(t *testing.T, s store.Store) {
 	a := MakeEvents("a", 1, events.Hash{}, 5)
 	mustAppend(t, s, "a", 0, a)
 
-	stop := errors.New("stop")
 	var n int
 	err := o.Pending(bg, 0, func(store.OutboxEntry) error {
 		if n++; n == 2 {
-			return stop
+			return events.ErrStop
 		}
 		return nil
 	})
-	if !errors.Is(err, stop) || n != 2 {
+	if !errors.Is(err, events.ErrStop) || n != 2 {
 		t.Fatalf("Pending with a failing fn: %v after %d calls; want fn's error after 2", err, n)
 	}
 

@@ -56,7 +56,7 @@ lines {seq, type, time, actor, payload, hash, text}.`,
 				}
 				t := &teller{a: a, o: o}
 				for _, e := range evs {
-					if err := t.tell(ctx, e); errors.Is(err, errStopReplay) {
+					if err := t.tell(ctx, e); errors.Is(err, events.ErrStop) {
 						return nil
 					} else if err != nil {
 						return err
@@ -71,7 +71,7 @@ lines {seq, type, time, actor, payload, hash, text}.`,
 				}
 				next := uint64(len(evs)) + 1
 				err = natsbus.Subscribe(ctx, js, b.Match, next, func(e events.Event) error { return t.tell(ctx, e) })
-				if errors.Is(err, context.Canceled) || errors.Is(err, errStopReplay) {
+				if errors.Is(err, context.Canceled) || errors.Is(err, events.ErrStop) {
 					return nil
 				}
 				return err
@@ -105,7 +105,7 @@ func (t *teller) tell(ctx context.Context, e events.Event) error {
 		return err
 	}
 	if t.o.to != 0 && e.Seq > t.o.to {
-		return errStopReplay
+		return events.ErrStop
 	}
 	if e.Seq < t.o.from || (t.o.turn != 0 && t.nar.State().Turn != t.o.turn) {
 		return nil
@@ -137,5 +137,3 @@ func (t *teller) tell(ctx context.Context, e events.Event) error {
 	}
 	return nil
 }
-
-var errStopReplay = errors.New("end of the requested range")

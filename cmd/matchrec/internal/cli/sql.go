@@ -15,11 +15,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
+	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/store/duckdb"
 )
-
-// errEnough stops a stream once the table output has the rows it shows.
-var errEnough = errors.New("enough rows")
 
 func (a *app) sqlCmd() *cobra.Command {
 	var (
@@ -67,10 +65,10 @@ parse, or names an unknown table or column, fails with code bad_query (exit 1).`
 				err := a.stream(ctx, c, node.ExportRequest{Query: args[0]}, func(op node.ExportOpened) error {
 					return out.header(op.Columns)
 				}, out.rows)
-				if err != nil && !errors.Is(err, errEnough) {
+				if err != nil && !errors.Is(err, events.ErrStop) {
 					return err
 				}
-				return out.end(errors.Is(err, errEnough))
+				return out.end(errors.Is(err, events.ErrStop))
 			})
 		},
 	}
@@ -99,7 +97,7 @@ func (t *textRows) header(cols []duckdb.Column) error { t.cols = cols; return ni
 func (t *textRows) rows(rows [][]any) error {
 	for _, r := range rows {
 		if len(t.data) == t.max {
-			return errEnough
+			return events.ErrStop
 		}
 		cells := make([]string, len(r))
 		for i, v := range r {

@@ -53,7 +53,7 @@ func (n *Node) events(ctx context.Context, body []byte) (any, error) {
 	// starts at event 1; only the requested range is returned.
 	err := n.store.Scan(ctx, req.Match, 1, func(e events.Event) error {
 		if req.To != 0 && e.Seq > req.To {
-			return errStop
+			return events.ErrStop
 		}
 		if nar == nil {
 			nar = replay.NewNarratorFor(n.rec.RulesFor)
@@ -72,12 +72,12 @@ func (n *Node) events(ctx context.Context, body []byte) (any, error) {
 		size += len(ej.Payload) + len(ej.Text) + 200
 		if size > pageBytes && len(res.Events) > 0 {
 			res.Next = e.Seq
-			return errStop
+			return events.ErrStop
 		}
 		res.Events = append(res.Events, ej)
 		return nil
 	})
-	if err != nil && !errors.Is(err, errStop) {
+	if err != nil && !errors.Is(err, events.ErrStop) {
 		return nil, err
 	}
 	return res, nil

@@ -205,8 +205,6 @@ func (n *Node) matches(ctx context.Context, body []byte) (any, error) {
 	return out, nil
 }
 
-var errStop = errors.New("stop")
-
 // created reads event 1 of a match.
 func (n *Node) created(ctx context.Context, id string) (*events.MatchCreated, error) {
 	var mc *events.MatchCreated
@@ -219,9 +217,9 @@ func (n *Node) created(ctx context.Context, id string) (*events.MatchCreated, er
 		if mc, ok = p.(*events.MatchCreated); !ok {
 			return fmt.Errorf("match %s: event 1 is %s", id, e.Type)
 		}
-		return errStop
+		return events.ErrStop
 	})
-	if err != nil && !errors.Is(err, errStop) {
+	if err != nil && !errors.Is(err, events.ErrStop) {
 		return nil, err
 	}
 	if mc == nil {

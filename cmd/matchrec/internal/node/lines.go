@@ -99,14 +99,14 @@ func (n *Node) bundle(ctx context.Context, body []byte) (any, error) {
 	err := replay.ScanRecords(ctx, n.store, req.Match, req.From, func(r replay.Record) error {
 		if size > pageBytes/2 { // base64 grows records by a third
 			res.Next = r.Key
-			return errStop
+			return events.ErrStop
 		}
 		res.Keys = append(res.Keys, r.Key)
 		res.Records = append(res.Records, r.Data)
 		size += len(r.Data)
 		return nil
 	})
-	if err != nil && !errors.Is(err, errStop) {
+	if err != nil && !errors.Is(err, events.ErrStop) {
 		return nil, err
 	}
 	return res, nil

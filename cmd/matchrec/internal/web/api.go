@@ -235,9 +235,9 @@ func (s *Server) created(ctx context.Context, id string) (*events.MatchCreated, 
 			return err
 		}
 		mc, _ = p.(*events.MatchCreated)
-		return errEnough
+		return events.ErrStop
 	})
-	if err != nil && !errors.Is(err, errEnough) {
+	if err != nil && !errors.Is(err, events.ErrStop) {
 		return nil, err
 	}
 	if mc == nil {

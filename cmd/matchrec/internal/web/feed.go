@@ -40,7 +40,7 @@ func (s *Server) narrate(ctx context.Context, match string, from, to uint64, fn 
 	t := &narrator{s: s}
 	err := s.st.Scan(ctx, match, 1, func(e events.Event) error {
 		if to != 0 && e.Seq > to {
-			return errEnough
+			return events.ErrStop
 		}
 		ev, err := t.next(e)
 		if err != nil {
@@ -51,7 +51,7 @@ func (s *Server) narrate(ctx context.Context, match string, from, to uint64, fn 
 		}
 		return fn(e, ev, t.n)
 	})
-	if err != nil && !errors.Is(err, errEnough) {
+	if err != nil && !errors.Is(err, events.ErrStop) {
 		return nil, err
 	}
 	return t, nil

@@ -50,8 +50,6 @@ func (v *visibility) Head(ctx context.Context, match string, judge bool) (uint64
 	return v.publicHead(ctx, match, h.Seq)
 }
 
-var errEnough = errors.New("enough")
-
 func (v *visibility) publicHead(ctx context.Context, match string, head uint64) (uint64, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -63,12 +61,12 @@ func (v *visibility) publicHead(ctx context.Context, match string, head uint64) 
 	if have := uint64(len(r.times)); have < head {
 		err := v.st.Scan(ctx, match, have+1, func(e events.Event) error {
 			if e.Seq > head {
-				return errEnough
+				return events.ErrStop
 			}
 			r.times = append(r.times, e.Time)
 			return nil
 		})
-		if err != nil && !errors.Is(err, errEnough) {
+		if err != nil && !errors.Is(err, events.ErrStop) {
 			return 0, err
 		}
 	}
