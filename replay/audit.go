@@ -5,7 +5,6 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/store"
 )
 
 // Report is a judge's audit of one match: every check, what it found, and
@@ -53,7 +52,7 @@ type AuditOptions struct {
 	Expected *events.Hash
 	// Lineage of a branch (store.Brancher): which match recorded which
 	// of its events. Nil for a match that is no branch.
-	Lineage []store.BranchPoint
+	Lineage []events.BranchPoint
 	// Reveals are dice.revealed events recorded by a branch's ancestors
 	// after the fork: they reveal the seeds of the inherited rolls.
 	Reveals []events.Event
@@ -93,7 +92,7 @@ func unsettled(manual []projector.ManualRoll, disputes []projector.Dispute) []ui
 // checkChain walks the events in stored order: numbers 1, 2, 3… with no
 // gap or swap, each prev_hash the previous event's hash, each hash its
 // content's.
-func checkChain(match string, evs []events.Event, lineage []store.BranchPoint) ChainCheck {
+func checkChain(match string, evs []events.Event, lineage []events.BranchPoint) ChainCheck {
 	c := ChainCheck{OK: true}
 	fail := func(seq uint64, format string, args ...any) {
 		if c.OK {

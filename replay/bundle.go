@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/matchrec/matchrec/events"
-	"github.com/matchrec/matchrec/store"
 )
 
 // BundleFormat names the self-verifying export format.
@@ -24,8 +23,8 @@ type Bundle struct {
 	Keys      []uint64    `json:"keys"`
 	Records   [][]byte    `json:"records"` // events.Marshal form, base64 in JSON
 	// Lineage and Reveals, for a branch: see AuditOptions.
-	Lineage []store.BranchPoint `json:"lineage,omitempty"`
-	Reveals [][]byte            `json:"reveals,omitempty"`
+	Lineage []events.BranchPoint `json:"lineage,omitempty"`
+	Reveals [][]byte             `json:"reveals,omitempty"`
 }
 
 // NewBundle packs what an audit of a match reads and its recorded state hash.

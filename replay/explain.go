@@ -5,7 +5,6 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/store"
 )
 
 // Explanation answers "why did that roll need a 4?": the declaration that
@@ -29,7 +28,7 @@ type Explanation struct {
 
 // Explain folds match to just before event seq, which must be a roll, and
 // explains it. lineage is the match's lineage for a branch (else nil).
-func Explain(match string, evs []events.Event, lineage []store.BranchPoint, lookup Lookup, seq uint64) (*Explanation, error) {
+func Explain(match string, evs []events.Event, lineage []events.BranchPoint, lookup Lookup, seq uint64) (*Explanation, error) {
 	if len(evs) == 0 {
 		return nil, fmt.Errorf("the match has no events")
 	}

@@ -69,7 +69,7 @@ type Folder struct {
 
 	// Lineage, for a branch, says which match recorded which events
 	// (store.Brancher); nil means every event must be of this match.
-	Lineage []store.BranchPoint
+	Lineage []events.BranchPoint
 
 	id      string // the match folded; "" = whichever match the events say (narration)
 	lookup  Lookup
@@ -168,7 +168,7 @@ func (f *Folder) apply(e events.Event, p events.Payload) error {
 
 // RecordedBy names the match that recorded event seq of match id, given
 // id's lineage (nil: id itself).
-func RecordedBy(lineage []store.BranchPoint, id string, seq uint64) string {
+func RecordedBy(lineage []events.BranchPoint, id string, seq uint64) string {
 	for _, p := range lineage {
 		if p.Upto == 0 || seq <= p.Upto {
 			return p.Match
@@ -179,7 +179,7 @@ func RecordedBy(lineage []store.BranchPoint, id string, seq uint64) string {
 
 // LineageOf returns a match's lineage when the store keeps branches, nil
 // otherwise.
-func LineageOf(ctx context.Context, st store.Store, id string) ([]store.BranchPoint, error) {
+func LineageOf(ctx context.Context, st store.Store, id string) ([]events.BranchPoint, error) {
 	br, ok := st.(store.Brancher)
 	if !ok {
 		return nil, nil

@@ -107,7 +107,7 @@ func (k *Seeker) StateAt(ctx context.Context, match string, seq uint64) (*projec
 			f.State, f.Rules, from = st, rules, st.Seq+1
 		}
 	}
-	var fresh []store.Snapshot
+	fresh := map[uint64][]byte{}
 	needFull := false
 	err = k.Store.Scan(ctx, match, from, func(e events.Event) error {
 		if e.Seq > seq {
@@ -122,7 +122,7 @@ func (k *Seeker) StateAt(ctx context.Context, match string, seq uint64) (*projec
 		}
 		if snaps != nil && e.Seq%k.every() == 0 && e.Seq > from {
 			if b, err := EncodeSnapshot(f.State); err == nil {
-				fresh = append(fresh, store.Snapshot{Seq: e.Seq, Data: b})
+				fresh[e.Seq] = b
 			}
 		}
 		return nil
@@ -150,15 +150,15 @@ func (k *Seeker) StateAt(ctx context.Context, match string, seq uint64) (*projec
 // checks and sits on the stored event it names; failing ones are deleted.
 func (k *Seeker) trusted(ctx context.Context, snaps store.Snapshots, match string, seq uint64) (*projector.State, bool) {
 	for tries := 0; tries < 8; tries++ {
-		snap, err := snaps.NearestSnapshot(ctx, match, seq)
+		at, data, err := snaps.NearestSnapshot(ctx, match, seq)
 		if err != nil {
 			return nil, false
 		}
-		st, err := DecodeSnapshot(snap.Data)
-		if err == nil && st.Seq == snap.Seq && k.onLog(ctx, match, st) {
+		st, err := DecodeSnapshot(data)
+		if err == nil && st.Seq == at && k.onLog(ctx, match, st) {
 			return st, true
 		}
-		_ = snaps.DeleteSnapshot(ctx, match, snap.Seq)
+		_ = snaps.DeleteSnapshot(ctx, match, at)
 	}
 	return nil, false
 }
@@ -194,12 +194,12 @@ func (k *Seeker) VerifySnapshots(ctx context.Context, match string) ([]uint64, e
 	}
 	cached := map[uint64][]byte{}
 	for seq := h.Seq; seq > 0; {
-		snap, err := snaps.NearestSnapshot(ctx, match, seq)
+		at, data, err := snaps.NearestSnapshot(ctx, match, seq)
 		if err != nil {
 			break
 		}
-		cached[snap.Seq] = snap.Data
-		seq = snap.Seq - 1
+		cached[at] = data
+		seq = at - 1
 	}
 	var bad []uint64
 	err = k.Store.Scan(ctx, match, 1, func(e events.Event) error {

@@ -75,7 +75,7 @@ func RunWhatIf(ctx context.Context, st store.Store, match string, at uint64, loo
 
 // WhatIfEvents is RunWhatIf over a match's events (from a store, an API
 // or a bundle) and its lineage (nil unless a branch).
-func WhatIfEvents(ctx context.Context, match string, lineage []store.BranchPoint, evs []events.Event, at uint64, lookup Lookup, o WhatIfOptions) (*WhatIf, error) {
+func WhatIfEvents(ctx context.Context, match string, lineage []events.BranchPoint, evs []events.Event, at uint64, lookup Lookup, o WhatIfOptions) (*WhatIf, error) {
 	if o.Runs <= 0 {
 		o.Runs = 10_000
 	}

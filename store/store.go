@@ -104,30 +104,21 @@ type RawScanner interface {
 	ScanRaw(ctx context.Context, match string, from uint64, fn func(key uint64, record []byte) error) error
 }
 
-// Snapshot is a cached encoding of a match's state after event Seq.
-type Snapshot struct {
-	Seq  uint64
-	Data []byte
-}
-
 // Snapshots is an optional ability (found by type assertion): a cache of
-// encoded states, so a seek folds from the nearest snapshot instead of
-// event 1. A snapshot is never trusted over the events: readers check it
-// (replay/snapshot.go) and delete one that fails.
+// encoded states, each kept under the sequence number of the event it
+// follows, so a seek folds from the nearest snapshot instead of event 1.
+// The store only keeps bytes: encoding, checking and trusting them is the
+// fold's business (projector/fold, snapshot.go), which never trusts a
+// snapshot over the events and deletes one that fails its checks. The
+// signatures use plain types so that package declares the same interface
+// without importing this one.
 type Snapshots interface {
-	// PutSnapshots writes snapshots in one transaction.
-	PutSnapshots(ctx context.Context, match string, snaps []Snapshot) error
-	// NearestSnapshot returns the snapshot with the greatest Seq <= seq, or
-	// ErrNotFound.
-	NearestSnapshot(ctx context.Context, match string, seq uint64) (Snapshot, error)
+	// PutSnapshots writes snapshots (data by sequence) in one transaction.
+	PutSnapshots(ctx context.Context, match string, snaps map[uint64][]byte) error
+	// NearestSnapshot returns the snapshot with the greatest sequence <=
+	// seq, or ErrNotFound.
+	NearestSnapshot(ctx context.Context, match string, seq uint64) (at uint64, data []byte, err error)
 	DeleteSnapshot(ctx context.Context, match string, seq uint64) error
-}
-
-// BranchPoint is one link of a branch's lineage: events up to and
-// including Upto were recorded by Match (Upto 0: every event from there on).
-type BranchPoint struct {
-	Match string `json:"match"`
-	Upto  uint64 `json:"upto,omitempty"`
 }
 
 // Brancher is an optional ability (found by type assertion): a branch is a
@@ -146,5 +137,5 @@ type BranchPoint struct {
 //     lineage of one element.
 type Brancher interface {
 	Branch(ctx context.Context, id, parent string, at uint64, evs []events.Event) error
-	Lineage(ctx context.Context, id string) ([]BranchPoint, error)
+	Lineage(ctx context.Context, id string) ([]events.BranchPoint, error)
 }

@@ -67,7 +67,7 @@ type rolled struct {
 	values []int
 }
 
-func newDeriver(info store.MatchInfo, lookup replay.Lookup, lineage []store.BranchPoint) *deriver {
+func newDeriver(info store.MatchInfo, lookup replay.Lookup, lineage []events.BranchPoint) *deriver {
 	f := replay.NewFolder(info.ID, lookup)
 	f.Mode = replay.AsPlayed
 	f.Lineage = lineage

@@ -36,14 +36,14 @@ func parentOf(tx *bbolt.Tx, id string) (string, uint64) {
 }
 
 // lineageTx is id's lineage from the root (see store.Brancher).
-func lineageTx(tx *bbolt.Tx, id string) []store.BranchPoint {
-	out := []store.BranchPoint{{Match: id}}
+func lineageTx(tx *bbolt.Tx, id string) []events.BranchPoint {
+	out := []events.BranchPoint{{Match: id}}
 	for cur, guard := id, 0; guard < 1000; guard++ {
 		parent, at := parentOf(tx, cur)
 		if parent == "" {
 			break
 		}
-		out = append([]store.BranchPoint{{Match: parent, Upto: at}}, out...)
+		out = append([]events.BranchPoint{{Match: parent, Upto: at}}, out...)
 		cur = parent
 	}
 	return out
@@ -70,11 +70,11 @@ func recordAt(tx *bbolt.Tx, match string, seq uint64) (events.Event, error) {
 }
 
 // Lineage implements store.Brancher.
-func (s *Store) Lineage(ctx context.Context, id string) ([]store.BranchPoint, error) {
+func (s *Store) Lineage(ctx context.Context, id string) ([]events.BranchPoint, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var out []store.BranchPoint
+	var out []events.BranchPoint
 	err := s.view(func(tx *bbolt.Tx) error {
 		if tx.Bucket(bktHeads).Get([]byte(id)) == nil {
 			return fmt.Errorf("%w: %q", store.ErrNotFound, id)

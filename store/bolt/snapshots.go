@@ -22,7 +22,7 @@ var bktSnapshots = []byte("snapshots")
 var _ store.Snapshots = (*Store)(nil)
 
 // PutSnapshots implements store.Snapshots.
-func (s *Store) PutSnapshots(ctx context.Context, match string, snaps []store.Snapshot) error {
+func (s *Store) PutSnapshots(ctx context.Context, match string, snaps map[uint64][]byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -38,8 +38,8 @@ func (s *Store) PutSnapshots(ctx context.Context, match string, snaps []store.Sn
 		if err != nil {
 			return err
 		}
-		for _, snap := range snaps {
-			if err := b.Put(u64(snap.Seq), bytes.Clone(snap.Data)); err != nil {
+		for seq, data := range snaps {
+			if err := b.Put(u64(seq), bytes.Clone(data)); err != nil {
 				return err
 			}
 		}
@@ -52,11 +52,14 @@ func (s *Store) PutSnapshots(ctx context.Context, match string, snaps []store.Sn
 }
 
 // NearestSnapshot implements store.Snapshots.
-func (s *Store) NearestSnapshot(ctx context.Context, match string, seq uint64) (store.Snapshot, error) {
+func (s *Store) NearestSnapshot(ctx context.Context, match string, seq uint64) (uint64, []byte, error) {
 	if err := ctx.Err(); err != nil {
-		return store.Snapshot{}, err
+		return 0, nil, err
 	}
-	var out store.Snapshot
+	var (
+		at  uint64
+		out []byte
+	)
 	err := s.view(func(tx *bbolt.Tx) error {
 		root := tx.Bucket(bktSnapshots)
 		if root == nil {
@@ -72,17 +75,17 @@ func (s *Store) NearestSnapshot(ctx context.Context, match string, seq uint64) (
 			k, v = c.Prev()
 		}
 		if k != nil && len(k) == 8 {
-			out = store.Snapshot{Seq: binary.BigEndian.Uint64(k), Data: bytes.Clone(v)}
+			at, out = binary.BigEndian.Uint64(k), bytes.Clone(v)
 		}
 		return nil
 	})
 	if err != nil {
-		return store.Snapshot{}, err
+		return 0, nil, err
 	}
-	if out.Data == nil {
-		return store.Snapshot{}, fmt.Errorf("snapshot of match %s at or before %d: %w", match, seq, store.ErrNotFound)
+	if out == nil {
+		return 0, nil, fmt.Errorf("snapshot of match %s at or before %d: %w", match, seq, store.ErrNotFound)
 	}
-	return out, nil
+	return at, out, nil
 }
 
 // DeleteSnapshot implements store.Snapshots.

@@ -51,7 +51,7 @@ func (s *Store) Branch(ctx context.Context, id, parent string, at uint64, evs []
 }
 
 // Lineage implements store.Brancher.
-func (s *Store) Lineage(ctx context.Context, id string) ([]store.BranchPoint, error) {
+func (s *Store) Lineage(ctx context.Context, id string) ([]events.BranchPoint, error) {
 	if err := s.checkOpen(ctx); err != nil {
 		return nil, err
 	}
@@ -60,9 +60,9 @@ func (s *Store) Lineage(ctx context.Context, id string) ([]store.BranchPoint, er
 	if s.matches[id] == nil {
 		return nil, fmt.Errorf("%w: %q", store.ErrNotFound, id)
 	}
-	out := []store.BranchPoint{{Match: id}}
+	out := []events.BranchPoint{{Match: id}}
 	for cur := s.matches[id]; cur != nil && cur.parent != ""; cur = s.matches[cur.parent] {
-		out = append([]store.BranchPoint{{Match: cur.parent, Upto: cur.at}}, out...)
+		out = append([]events.BranchPoint{{Match: cur.parent, Upto: cur.at}}, out...)
 	}
 	return out, nil
 }

@@ -11,7 +11,7 @@ import (
 var _ store.Snapshots = (*Store)(nil)
 
 // PutSnapshots implements store.Snapshots.
-func (s *Store) PutSnapshots(ctx context.Context, match string, snaps []store.Snapshot) error {
+func (s *Store) PutSnapshots(ctx context.Context, match string, snaps map[uint64][]byte) error {
 	if err := s.checkOpen(ctx); err != nil {
 		return err
 	}
@@ -23,16 +23,16 @@ func (s *Store) PutSnapshots(ctx context.Context, match string, snaps []store.Sn
 	if s.snaps[match] == nil {
 		s.snaps[match] = map[uint64][]byte{}
 	}
-	for _, snap := range snaps {
-		s.snaps[match][snap.Seq] = slices.Clone(snap.Data)
+	for seq, data := range snaps {
+		s.snaps[match][seq] = slices.Clone(data)
 	}
 	return nil
 }
 
 // NearestSnapshot implements store.Snapshots.
-func (s *Store) NearestSnapshot(ctx context.Context, match string, seq uint64) (store.Snapshot, error) {
+func (s *Store) NearestSnapshot(ctx context.Context, match string, seq uint64) (uint64, []byte, error) {
 	if err := s.checkOpen(ctx); err != nil {
-		return store.Snapshot{}, err
+		return 0, nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -43,9 +43,9 @@ func (s *Store) NearestSnapshot(ctx context.Context, match string, seq uint64) (
 		}
 	}
 	if !found {
-		return store.Snapshot{}, fmt.Errorf("snapshot of match %s at or before %d: %w", match, seq, store.ErrNotFound)
+		return 0, nil, fmt.Errorf("snapshot of match %s at or before %d: %w", match, seq, store.ErrNotFound)
 	}
-	return store.Snapshot{Seq: best, Data: slices.Clone(s.snaps[match][best])}, nil
+	return best, slices.Clone(s.snaps[match][best]), nil
 }
 
 // DeleteSnapshot implements store.Snapshots.

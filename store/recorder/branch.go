@@ -94,13 +94,13 @@ func (r *Recorder) Branch(ctx context.Context, req BranchRequest) (CreateResult,
 
 // Lineage returns a match's chain of parents (store.Brancher), or a
 // one-element lineage for a match that is no branch.
-func (r *Recorder) Lineage(ctx context.Context, id string) ([]store.BranchPoint, error) {
+func (r *Recorder) Lineage(ctx context.Context, id string) ([]events.BranchPoint, error) {
 	br, ok := r.st.(store.Brancher)
 	if !ok {
 		if _, err := r.st.Head(ctx, id); err != nil {
 			return nil, err
 		}
-		return []store.BranchPoint{{Match: id}}, nil
+		return []events.BranchPoint{{Match: id}}, nil
 	}
 	lin, err := br.Lineage(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {

@@ -44,30 +44,30 @@ func testSnapshots(t *testing.T, s store.Store) {
 		t.Skip("no store.Snapshots")
 	}
 	ctx := context.Background()
-	if _, err := sn.NearestSnapshot(ctx, "m", 100); !errors.Is(err, store.ErrNotFound) {
+	if _, _, err := sn.NearestSnapshot(ctx, "m", 100); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("no snapshot: %v", err)
 	}
-	err := sn.PutSnapshots(ctx, "m", []store.Snapshot{{Seq: 10, Data: []byte("ten")}, {Seq: 20, Data: []byte("twenty")}})
+	err := sn.PutSnapshots(ctx, "m", map[uint64][]byte{10: []byte("ten"), 20: []byte("twenty")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		at   uint64
-		want string
-	}{{10, "ten"}, {15, "ten"}, {20, "twenty"}, {1000, "twenty"}} {
-		got, err := sn.NearestSnapshot(ctx, "m", c.at)
-		if err != nil || string(got.Data) != c.want {
-			t.Fatalf("nearest to %d: %q %v", c.at, got.Data, err)
+		at, wantAt uint64
+		want       string
+	}{{10, 10, "ten"}, {15, 10, "ten"}, {20, 20, "twenty"}, {1000, 20, "twenty"}} {
+		at, got, err := sn.NearestSnapshot(ctx, "m", c.at)
+		if err != nil || string(got) != c.want || at != c.wantAt {
+			t.Fatalf("nearest to %d: %q at %d, %v", c.at, got, at, err)
 		}
 	}
-	if _, err := sn.NearestSnapshot(ctx, "m", 9); !errors.Is(err, store.ErrNotFound) {
+	if _, _, err := sn.NearestSnapshot(ctx, "m", 9); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("before the first snapshot: %v", err)
 	}
 	if err := sn.DeleteSnapshot(ctx, "m", 20); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := sn.NearestSnapshot(ctx, "m", 1000); got.Seq != 10 {
-		t.Fatalf("after delete: %d", got.Seq)
+	if at, _, _ := sn.NearestSnapshot(ctx, "m", 1000); at != 10 {
+		t.Fatalf("after delete: %d", at)
 	}
 }
 
@@ -162,7 +162,7 @@ func testBranch(t *testing.T, s store.Store) {
 		t.Fatalf("append at the fork of a branch with events: %v", err)
 	}
 	lin, err := br.Lineage(ctx, "b")
-	if err != nil || len(lin) != 2 || lin[0] != (store.BranchPoint{Match: "p", Upto: 4}) || lin[1] != (store.BranchPoint{Match: "b"}) {
+	if err != nil || len(lin) != 2 || lin[0] != (events.BranchPoint{Match: "p", Upto: 4}) || lin[1] != (events.BranchPoint{Match: "b"}) {
 		t.Fatalf("lineage %+v %v", lin, err)
 	}
 	ms, _ := s.Matches(ctx)
