@@ -48,7 +48,7 @@ func ApplyDecoded(r Rules, s *State, e *events.Event, p events.Payload) error {
 		return fmt.Errorf("match %s: event %d does not follow %d", s.Match, e.Seq, s.Seq)
 	}
 	// Which match recorded an event is the fold's caller's to check
-	// (replay.Folder knows a branch's lineage); the projector only needs
+	// (fold.Folder knows a branch's lineage); the projector only needs
 	// the order.
 	if _, err := applyWitness(s, e, p); err != nil {
 		return fmt.Errorf("match %s event %d (%s): %w", e.Match, e.Seq, e.Type, err)

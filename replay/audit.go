@@ -5,6 +5,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/fold"
 )
 
 // Report is a judge's audit of one match: every check, what it found, and
@@ -59,7 +60,7 @@ type AuditOptions struct {
 }
 
 // Audit checks the events of match, in stored order.
-func Audit(match string, evs []events.Event, lookup Lookup, o AuditOptions) Report {
+func Audit(match string, evs []events.Event, lookup fold.Lookup, o AuditOptions) Report {
 	r := Report{Match: match, Events: len(evs)}
 	r.Chain = checkChain(match, evs, o.Lineage)
 	r.Dice = checkDice(evs, o.Reveals)
@@ -112,7 +113,7 @@ func checkChain(match string, evs []events.Event, lineage []events.BranchPoint) 
 		case e.Seq < next:
 			fail(next, "position %d holds event %d where event %d should be (events out of order)", i+1, e.Seq, next)
 		}
-		if want := RecordedBy(lineage, match, e.Seq); e.Match != want {
+		if want := fold.RecordedBy(lineage, match, e.Seq); e.Match != want {
 			fail(e.Seq, "event %d says it was recorded by match %s, not %s", e.Seq, e.Match, want)
 		}
 		if got := events.ComputeHash(e); got != e.Hash {
@@ -129,7 +130,7 @@ func checkChain(match string, evs []events.Event, lineage []events.BranchPoint) 
 // checkRefold folds the whole match from scratch (as ruled), checks that
 // each roll answered exactly the step the rules were waiting for, and
 // compares the final state with the recorded one.
-func checkRefold(match string, evs []events.Event, lookup Lookup, o AuditOptions) (RefoldCheck, []projector.ManualRoll, []projector.Dispute) {
+func checkRefold(match string, evs []events.Event, lookup fold.Lookup, o AuditOptions) (RefoldCheck, []projector.ManualRoll, []projector.Dispute) {
 	c := RefoldCheck{OK: true}
 	fail := func(format string, args ...any) {
 		c.OK = false
@@ -139,11 +140,11 @@ func checkRefold(match string, evs []events.Event, lookup Lookup, o AuditOptions
 		fail("the match has no events")
 		return c, nil, nil
 	}
-	f := NewFolder(match, lookup)
+	f := fold.NewFolder(match, lookup)
 	f.Lineage = o.Lineage
 	for _, e := range evs {
 		if p, err := e.Decode(); err == nil {
-			if roll, ok := p.(*events.DiceRolled); ok && f.State.Seq > 0 && !f.ruled {
+			if roll, ok := p.(*events.DiceRolled); ok && f.State.Seq > 0 && !f.Ruled() {
 				checkRollStep(f.State, e.Seq, roll, fail)
 			}
 		}

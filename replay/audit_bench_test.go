@@ -8,6 +8,7 @@ import (
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/ed3e"
 	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/projector/sim"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store/recorder"
@@ -62,7 +63,7 @@ func BenchmarkAudit(b *testing.B) {
 	})
 	b.Run("plain-fold", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, err := replay.Fold(ctx, st, "audit-bench", 0, editions.Lookup); err != nil {
+			if _, _, err := fold.Fold(ctx, st, "audit-bench", 0, editions.Lookup); err != nil {
 				b.Fatal(err)
 			}
 		}

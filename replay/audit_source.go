@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
 )
 
@@ -18,7 +19,7 @@ type Record struct {
 // AuditRecords audits raw records: a record that does not decode, or that
 // is stored under another event's number, is a chain failure at its key;
 // the rest are audited as events.
-func AuditRecords(match string, recs []Record, lookup Lookup, o AuditOptions) Report {
+func AuditRecords(match string, recs []Record, lookup fold.Lookup, o AuditOptions) Report {
 	var evs []events.Event
 	var pre []problemAt
 	for _, r := range recs {
@@ -79,7 +80,7 @@ func ScanRecords(ctx context.Context, st store.Store, match string, from uint64,
 // AuditStore audits match as stored. expected is the recorder's state hash
 // when known. For a branch, the ancestors' later reveals are read too, so
 // the inherited digital rolls can be checked.
-func AuditStore(ctx context.Context, st store.Store, match string, lookup Lookup, expected *events.Hash) (Report, error) {
+func AuditStore(ctx context.Context, st store.Store, match string, lookup fold.Lookup, expected *events.Hash) (Report, error) {
 	in, err := AuditInputs(ctx, st, match)
 	if err != nil {
 		return Report{}, err
@@ -112,7 +113,7 @@ func AuditInputs(ctx context.Context, st store.Store, match string) (Inputs, err
 func AuditContext(ctx context.Context, st store.Store, match string) (AuditOptions, error) {
 	var o AuditOptions
 	var err error
-	if o.Lineage, err = LineageOf(ctx, st, match); err != nil {
+	if o.Lineage, err = fold.LineageOf(ctx, st, match); err != nil {
 		return o, err
 	}
 	for _, p := range o.Lineage {

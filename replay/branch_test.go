@@ -7,6 +7,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store/bolt"
 	"github.com/matchrec/matchrec/store/recorder"
@@ -133,7 +134,7 @@ func TestDiffShowsWhereLinesPart(t *testing.T) {
 	if d.Common != hitRoll-1 {
 		t.Fatalf("lines part after %d, want %d", d.Common, hitRoll-1)
 	}
-	parent, _, _ := replay.Fold(ctx, st, "audit1", 0, editions.Lookup)
+	parent, _, _ := fold.Fold(ctx, st, "audit1", 0, editions.Lookup)
 	lost := parent.TallyOf("bob").ModelsLost
 	var bob replay.SideDiff
 	for _, sd := range d.Sides {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector/fold"
 )
 
 // BundleFormat names the self-verifying export format.
@@ -69,7 +70,7 @@ func ReadBundle(r io.Reader) (*Bundle, error) {
 }
 
 // Verify runs the full audit on the bundle.
-func (b *Bundle) Verify(lookup Lookup) Report {
+func (b *Bundle) Verify(lookup fold.Lookup) Report {
 	recs := make([]Record, len(b.Records))
 	for i := range b.Records {
 		recs[i] = Record{b.Keys[i], b.Records[i]}

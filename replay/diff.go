@@ -6,6 +6,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
 )
 
@@ -45,7 +46,7 @@ type UnitDiff struct {
 
 // DiffMatches compares two matches (typically a match and a branch of it,
 // or two branches).
-func DiffMatches(ctx context.Context, st store.Store, a, b string, lookup Lookup) (*Diff, error) {
+func DiffMatches(ctx context.Context, st store.Store, a, b string, lookup fold.Lookup) (*Diff, error) {
 	d := &Diff{A: a, B: b}
 	ha, err := hashes(ctx, st, a)
 	if err != nil {
@@ -59,7 +60,7 @@ func DiffMatches(ctx context.Context, st store.Store, a, b string, lookup Lookup
 	for i := 0; i < len(ha) && i < len(hb) && ha[i] == hb[i]; i++ {
 		d.Common = uint64(i + 1)
 	}
-	k := &Seeker{Store: st, Lookup: lookup}
+	k := &fold.Seeker{Log: st, Lookup: lookup}
 	sa, err := k.StateAt(ctx, a, 0)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/fold"
 )
 
 // Explanation answers "why did that roll need a 4?": the declaration that
@@ -28,11 +29,11 @@ type Explanation struct {
 
 // Explain folds match to just before event seq, which must be a roll, and
 // explains it. lineage is the match's lineage for a branch (else nil).
-func Explain(match string, evs []events.Event, lineage []events.BranchPoint, lookup Lookup, seq uint64) (*Explanation, error) {
+func Explain(match string, evs []events.Event, lineage []events.BranchPoint, lookup fold.Lookup, seq uint64) (*Explanation, error) {
 	if len(evs) == 0 {
 		return nil, fmt.Errorf("the match has no events")
 	}
-	f := NewFolder(match, lookup)
+	f := fold.NewFolder(match, lookup)
 	f.Lineage = lineage
 	for _, e := range evs {
 		if e.Seq < seq {

@@ -10,9 +10,9 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector/ed3e"
 	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/projector/projtest"
 	"github.com/matchrec/matchrec/projector/sim"
-	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store/bolt"
 )
 
@@ -64,7 +64,7 @@ func BenchmarkFold(b *testing.B) {
 	b.Run("fold", func(b *testing.B) {
 		for b.Loop() {
 			for _, id := range ids {
-				if _, _, err := replay.Fold(ctx, st, id, 0, editions.Lookup); err != nil {
+				if _, _, err := fold.Fold(ctx, st, id, 0, editions.Lookup); err != nil {
 					b.Fatal(err)
 				}
 			}

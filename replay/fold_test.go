@@ -7,7 +7,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
-	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/bolt"
 	"github.com/matchrec/matchrec/store/recorder"
@@ -22,9 +22,9 @@ func load(t *testing.T, st store.Store) []events.Event {
 	return evs
 }
 
-func fold(t *testing.T, evs []events.Event, mode replay.Mode) *projector.State {
+func foldAs(t *testing.T, evs []events.Event, mode fold.Mode) *projector.State {
 	t.Helper()
-	f := replay.NewFolder("audit1", editions.Lookup)
+	f := fold.NewFolder("audit1", editions.Lookup)
 	f.Mode = mode
 	for _, e := range evs {
 		if err := f.Apply(e); err != nil {
@@ -46,7 +46,7 @@ func TestRulingsFoldAsRuledAndAsPlayed(t *testing.T) {
 			}
 			defer st.Close()
 			before := load(t, st)
-			played0, _ := fold(t, before, replay.AsPlayed).Hash()
+			played0, _ := foldAs(t, before, fold.AsPlayed).Hash()
 			rec := recorder.New(st, recorder.Options{Rules: editions.Lookup})
 			ctx := context.Background()
 			out, err := rec.Execute(ctx, "audit1", tokens[recorder.RolePlayer("bob")],
@@ -73,13 +73,13 @@ func TestRulingsFoldAsRuledAndAsPlayed(t *testing.T) {
 					t.Fatalf("event %d changed", before[i].Seq)
 				}
 			}
-			ruled := fold(t, after, replay.AsRuled)
-			played := fold(t, after, replay.AsPlayed)
+			ruled := foldAs(t, after, fold.AsRuled)
+			played := foldAs(t, after, fold.AsPlayed)
 			// As played: the same board as before, plus the dispute record.
 			if len(played.Skipped) != 0 || len(played.Disputes) != 1 {
 				t.Fatalf("as played: skipped %v disputes %v", played.Skipped, played.Disputes)
 			}
-			if alive := len(played.Unit("boyz").AliveModels()); alive != len(fold(t, before, replay.AsPlayed).Unit("boyz").AliveModels()) {
+			if alive := len(played.Unit("boyz").AliveModels()); alive != len(foldAs(t, before, fold.AsPlayed).Unit("boyz").AliveModels()) {
 				t.Fatalf("as played, the board changed: %d boyz", alive)
 			}
 			// As ruled: every hit of the first roll is gone (all 1s, or voided),

@@ -8,25 +8,26 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/fold"
 )
 
 // Narrator folds a match's events one by one and tells each in a line a
 // player can read. A line needs names (from the state before the event) and
 // outcomes (from the state after), and an attack's summary is told when the
-// fold closes it. It folds through a Folder, so the state it tells from is
+// fold closes it. It folds through a fold.Folder, so the state it tells from is
 // the match as ruled (voided and amended events included).
 type Narrator struct {
-	f *Folder
+	f *fold.Folder
 }
 
 // NewNarrator starts a narrator at the empty state of a match.
 func NewNarrator(rules projector.Rules) *Narrator {
-	return &Narrator{f: NewFolder("", func(string) (projector.Rules, error) { return rules, nil })}
+	return &Narrator{f: fold.NewFolder("", func(string) (projector.Rules, error) { return rules, nil })}
 }
 
 // NewNarratorFor starts a narrator that finds the edition from event 1.
-func NewNarratorFor(lookup Lookup) *Narrator {
-	return &Narrator{f: NewFolder("", lookup)}
+func NewNarratorFor(lookup fold.Lookup) *Narrator {
+	return &Narrator{f: fold.NewFolder("", lookup)}
 }
 
 // State is the state after the events told so far. Do not change it.

@@ -11,9 +11,9 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector/ed3e"
 	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/projector/projtest"
 	"github.com/matchrec/matchrec/projector/sim"
-	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store"
 )
 
@@ -71,7 +71,7 @@ func BenchmarkSeek(b *testing.B) {
 	ctx := context.Background()
 	b.Run("full-fold", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, err := replay.Fold(ctx, st, "long", 0, editions.Lookup); err != nil {
+			if _, _, err := fold.Fold(ctx, st, "long", 0, editions.Lookup); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -79,7 +79,7 @@ func BenchmarkSeek(b *testing.B) {
 	})
 	for _, k := range []uint64{32, 128, 512, 2048} {
 		b.Run(fmt.Sprintf("K=%d", k), func(b *testing.B) {
-			sk := &replay.Seeker{Store: fresh(b), Lookup: editions.Lookup, Every: k}
+			sk := &fold.Seeker{Log: fresh(b), Lookup: editions.Lookup, Every: k}
 			if _, err := sk.StateAt(ctx, "long", uint64(n)); err != nil { // warm the cache
 				b.Fatal(err)
 			}

@@ -12,9 +12,9 @@ import (
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/ed3e"
 	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/projector/projtest"
 	"github.com/matchrec/matchrec/projector/sim"
-	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/bolt"
 )
@@ -44,7 +44,7 @@ func playedMatch(t testing.TB, st store.Store, id string, seed uint64, turns int
 	}
 	// The reference: a fold from event 1 to every sequence.
 	hashes := make([]events.Hash, len(evs)+1)
-	f := replay.NewFolder(id, editions.Lookup)
+	f := fold.NewFolder(id, editions.Lookup)
 	for _, e := range evs {
 		if err := f.Apply(e); err != nil {
 			t.Fatal(err)
@@ -69,7 +69,7 @@ func openBolt(t testing.TB) *bolt.Store {
 func TestSeekEqualsFold(t *testing.T) {
 	st := openBolt(t)
 	ctx := context.Background()
-	k := &replay.Seeker{Store: st, Lookup: editions.Lookup, Every: 16}
+	k := &fold.Seeker{Log: st, Lookup: editions.Lookup, Every: 16}
 	r := rand.New(rand.NewPCG(1, 2))
 	for m := 0; m < 4; m++ {
 		id := fmt.Sprintf("seek%d", m)
@@ -88,31 +88,9 @@ func TestSeekEqualsFold(t *testing.T) {
 		if at, _, err := st.NearestSnapshot(ctx, id, n); err != nil || at == 0 {
 			t.Fatalf("no snapshot was kept: %v", err)
 		}
-		if _, err := k.StateAt(ctx, id, n+1); !errors.Is(err, replay.ErrBeyondEnd) {
+		if _, err := k.StateAt(ctx, id, n+1); !errors.Is(err, fold.ErrBeyondEnd) {
 			t.Fatalf("seek past the end: %v", err)
 		}
-	}
-}
-
-func TestSnapshotRoundTrip(t *testing.T) {
-	st := openBolt(t)
-	playedMatch(t, st, "rt", 3, 3)
-	s, _, err := replay.Fold(context.Background(), st, "rt", 0, editions.Lookup)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := replay.EncodeSnapshot(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := replay.DecodeSnapshot(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h1, _ := s.Hash()
-	h2, _ := back.Hash()
-	if h1 != h2 {
-		t.Fatal("a decoded snapshot is not the state that was encoded")
 	}
 }
 
@@ -133,13 +111,13 @@ func TestBadSnapshotsAreIgnored(t *testing.T) {
 		"not on the log": func(s *projector.State, _ []byte) []byte {
 			c := s.Clone()
 			c.Head[0] ^= 1
-			b, _ := replay.EncodeSnapshot(c)
+			b, _ := fold.EncodeSnapshot(c)
 			return b
 		},
 		"forged but consistent": func(s *projector.State, _ []byte) []byte {
 			c := s.Clone()
 			c.Units[0].Models[0].Removed = !c.Units[0].Models[0].Removed
-			b, _ := replay.EncodeSnapshot(c)
+			b, _ := fold.EncodeSnapshot(c)
 			return b
 		},
 	}
@@ -148,12 +126,12 @@ func TestBadSnapshotsAreIgnored(t *testing.T) {
 			st := openBolt(t)
 			want := playedMatch(t, st, "bad", 5, 4)
 			at := uint64(len(want)-1) / 2
-			k := &replay.Seeker{Store: st, Lookup: editions.Lookup, Every: 1 << 30}
+			k := &fold.Seeker{Log: st, Lookup: editions.Lookup, Every: 1 << 30}
 			good, err := k.StateAt(ctx, "bad", at)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, _ := replay.EncodeSnapshot(good)
+			b, _ := fold.EncodeSnapshot(good)
 			if err := st.PutSnapshots(ctx, "bad", map[uint64][]byte{at: forge(good, b)}); err != nil {
 				t.Fatal(err)
 			}

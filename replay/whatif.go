@@ -7,6 +7,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/projector/sim"
 	"github.com/matchrec/matchrec/store"
 )
@@ -61,8 +62,8 @@ type WhatIfOptions struct {
 // stored match and plays its remaining rolls Runs times with simulated
 // dice through the edition's own rules, and compares them with what
 // happened.
-func RunWhatIf(ctx context.Context, st store.Store, match string, at uint64, lookup Lookup, o WhatIfOptions) (*WhatIf, error) {
-	lin, err := LineageOf(ctx, st, match)
+func RunWhatIf(ctx context.Context, st store.Store, match string, at uint64, lookup fold.Lookup, o WhatIfOptions) (*WhatIf, error) {
+	lin, err := fold.LineageOf(ctx, st, match)
 	if err != nil {
 		return nil, err
 	}
@@ -75,14 +76,14 @@ func RunWhatIf(ctx context.Context, st store.Store, match string, at uint64, loo
 
 // WhatIfEvents is RunWhatIf over a match's events (from a store, an API
 // or a bundle) and its lineage (nil unless a branch).
-func WhatIfEvents(ctx context.Context, match string, lineage []events.BranchPoint, evs []events.Event, at uint64, lookup Lookup, o WhatIfOptions) (*WhatIf, error) {
+func WhatIfEvents(ctx context.Context, match string, lineage []events.BranchPoint, evs []events.Event, at uint64, lookup fold.Lookup, o WhatIfOptions) (*WhatIf, error) {
 	if o.Runs <= 0 {
 		o.Runs = 10_000
 	}
 	if at == 0 || at > uint64(len(evs)) {
-		return nil, fmt.Errorf("%w: match %s has %d events, not %d", ErrBeyondEnd, match, len(evs), at)
+		return nil, fmt.Errorf("%w: match %s has %d events, not %d", fold.ErrBeyondEnd, match, len(evs), at)
 	}
-	f := NewFolder(match, lookup)
+	f := fold.NewFolder(match, lookup)
 	f.Lineage = lineage
 	var start *projector.State
 	var actual *Outcome

@@ -10,6 +10,7 @@ import (
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/ed3e"
 	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/projector/projtest"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store"
@@ -102,7 +103,7 @@ func TestWhatIfMatchesClosedForm(t *testing.T) {
 		t.Fatalf("casualties percentile %.2f, exact %.2f", c.Percentile, exact)
 	}
 	// The match itself is untouched by the simulation.
-	s, _, err := replay.Fold(context.Background(), st, "wf", 0, editions.Lookup)
+	s, _, err := fold.Fold(context.Background(), st, "wf", 0, editions.Lookup)
 	if err != nil || len(s.Unit("csm").AliveModels()) != 8 {
 		t.Fatalf("match changed: %v", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
-	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/replay/analytics"
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/duckdb"
@@ -31,7 +31,7 @@ type sums struct {
 // new LastAttack the fold shows.
 func freshFold(t *testing.T, st store.Store, id string) sums {
 	t.Helper()
-	f := replay.NewFolder(id, editions.Lookup)
+	f := fold.NewFolder(id, editions.Lookup)
 	var s sums
 	var last *projector.Attack
 	err := st.Scan(context.Background(), id, 1, func(e events.Event) error {
@@ -97,7 +97,7 @@ func TestTablesAgreeWithFreshFold(t *testing.T) {
 			t.Errorf("%s: a generated match without dice or attacks", id)
 		}
 		// Per player: the projector's own tallies.
-		s, _, err := replay.Fold(context.Background(), e.st, id, 0, editions.Lookup)
+		s, _, err := fold.Fold(context.Background(), e.st, id, 0, editions.Lookup)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/projector/rules"
-	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store"
 )
 
@@ -38,7 +38,7 @@ func (b *Batch) Rows() int { return len(b.Rolls) + len(b.Attacks) + len(b.Charge
 type deriver struct {
 	id      string
 	info    store.MatchInfo
-	f       *replay.Folder
+	f       *fold.Folder
 	edition string
 	// lastAttack is the declaring seq of the last attack emitted: attack
 	// seqs grow, so a LastAttack past it is new.
@@ -67,9 +67,9 @@ type rolled struct {
 	values []int
 }
 
-func newDeriver(info store.MatchInfo, lookup replay.Lookup, lineage []events.BranchPoint) *deriver {
-	f := replay.NewFolder(info.ID, lookup)
-	f.Mode = replay.AsPlayed
+func newDeriver(info store.MatchInfo, lookup fold.Lookup, lineage []events.BranchPoint) *deriver {
+	f := fold.NewFolder(info.ID, lookup)
+	f.Mode = fold.AsPlayed
 	f.Lineage = lineage
 	return &deriver{id: info.ID, info: info, f: f}
 }

@@ -4,7 +4,7 @@
 // units. See docs/analytics.md for the schema and example queries.
 //
 // The derivation is a pure fold: a match's events, folded by its edition
-// (replay.Folder, as played), give the same rows whoever folds them. It is
+// (fold.Folder, as played), give the same rows whoever folds them. It is
 // generic over editions: it reads the dice.rolled events and what every
 // edition keeps in projector.State (the attack in progress, the last
 // completed attack, the 6e charge) before and after each event.
@@ -13,6 +13,6 @@
 // checkpoint, its last folded event and that event's hash, and a round
 // folds only the events past it. The fold of a match that goes on stays in
 // memory between rounds; one that was evicted is restored from the
-// store's snapshots (replay.Seeker) instead of being folded from event 1.
+// store's snapshots (fold.Seeker) instead of being folded from event 1.
 // Where the rows are kept is a Sink's business (store/duckdb).
 package analytics

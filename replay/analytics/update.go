@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/matchrec/matchrec/events"
-	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
 )
 
@@ -43,7 +43,7 @@ const (
 // are written. It is safe for concurrent use; rounds run one at a time.
 type Updater struct {
 	Store  store.Store
-	Lookup replay.Lookup
+	Lookup fold.Lookup
 	Sink   Sink
 	// FlushRows and Keep override DefaultFlushRows and DefaultKeep.
 	FlushRows int
@@ -234,10 +234,10 @@ func (u *Updater) fold(ctx context.Context, mi store.MatchInfo) (Batch, uint64, 
 
 // restore makes a fold of match mi at event seq (0: a fresh one) whose
 // next event yields rows. The state comes from the store's snapshots
-// (replay.Seeker); an attack in progress there is folded again from its
+// (fold.Seeker); an attack in progress there is folded again from its
 // declaration, without rows, so its expected values count every roll.
 func (u *Updater) restore(ctx context.Context, mi store.MatchInfo, seq uint64) (*deriver, error) {
-	lin, err := replay.LineageOf(ctx, u.Store, mi.ID)
+	lin, err := fold.LineageOf(ctx, u.Store, mi.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +245,7 @@ func (u *Updater) restore(ctx context.Context, mi store.MatchInfo, seq uint64) (
 	if seq == 0 {
 		return d, nil
 	}
-	k := &replay.Seeker{Store: u.Store, Lookup: u.Lookup}
+	k := &fold.Seeker{Log: u.Store, Lookup: u.Lookup}
 	s, err := k.StateAt(ctx, mi.ID, seq)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
 )
 
@@ -44,7 +44,7 @@ func (r *Recorder) Branch(ctx context.Context, req BranchRequest) (CreateResult,
 	if _, err := r.st.Head(ctx, id); err == nil {
 		return CreateResult{}, fmt.Errorf("match %s already exists: %w", id, store.ErrConflict)
 	}
-	s, rules, err := replay.Fold(ctx, r.st, req.Parent, req.At, r.RulesFor)
+	s, rules, err := fold.Fold(ctx, r.st, req.Parent, req.At, r.RulesFor)
 	if err != nil {
 		return CreateResult{}, err
 	}

@@ -19,7 +19,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
 )
 
@@ -352,7 +352,7 @@ func (r *Recorder) load(ctx context.Context, id string) (*match, error) {
 
 // fold rebuilds m's state from the store; m.mu must be held.
 func (r *Recorder) fold(ctx context.Context, m *match, id string) error {
-	s, rules, err := replay.Fold(ctx, r.st, id, 0, r.RulesFor)
+	s, rules, err := fold.Fold(ctx, r.st, id, 0, r.RulesFor)
 	if err != nil {
 		return err
 	}
@@ -362,12 +362,12 @@ func (r *Recorder) fold(ctx context.Context, m *match, id string) error {
 
 // State returns the match's state after event at (0 = now), as ruled.
 // The caller owns what it gets: the live state is cloned, an earlier one is
-// folded from the nearest verified snapshot (replay.Seeker).
+// folded from the nearest verified snapshot (fold.Seeker).
 func (r *Recorder) State(ctx context.Context, id string, at uint64) (*projector.State, error) {
 	if at == 0 {
 		return r.Live(ctx, id)
 	}
-	k := &replay.Seeker{Store: r.st, Lookup: r.RulesFor}
+	k := &fold.Seeker{Log: r.st, Lookup: r.RulesFor}
 	return k.StateAt(ctx, id, at)
 }
 

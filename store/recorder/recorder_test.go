@@ -12,6 +12,7 @@ import (
 	"github.com/matchrec/matchrec/events/dice"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/projector/sim"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store"
@@ -242,7 +243,7 @@ func TestLiveEqualsFold(t *testing.T) {
 				}
 			}
 			live, _ := r.Live(ctx, "live")
-			folded, _, err := replay.Fold(ctx, r.st, "live", 0, editions.Lookup)
+			folded, _, err := fold.Fold(ctx, r.st, "live", 0, editions.Lookup)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/natsbus"
 	"github.com/matchrec/matchrec/store/recorder"
@@ -105,7 +105,7 @@ func APIError(err error) *natsbus.Error {
 		return natsbus.AsError(err)
 	case errors.Is(err, recorder.ErrUnauthorized):
 		return &natsbus.Error{Code: natsbus.CodeUnauthorized, Message: trimSentinel(err, recorder.ErrUnauthorized)}
-	case errors.Is(err, replay.ErrBeyondEnd):
+	case errors.Is(err, fold.ErrBeyondEnd):
 		return &natsbus.Error{Code: natsbus.CodeBadRequest, Message: err.Error()}
 	case errors.Is(err, recorder.ErrBadRequest):
 		return &natsbus.Error{Code: natsbus.CodeBadRequest, Message: trimSentinel(err, recorder.ErrBadRequest)}

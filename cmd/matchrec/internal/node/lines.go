@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/natsbus"
@@ -87,7 +88,7 @@ func (n *Node) bundle(ctx context.Context, body []byte) (any, error) {
 			return nil, err
 		}
 		if req.VerifySnapshots {
-			k := &replay.Seeker{Store: n.store, Lookup: n.cfg.Rules}
+			k := &fold.Seeker{Log: n.store, Lookup: n.cfg.Rules}
 			if res.SnapshotsDiscarded, err = k.VerifySnapshots(ctx, req.Match); err != nil {
 				return nil, err
 			}

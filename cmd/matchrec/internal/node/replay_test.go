@@ -16,6 +16,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
@@ -56,7 +57,7 @@ func TestReplayEqualsLive(t *testing.T) {
 				t.Fatal(err)
 			}
 			live := follow(ctx, t, n, m.Match, head.Seq)
-			fresh, _, err := replay.Fold(ctx, n.Recorder().Store(), m.Match, 0, editions.Lookup)
+			fresh, _, err := fold.Fold(ctx, n.Recorder().Store(), m.Match, 0, editions.Lookup)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +109,7 @@ func follow(ctx context.Context, t *testing.T, n *Node, match string, seq uint64
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := replay.NewFolder(match, editions.Lookup)
+	f := fold.NewFolder(match, editions.Lookup)
 	err = natsbus.Subscribe(ctx, js, match, 1, func(e events.Event) error {
 		if err := f.Apply(e); err != nil {
 			return err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store"
 )
@@ -107,7 +108,7 @@ func (s *Server) writeStoreError(w http.ResponseWriter, r *http.Request, match s
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		writeError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("no match %q", match))
-	case errors.Is(err, replay.ErrBeyondEnd):
+	case errors.Is(err, fold.ErrBeyondEnd):
 		writeError(w, http.StatusNotFound, CodeBeyondEnd, err.Error())
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		// The client left; nobody reads an answer.

@@ -21,7 +21,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 
-	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/recorder"
 )
@@ -54,7 +54,7 @@ type Server struct {
 	log    zerolog.Logger
 	st     store.Store
 	rec    *recorder.Recorder
-	seeker *replay.Seeker
+	seeker *fold.Seeker
 	nc     *nats.Conn
 	js     jetstream.JetStream
 	vis    *visibility
@@ -85,7 +85,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		rec: cfg.Recorder, st: cfg.Recorder.Store(),
 		done: make(chan struct{}),
 	}
-	s.seeker = &replay.Seeker{Store: s.st, Lookup: s.rec.RulesFor}
+	s.seeker = &fold.Seeker{Log: s.st, Lookup: s.rec.RulesFor}
 	s.vis = newVisibility(s.st, cfg.Delay)
 
 	nc, err := cfg.Connect(nats.Name("matchrec-web"))

@@ -1,7 +1,14 @@
-// Package replay turns stored events back into board state: a fold of a
-// match up to any sequence number, the narrated timeline, and the match
-// scripts that record a match from a file.
-package replay
+// Package fold turns a match's events back into board state: the fold of
+// a match up to any event (Fold, Folder), as ruled or as played, the
+// lineage of branches (which match recorded which events), and seeks
+// through verified snapshots (Seeker). Folding is the projector's job, so
+// the recorder and every reader (audit, narration, what-if, analytics, the
+// web pages) fold through this one package.
+//
+// It reads a store through the small interfaces below (Log, Lineager,
+// Snapshots), declared here with the signatures store/bolt and store/mem
+// already have, so the projector needs no store.
+package fold
 
 import (
 	"context"
@@ -10,26 +17,43 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/store"
 )
 
-// ErrBeyondEnd: the sequence asked for is past the match's last event.
-var ErrBeyondEnd = errors.New("sequence past the end of the match")
+// Errors of the fold. Callers test them with errors.Is.
+var (
+	// ErrBeyondEnd: the sequence asked for is past the match's last event.
+	ErrBeyondEnd = errors.New("sequence past the end of the match")
+	// ErrBadSnapshot: a cached snapshot failed its checks.
+	ErrBadSnapshot = errors.New("bad snapshot")
+)
 
 // Lookup finds an edition's rules by id (projector/editions.Lookup).
 type Lookup func(edition string) (projector.Rules, error)
 
-// Fold folds match id from st up to and including event at (0 = all) and
+// Log is the event log a fold reads (store.Store has this method). Scan
+// calls fn for each event of match with Seq >= from, in order, and returns
+// fn's error when fn fails; an unknown match is an error.
+type Log interface {
+	Scan(ctx context.Context, match string, from uint64, fn func(events.Event) error) error
+}
+
+// Lineager is an optional ability of a Log (store.Brancher has it): the
+// lineage of a branch, from the root match down to id itself.
+type Lineager interface {
+	Lineage(ctx context.Context, id string) ([]events.BranchPoint, error)
+}
+
+// Fold folds match id from log up to and including event at (0 = all) and
 // returns the state and the edition's rules. Every event is decoded and
 // applied: an event that no longer folds fails loudly, naming it.
-func Fold(ctx context.Context, st store.Store, id string, at uint64, lookup Lookup) (*projector.State, projector.Rules, error) {
+func Fold(ctx context.Context, log Log, id string, at uint64, lookup Lookup) (*projector.State, projector.Rules, error) {
 	f := NewFolder(id, lookup)
-	lin, err := LineageOf(ctx, st, id)
+	lin, err := LineageOf(ctx, log, id)
 	if err != nil {
 		return nil, nil, fmt.Errorf("fold match %s: %w", id, err)
 	}
 	f.Lineage = lin
-	err = st.Scan(ctx, id, 1, func(e events.Event) error {
+	err = log.Scan(ctx, id, 1, func(e events.Event) error {
 		if at != 0 && e.Seq > at {
 			return events.ErrStop
 		}
@@ -39,7 +63,7 @@ func Fold(ctx context.Context, st store.Store, id string, at uint64, lookup Look
 		return nil, nil, fmt.Errorf("fold match %s: %w", id, err)
 	}
 	if f.Rules == nil {
-		return nil, nil, fmt.Errorf("match %s: %w", id, store.ErrNotFound)
+		return nil, nil, fmt.Errorf("fold match %s: the log has no events", id)
 	}
 	if at != 0 && f.State.Seq < at {
 		return nil, nil, fmt.Errorf("%w: match %s has %d events, not %d", ErrBeyondEnd, id, f.State.Seq, at)
@@ -68,7 +92,7 @@ type Folder struct {
 	Mode  Mode
 
 	// Lineage, for a branch, says which match recorded which events
-	// (store.Brancher); nil means every event must be of this match.
+	// (Lineager); nil means every event must be of this match.
 	Lineage []events.BranchPoint
 
 	id      string // the match folded; "" = whichever match the events say (narration)
@@ -125,6 +149,10 @@ func (f *Folder) Payload(seq uint64) (events.Payload, bool) {
 	return f.history[seq-1].p, true
 }
 
+// Ruled reports whether the fold has met a void or amend ruling: from
+// there on events may be skipped rather than fail (see Mode).
+func (f *Folder) Ruled() bool { return f.ruled }
+
 // refold rebuilds the state from event 1 under the rulings known now.
 func (f *Folder) refold() error {
 	f.State = projector.New(f.State.Match)
@@ -177,10 +205,10 @@ func RecordedBy(lineage []events.BranchPoint, id string, seq uint64) string {
 	return id
 }
 
-// LineageOf returns a match's lineage when the store keeps branches, nil
-// otherwise.
-func LineageOf(ctx context.Context, st store.Store, id string) ([]events.BranchPoint, error) {
-	br, ok := st.(store.Brancher)
+// LineageOf returns a match's lineage when the log keeps branches
+// (Lineager), nil otherwise or for a match that is no branch.
+func LineageOf(ctx context.Context, log Log, id string) ([]events.BranchPoint, error) {
+	br, ok := log.(Lineager)
 	if !ok {
 		return nil, nil
 	}

@@ -1,15 +1,13 @@
-package replay
+package fold
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/store"
 )
 
 // DefaultSnapshotEvery is K, how many events apart snapshots are kept.
@@ -19,60 +17,15 @@ import (
 const DefaultSnapshotEvery = 128
 
 // Seeker answers "the state of match M after event N" fast: it folds from
-// the nearest cached snapshot (store.Snapshots) and keeps new snapshots
-// every Every events as it goes. A snapshot is a cache, never trusted over
-// the events: one that is damaged, stale (another StateVersion) or that
-// does not sit on the stored event it claims is deleted and ignored.
+// the nearest cached snapshot (when Log has Snapshots) and keeps new
+// snapshots every Every events as it goes. A snapshot is a cache, never
+// trusted over the events: one that is damaged, stale (another
+// StateVersion) or that does not sit on the stored event it claims is
+// deleted and ignored.
 type Seeker struct {
-	Store  store.Store
+	Log    Log
 	Lookup Lookup
 	Every  uint64 // K; 0 = DefaultSnapshotEvery
-}
-
-// snapshot framing: a checksum so a damaged cache is caught before it is
-// decoded, and the version and head so a stale one is caught after.
-type snapshotRecord struct {
-	Version int         `json:"v"`
-	Edition string      `json:"e"`
-	Seq     uint64      `json:"s"`
-	Head    events.Hash `json:"h"`
-	Sum     []byte      `json:"c"` // SHA-256 of State
-	State   []byte      `json:"st"`
-}
-
-// EncodeSnapshot frames a state for the cache.
-func EncodeSnapshot(s *projector.State) ([]byte, error) {
-	b, err := s.Encode()
-	if err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(b)
-	return events.EncodeValue(snapshotRecord{Version: projector.StateVersion, Edition: s.Edition, Seq: s.Seq, Head: s.Head, Sum: sum[:], State: b})
-}
-
-// ErrBadSnapshot: a cached snapshot failed its checks.
-var ErrBadSnapshot = errors.New("bad snapshot")
-
-// DecodeSnapshot checks and decodes a cached snapshot.
-func DecodeSnapshot(b []byte) (*projector.State, error) {
-	var r snapshotRecord
-	if err := events.DecodeValue(b, &r); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadSnapshot, err)
-	}
-	if r.Version != projector.StateVersion {
-		return nil, fmt.Errorf("%w: state version %d, this build folds version %d", ErrBadSnapshot, r.Version, projector.StateVersion)
-	}
-	if sum := sha256.Sum256(r.State); !bytes.Equal(sum[:], r.Sum) {
-		return nil, fmt.Errorf("%w: checksum mismatch", ErrBadSnapshot)
-	}
-	s, err := projector.DecodeState(r.State)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadSnapshot, err)
-	}
-	if s.Seq != r.Seq || s.Head != r.Head || s.Edition != r.Edition {
-		return nil, fmt.Errorf("%w: framing does not match the state inside", ErrBadSnapshot)
-	}
-	return s, nil
 }
 
 func (k *Seeker) every() uint64 {
@@ -85,21 +38,18 @@ func (k *Seeker) every() uint64 {
 // StateAt returns the state of match after event seq (0 = the last).
 func (k *Seeker) StateAt(ctx context.Context, match string, seq uint64) (*projector.State, error) {
 	var err error
+	upto := seq // the last event to fold
 	if seq == 0 {
-		h, err := k.Store.Head(ctx, match)
-		if err != nil {
-			return nil, err
-		}
-		seq = h.Seq
+		upto = math.MaxUint64
 	}
-	snaps, _ := k.Store.(store.Snapshots)
+	snaps, _ := k.Log.(Snapshots)
 	f := NewFolder(match, k.Lookup)
-	if f.Lineage, err = LineageOf(ctx, k.Store, match); err != nil {
+	if f.Lineage, err = LineageOf(ctx, k.Log, match); err != nil {
 		return nil, err
 	}
 	from := uint64(1)
 	if snaps != nil {
-		if st, ok := k.trusted(ctx, snaps, match, seq); ok {
+		if st, ok := k.trusted(ctx, snaps, match, upto); ok {
 			rules, err := k.Lookup(st.Edition)
 			if err != nil {
 				return nil, err
@@ -109,8 +59,8 @@ func (k *Seeker) StateAt(ctx context.Context, match string, seq uint64) (*projec
 	}
 	fresh := map[uint64][]byte{}
 	needFull := false
-	err = k.Store.Scan(ctx, match, from, func(e events.Event) error {
-		if e.Seq > seq {
+	err = k.Log.Scan(ctx, match, from, func(e events.Event) error {
+		if e.Seq > upto {
 			return events.ErrStop
 		}
 		if from > 1 && e.Type == events.TypeRulingMade {
@@ -131,11 +81,11 @@ func (k *Seeker) StateAt(ctx context.Context, match string, seq uint64) (*projec
 		return nil, fmt.Errorf("seek match %s to %d: %w", match, seq, err)
 	}
 	if needFull {
-		s, _, err := Fold(ctx, k.Store, match, seq, k.Lookup)
+		s, _, err := Fold(ctx, k.Log, match, seq, k.Lookup)
 		return s, err
 	}
 	if f.Rules == nil {
-		return nil, fmt.Errorf("match %s: %w", match, store.ErrNotFound)
+		return nil, fmt.Errorf("seek match %s: the log has no events", match)
 	}
 	if f.State.Seq < seq {
 		return nil, fmt.Errorf("%w: match %s has %d events, not %d", ErrBeyondEnd, match, f.State.Seq, seq)
@@ -148,7 +98,7 @@ func (k *Seeker) StateAt(ctx context.Context, match string, seq uint64) (*projec
 
 // trusted returns the nearest snapshot at or before seq that passes its
 // checks and sits on the stored event it names; failing ones are deleted.
-func (k *Seeker) trusted(ctx context.Context, snaps store.Snapshots, match string, seq uint64) (*projector.State, bool) {
+func (k *Seeker) trusted(ctx context.Context, snaps Snapshots, match string, seq uint64) (*projector.State, bool) {
 	for tries := 0; tries < 8; tries++ {
 		at, data, err := snaps.NearestSnapshot(ctx, match, seq)
 		if err != nil {
@@ -166,7 +116,7 @@ func (k *Seeker) trusted(ctx context.Context, snaps store.Snapshots, match strin
 // onLog reports whether the stored event at st.Seq has st.Head's hash.
 func (k *Seeker) onLog(ctx context.Context, match string, st *projector.State) bool {
 	ok := false
-	_ = k.Store.Scan(ctx, match, st.Seq, func(e events.Event) error {
+	_ = k.Log.Scan(ctx, match, st.Seq, func(e events.Event) error {
 		ok = e.Seq == st.Seq && e.Hash == st.Head
 		return events.ErrStop
 	})
@@ -177,23 +127,19 @@ func (k *Seeker) onLog(ctx context.Context, match string, st *projector.State) b
 // cached snapshot with the fresh fold at its sequence, deleting those that
 // differ. It returns the sequences of the snapshots it deleted.
 func (k *Seeker) VerifySnapshots(ctx context.Context, match string) ([]uint64, error) {
-	snaps, ok := k.Store.(store.Snapshots)
+	snaps, ok := k.Log.(Snapshots)
 	if !ok {
 		return nil, nil
 	}
 	f := NewFolder(match, k.Lookup)
 	var err error
-	if f.Lineage, err = LineageOf(ctx, k.Store, match); err != nil {
+	if f.Lineage, err = LineageOf(ctx, k.Log, match); err != nil {
 		return nil, err
 	}
 	// List the cached snapshots once (newest first), then fold once,
 	// comparing at each of their sequences.
-	h, err := k.Store.Head(ctx, match)
-	if err != nil {
-		return nil, err
-	}
 	cached := map[uint64][]byte{}
-	for seq := h.Seq; seq > 0; {
+	for seq := uint64(math.MaxUint64); seq > 0; {
 		at, data, err := snaps.NearestSnapshot(ctx, match, seq)
 		if err != nil {
 			break
@@ -202,7 +148,7 @@ func (k *Seeker) VerifySnapshots(ctx context.Context, match string) ([]uint64, e
 		seq = at - 1
 	}
 	var bad []uint64
-	err = k.Store.Scan(ctx, match, 1, func(e events.Event) error {
+	err = k.Log.Scan(ctx, match, 1, func(e events.Event) error {
 		if err := f.Apply(e); err != nil {
 			return err
 		}
