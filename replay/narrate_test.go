@@ -8,6 +8,7 @@ import (
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/ed3e"
 	"github.com/matchrec/matchrec/projector/projtest"
+	"github.com/matchrec/matchrec/projector/script"
 	"github.com/matchrec/matchrec/replay"
 )
 
@@ -17,14 +18,17 @@ import (
 // recorder's dice.
 func playInMemory(t testing.TB) *projtest.Game {
 	t.Helper()
-	sc := readExample(t)
+	sc, err := script.Read("../examples/3e-boltguns-vs-boyz.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
 	g := projtest.New(t, ed3e.Rules{}, sc.Match.Created())
 	for i, st := range sc.Steps {
 		if st.Cmd.Digital {
 			break
 		}
 		actor := events.Actor{Kind: events.ActorPlayer, ID: st.As}
-		if st.As == replay.RoleJudge {
+		if st.As == script.RoleJudge {
 			actor = events.Actor{Kind: events.ActorJudge, ID: "judge"}
 		}
 		err := g.Try(actor, st.Cmd)

@@ -5,8 +5,8 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/script"
 	"github.com/matchrec/matchrec/projector/sim"
-	"github.com/matchrec/matchrec/replay"
 )
 
 // PlayScript plays a match script (docs/script.md), read with the real
@@ -16,7 +16,7 @@ import (
 // seeded dice.
 func PlayScript(t testing.TB, r projector.Rules, path string) *Game {
 	t.Helper()
-	sc, err := replay.ReadScript(path)
+	sc, err := script.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,8 +24,8 @@ func PlayScript(t testing.TB, r projector.Rules, path string) *Game {
 	dice := sim.NewDice(7)
 	for i, st := range sc.Steps {
 		actor := Player(st.As)
-		if st.As == replay.RoleJudge {
-			actor = events.Actor{Kind: events.ActorJudge, ID: replay.RoleJudge}
+		if st.As == script.RoleJudge {
+			actor = events.Actor{Kind: events.ActorJudge, ID: script.RoleJudge}
 		}
 		c := st.Cmd
 		if c.Type == projector.CmdRoll && c.Digital && len(c.Values) == 0 {

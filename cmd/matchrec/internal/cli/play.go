@@ -11,7 +11,7 @@ import (
 
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/projector/script"
 	"github.com/matchrec/matchrec/store/recorder"
 )
 
@@ -54,20 +54,20 @@ recorded. The format is described in docs/script.md.`,
 	return cmd
 }
 
-func readScript(path string) (*replay.Script, error) {
-	sc, err := replay.ReadScript(path)
+func readScript(path string) (*script.Script, error) {
+	sc, err := script.Read(path)
 	switch {
 	case err == nil:
 		return sc, nil
-	case errors.Is(err, replay.ErrScript):
-		return nil, &cliError{exit: ExitUsage, code: "bad_script", msg: strings.TrimPrefix(err.Error(), replay.ErrScript.Error()+": ")}
+	case errors.Is(err, script.ErrInvalid):
+		return nil, &cliError{exit: ExitUsage, code: "bad_script", msg: strings.TrimPrefix(err.Error(), script.ErrInvalid.Error()+": ")}
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, &cliError{exit: ExitUsage, code: "bad_script", msg: fmt.Sprintf("%s: no such file", path)}
 	}
 	return nil, &cliError{exit: ExitUsage, code: "bad_script", msg: err.Error()}
 }
 
-func (a *app) play(ctx context.Context, c *api, sc *replay.Script, id string) error {
+func (a *app) play(ctx context.Context, c *api, sc *script.Script, id string) error {
 	var created recorder.CreateResult
 	if err := c.call(ctx, node.VerbCreate, recorder.CreateRequest{Match: id, MatchCreated: sc.Match.Created()}, &created); err != nil {
 		return err
@@ -95,9 +95,9 @@ func (a *app) play(ctx context.Context, c *api, sc *replay.Script, id string) er
 	return nil
 }
 
-func (a *app) playStep(ctx context.Context, c *api, created recorder.CreateResult, st replay.Step, res *PlayResult) error {
+func (a *app) playStep(ctx context.Context, c *api, created recorder.CreateResult, st script.Step, res *PlayResult) error {
 	role := recorder.RolePlayer(st.As)
-	if st.As == replay.RoleJudge {
+	if st.As == script.RoleJudge {
 		role = recorder.RoleJudge
 	}
 	req := node.ExecuteRequest{Match: created.Match, Token: created.Tokens[role], Command: &st.Cmd}
@@ -151,7 +151,7 @@ whoever the token belongs to.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var setup replay.Setup
+			var setup script.Setup
 			if len(args) == 1 {
 				sc, err := readScript(args[0])
 				if err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/projector/script"
 	"github.com/matchrec/matchrec/store/natsbus"
 	"github.com/matchrec/matchrec/store/recorder"
 )
@@ -54,7 +54,7 @@ func remote(t testing.TB, n *Node) *natsbus.Client {
 
 // play records a script through the API and returns the new match, its
 // tokens and the pending step the last command reported.
-func play(t *testing.T, c *natsbus.Client, sc *replay.Script, upTo int) (recorder.CreateResult, projector.Pending) {
+func play(t *testing.T, c *natsbus.Client, sc *script.Script, upTo int) (recorder.CreateResult, projector.Pending) {
 	t.Helper()
 	ctx := context.Background()
 	var created recorder.CreateResult
@@ -67,7 +67,7 @@ func play(t *testing.T, c *natsbus.Client, sc *replay.Script, upTo int) (recorde
 			break
 		}
 		role := recorder.RolePlayer(st.As)
-		if st.As == replay.RoleJudge {
+		if st.As == script.RoleJudge {
 			role = recorder.RoleJudge
 		}
 		var res recorder.Result
@@ -85,9 +85,9 @@ func play(t *testing.T, c *natsbus.Client, sc *replay.Script, upTo int) (recorde
 	return created, pending
 }
 
-func readScript(t testing.TB, path string) *replay.Script {
+func readScript(t testing.TB, path string) *script.Script {
 	t.Helper()
-	sc, err := replay.ReadScript(path)
+	sc, err := script.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/web"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/projector/script"
 	"github.com/matchrec/matchrec/store/natsbus"
 	"github.com/matchrec/matchrec/store/recorder"
 )
@@ -61,9 +61,9 @@ func newRig(t testing.TB, delay time.Duration) *rig {
 		hc: &http.Client{Timeout: 10 * time.Second}}
 }
 
-func readScript(t testing.TB, name string) *replay.Script {
+func readScript(t testing.TB, name string) *script.Script {
 	t.Helper()
-	sc, err := replay.ReadScript(filepath.Join(examplesDir, name))
+	sc, err := script.Read(filepath.Join(examplesDir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,11 +74,11 @@ func readScript(t testing.TB, name string) *replay.Script {
 type match struct {
 	id     string
 	tokens map[string]string
-	sc     *replay.Script
+	sc     *script.Script
 	next   int // the next script step to play
 }
 
-func (r *rig) create(sc *replay.Script) *match {
+func (r *rig) create(sc *script.Script) *match {
 	r.t.Helper()
 	var res recorder.CreateResult
 	if err := r.api.Call(context.Background(), node.VerbCreate, recorder.CreateRequest{MatchCreated: sc.Match.Created()}, &res); err != nil {
@@ -103,7 +103,7 @@ func (r *rig) step(m *match) recorder.Result {
 	st := m.sc.Steps[m.next]
 	m.next++
 	role := recorder.RolePlayer(st.As)
-	if st.As == replay.RoleJudge {
+	if st.As == script.RoleJudge {
 		role = recorder.RoleJudge
 	}
 	verb := node.VerbDeclare

@@ -1,7 +1,10 @@
-package replay
-
-// The match script format (docs/script.md): a whole match as a file, its
-// setup and the commands that record it, read strictly (see strict.go).
+// Package script reads match scripts (docs/script.md): a whole match as a
+// file, its setup and the commands, in order, that record it. Reading is
+// strict (strict.go): an unknown field anywhere, a value of the wrong type,
+// trailing data or another format version is an error naming the file and
+// the place. `matchrec play`, the examples and the rules tests
+// (projector/projtest) all read scripts through this one reader.
+package script
 
 import (
 	"bytes"
@@ -17,13 +20,13 @@ import (
 	"github.com/matchrec/matchrec/projector"
 )
 
-// ScriptVersion is the only script format version this build reads.
+// Version is the only script format version this build reads.
 // A new version gets a new number, never a silent change of meaning.
-const ScriptVersion = 1
+const Version = 1
 
-// ErrScript marks every error about a script's content (as opposed to
+// ErrInvalid marks every error about a script's content (as opposed to
 // failing to read the file), so callers can tell "fix your file" apart.
-var ErrScript = errors.New("invalid match script")
+var ErrInvalid = errors.New("invalid match script")
 
 // Script is a whole match as a file: its setup and the commands, in order,
 // that record it. See docs/script.md.
@@ -79,14 +82,14 @@ func (s Step) Where(i int) string {
 	return fmt.Sprintf("step %d", i+1)
 }
 
-// ReadScript reads and parses the script file at path; the format follows
-// the extension (.yaml/.yml is YAML, anything else JSON).
-func ReadScript(path string) (*Script, error) {
+// Read reads and parses the script file at path; the format follows the
+// extension (.yaml/.yml is YAML, anything else JSON).
+func Read(path string) (*Script, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParseScript(path, b)
+	return Parse(path, b)
 }
 
 // IsYAML reports whether name is a YAML file by its extension.
@@ -98,15 +101,15 @@ func IsYAML(name string) bool {
 	return false
 }
 
-// ParseScript parses a script. name is used for the format (by extension)
-// and in error messages. Parsing is strict: an unknown field anywhere, a
-// value of the wrong type, trailing data, or a version other than
-// ScriptVersion is an error wrapping ErrScript that names the file and the
-// place (field path, step, line where known). It never panics.
-func ParseScript(name string, b []byte) (sc *Script, err error) {
+// Parse parses a script. name is used for the format (by extension) and
+// in error messages. Parsing is strict: an unknown field anywhere, a value
+// of the wrong type, trailing data, or a version other than Version is an
+// error wrapping ErrInvalid that names the file and the place (field path,
+// step, line where known). It never panics.
+func Parse(name string, b []byte) (sc *Script, err error) {
 	defer func() {
 		if r := recover(); r != nil { // a decoder bug must not reach the user as a crash
-			sc, err = nil, fmt.Errorf("%w: %s: %v", ErrScript, name, r)
+			sc, err = nil, fmt.Errorf("%w: %s: %v", ErrInvalid, name, r)
 		}
 	}()
 	var (
@@ -119,25 +122,25 @@ func ParseScript(name string, b []byte) (sc *Script, err error) {
 		doc, err = jsonDoc(b)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrScript, name, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
 	}
 	top, ok := doc.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%w: %s: the script must be an object with version, match and steps", ErrScript, name)
+		return nil, fmt.Errorf("%w: %s: the script must be an object with version, match and steps", ErrInvalid, name)
 	}
 	// The version decides how to read the rest, so check it first: a
 	// version 2 file should say "version 2", not "unknown field".
 	if err := checkVersion(top["version"]); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrScript, name, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
 	}
 	if err := checkFields(doc, scriptType, "", lines); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrScript, name, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
 	}
 	// The generic document is known-good in shape; type it with
 	// encoding/json part by part, so a wrong type names its step.
-	sc = &Script{Version: ScriptVersion}
+	sc = &Script{Version: Version}
 	if err := retype(top["match"], &sc.Match); err != nil {
-		return nil, fmt.Errorf("%w: %s: match: %v", ErrScript, name, err)
+		return nil, fmt.Errorf("%w: %s: match: %v", ErrInvalid, name, err)
 	}
 	steps, _ := top["steps"].([]any)
 	sc.Steps = make([]Step, len(steps))
@@ -147,12 +150,12 @@ func ParseScript(name string, b []byte) (sc *Script, err error) {
 		}
 		line := sc.Steps[i].Line
 		if err := retype(raw, &sc.Steps[i]); err != nil {
-			return nil, fmt.Errorf("%w: %s: %s: %v", ErrScript, name, sc.Steps[i].Where(i), err)
+			return nil, fmt.Errorf("%w: %s: %s: %v", ErrInvalid, name, sc.Steps[i].Where(i), err)
 		}
 		sc.Steps[i].Line = line
 	}
 	if err := sc.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrScript, name, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
 	}
 	return sc, nil
 }
@@ -160,31 +163,31 @@ func ParseScript(name string, b []byte) (sc *Script, err error) {
 func checkVersion(v any) error {
 	switch n := v.(type) {
 	case nil:
-		return fmt.Errorf("version is missing (this build reads version %d)", ScriptVersion)
+		return fmt.Errorf("version is missing (this build reads version %d)", Version)
 	case int: // YAML
-		if n == ScriptVersion {
+		if n == Version {
 			return nil
 		}
-		return fmt.Errorf("version %d is not supported (this build reads version %d)", n, ScriptVersion)
+		return fmt.Errorf("version %d is not supported (this build reads version %d)", n, Version)
 	case float64:
-		if n == ScriptVersion {
+		if n == Version {
 			return nil
 		}
-		return fmt.Errorf("version %v is not supported (this build reads version %d)", n, ScriptVersion)
+		return fmt.Errorf("version %v is not supported (this build reads version %d)", n, Version)
 	case json.Number:
-		if n.String() == fmt.Sprint(ScriptVersion) {
+		if n.String() == fmt.Sprint(Version) {
 			return nil
 		}
-		return fmt.Errorf("version %s is not supported (this build reads version %d)", n, ScriptVersion)
+		return fmt.Errorf("version %s is not supported (this build reads version %d)", n, Version)
 	}
-	return fmt.Errorf("version must be the number %d, not %v", ScriptVersion, v)
+	return fmt.Errorf("version must be the number %d, not %v", Version, v)
 }
 
 // Validate checks what the format itself requires, before anything is
 // recorded: the rules check the rest when the steps are played.
 func (sc *Script) Validate() error {
-	if sc.Version != ScriptVersion {
-		return fmt.Errorf("version %d is not supported (this build reads version %d)", sc.Version, ScriptVersion)
+	if sc.Version != Version {
+		return fmt.Errorf("version %d is not supported (this build reads version %d)", sc.Version, Version)
 	}
 	m := sc.Match
 	if m.Edition == "" {

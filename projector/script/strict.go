@@ -1,4 +1,4 @@
-package replay
+package script
 
 import (
 	"encoding/json"

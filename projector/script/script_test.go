@@ -1,4 +1,4 @@
-package replay_test
+package script_test
 
 import (
 	"encoding/json"
@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/projector/script"
 )
 
-const example = "../examples/3e-boltguns-vs-boyz.yaml"
+const example = "../../examples/3e-boltguns-vs-boyz.yaml"
 
-func readExample(t testing.TB) *replay.Script {
+func readExample(t testing.TB) *script.Script {
 	t.Helper()
-	sc, err := replay.ReadScript(example)
+	sc, err := script.Read(example)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestScriptJSONAndYAMLAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := replay.ParseScript(filepath.Join(dir, name), b)
+		back, err := script.Parse(filepath.Join(dir, name), b)
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", name, err, b)
 		}
@@ -101,12 +101,12 @@ func TestScriptStrictErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := replay.ParseScript(c.file, []byte(c.body))
+			_, err := script.Parse(c.file, []byte(c.body))
 			if err == nil {
 				t.Fatal("parsed without error")
 			}
-			if !errors.Is(err, replay.ErrScript) {
-				t.Errorf("error does not wrap ErrScript: %v", err)
+			if !errors.Is(err, script.ErrInvalid) {
+				t.Errorf("error does not wrap ErrInvalid: %v", err)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(err.Error(), w) {
@@ -126,18 +126,18 @@ func TestTruncatedScriptsAreRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := replay.ParseScript("full.json", full); err != nil {
+	if _, err := script.Parse("full.json", full); err != nil {
 		t.Fatalf("the full script does not parse: %v", err)
 	}
 	for n := 0; n < len(full)-1; n += 13 {
-		if _, err := replay.ParseScript("cut.json", full[:n]); err == nil {
+		if _, err := script.Parse("cut.json", full[:n]); err == nil {
 			t.Fatalf("a script cut at byte %d of %d parsed", n, len(full))
 		}
 	}
 }
 
 func TestReadScriptMissingFile(t *testing.T) {
-	_, err := replay.ReadScript(filepath.Join(t.TempDir(), "nope.yaml"))
+	_, err := script.Read(filepath.Join(t.TempDir(), "nope.yaml"))
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("want a not-exist error, got %v", err)
 	}
