@@ -62,40 +62,16 @@ type Command struct {
 	Source string `json:"-"`
 }
 
-// Refusal codes: stable, for programs; the Reason is for people.
-const (
-	CodeBadCommand     = "bad_command"
-	CodeWrongPlayer    = "not_your_turn"
-	CodeWrongPhase     = "wrong_phase"
-	CodeWrongStep      = "wrong_step"
-	CodeUnknownUnit    = "unknown_unit"
-	CodeUnknownModel   = "unknown_model"
-	CodeUnknownWeapon  = "unknown_weapon"
-	CodeNotVisible     = "not_visible"
-	CodeOutOfRange     = "out_of_range"
-	CodeHeavyMoved     = "heavy_after_moving"
-	CodeAlreadyFired   = "already_fired"
-	CodeBadDice        = "bad_dice"
-	CodeDiceCount      = "wrong_dice_count"
-	CodeBadCasualty    = "bad_casualty"
-	CodeBadDistribute  = "bad_distribution"
-	CodeMatchEnded     = "match_ended"
-	CodeMoveTooFar     = "move_too_far"
-	CodeOffTable       = "off_table"
-	CodeNotEligible    = "not_eligible"
-	CodeUnknownCommand = "unknown_command"
-)
-
 // Refusal is Decide's answer when a command may not become events.
 type Refusal struct {
-	Code   string `json:"code"`
+	Code   Code   `json:"code"` // one of the refusal codes (codes.go)
 	Reason string `json:"reason"`
 }
 
 func (r *Refusal) Error() string { return r.Reason }
 
 // Refuse builds a Refusal.
-func Refuse(code, format string, args ...any) *Refusal {
+func Refuse(code Code, format string, args ...any) *Refusal {
 	return &Refusal{Code: code, Reason: fmt.Sprintf(format, args...)}
 }
 

@@ -18,7 +18,7 @@ func doAdvance(g *projtest.Game, unit string, v int) {
 	g.Roll(v)
 }
 
-func refusedWith(t *testing.T, g *projtest.Game, c projector.Command, code string, words ...string) {
+func refusedWith(t *testing.T, g *projtest.Game, c projector.Command, code projector.Code, words ...string) {
 	t.Helper()
 	r := g.Refused(alice, c, code)
 	for _, w := range words {

@@ -63,7 +63,7 @@ func (g *Game) Do(actor events.Actor, c projector.Command) {
 }
 
 // Refused asserts that c is refused with code and that nothing changed.
-func (g *Game) Refused(actor events.Actor, c projector.Command, code string) *projector.Refusal {
+func (g *Game) Refused(actor events.Actor, c projector.Command, code projector.Code) *projector.Refusal {
 	g.T.Helper()
 	before, _ := g.State.Hash()
 	n := len(g.Events)

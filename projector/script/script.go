@@ -67,8 +67,8 @@ type Step struct {
 	// ExpectRefusal, when set, is the refusal code the command must get:
 	// the script then records that the rules refuse it (and nothing is
 	// recorded for the step). A step that is accepted instead fails.
-	ExpectRefusal string `json:"expect_refusal,omitempty"`
-	Note          string `json:"note,omitempty"`
+	ExpectRefusal projector.Code `json:"expect_refusal,omitempty"`
+	Note          string         `json:"note,omitempty"`
 	// Line is the step's line in a YAML file (0 when unknown); set by
 	// Parse for error messages, never read from the file.
 	Line int `json:"-"`

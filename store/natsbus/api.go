@@ -12,10 +12,14 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/rs/zerolog"
+
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store/api"
 )
 
-// The request/reply API. Every verb is a subject under APIPrefix, every
-// request body and reply is JSON, so the stock CLI drives the recorder:
+// The request/reply API (store/api) over NATS. Every verb is a subject
+// under APIPrefix, every request body and reply is JSON, so the stock CLI
+// drives the recorder:
 //
 //	nats req matchrec.api.matches ''
 //	nats req matchrec.api.state '{"match":"m1"}'
@@ -33,64 +37,16 @@ const (
 	MaxConcurrentRequests = 1024
 )
 
-// Handler executes API requests. body is the request's JSON (empty when
-// the caller sent none); the result is marshalled to JSON as the reply's
-// "result". Handle runs concurrently for different requests.
-type Handler interface {
-	Handle(ctx context.Context, verb string, body []byte) (any, error)
-}
-
-// HandlerFunc adapts a function to Handler.
-type HandlerFunc func(ctx context.Context, verb string, body []byte) (any, error)
-
-// Handle calls f.
-func (f HandlerFunc) Handle(ctx context.Context, verb string, body []byte) (any, error) {
-	return f(ctx, verb, body)
-}
-
-// Verbs is a Handler with one function per verb; other verbs get
-// unknown_verb, before their body is even parsed.
-type Verbs map[string]func(ctx context.Context, body []byte) (any, error)
-
-// Handle dispatches to the verb's function.
-func (v Verbs) Handle(ctx context.Context, verb string, body []byte) (any, error) {
-	f, ok := v[verb]
-	if !ok {
-		return nil, unknownVerb(verb)
-	}
-	return f(ctx, body)
-}
-
-// Knows reports whether verb exists.
-func (v Verbs) Knows(verb string) bool { _, ok := v[verb]; return ok }
-
-// verbKnower is an optional Handler ability: a handler that can say which
-// verbs exist lets ServeAPI answer unknown_verb before bad_request.
+// verbKnower is an optional api.Handler ability (api.Verbs has it): a
+// handler that can say which verbs exist lets ServeAPI answer unknown_verb
+// before bad_request.
 type verbKnower interface{ Knows(verb string) bool }
-
-// Bind decodes a request body into v, strictly: unknown fields and
-// trailing data are bad_request, so a typo in a field name is reported
-// rather than silently ignored. An empty body leaves v as it is.
-func Bind(body []byte, v any) error {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return Errorf(CodeBadRequest, "request body: %v", err)
-	}
-	if dec.More() {
-		return Errorf(CodeBadRequest, "request body: trailing data after the JSON value")
-	}
-	return nil
-}
 
 // reply is the envelope of an error reply; success replies are written by
 // hand (see call).
 type reply struct {
-	OK    bool   `json:"ok"`
-	Error *Error `json:"error,omitempty"`
+	OK    bool       `json:"ok"`
+	Error *api.Error `json:"error,omitempty"`
 }
 
 // replyIn is reply as a client reads it: the result stays raw until the
@@ -98,7 +54,7 @@ type reply struct {
 type replyIn struct {
 	OK     bool            `json:"ok"`
 	Result json.RawMessage `json:"result"`
-	Error  *Error          `json:"error"`
+	Error  *api.Error      `json:"error"`
 }
 
 // ServeOptions tunes ServeAPI; the zero value is the default.
@@ -110,7 +66,8 @@ type ServeOptions struct {
 }
 
 // ServeAPI answers requests on matchrec.api.> (queue group APIQueue) with
-// h until ctx is done or stop is called. Requests are handled
+// h until ctx is done or stop is called. A handler's error is sent as
+// api.FromError(err). Requests are handled
 // concurrently, at most MaxConcurrentRequests at a time: the subscription
 // delivers messages one by one, and a slow verb must not hold up the rest.
 // A panic in h becomes an internal error reply; it never crashes the
@@ -118,12 +75,7 @@ type ServeOptions struct {
 //
 // stop stops taking requests, lets those already received finish and reply,
 // then returns. It is safe to call more than once, and from any goroutine.
-func ServeAPI(ctx context.Context, nc *nats.Conn, h Handler) (stop func(), err error) {
-	return ServeAPIWith(ctx, nc, h, ServeOptions{})
-}
-
-// ServeAPIWith is ServeAPI with options.
-func ServeAPIWith(ctx context.Context, nc *nats.Conn, h Handler, opts ServeOptions) (stop func(), err error) {
+func ServeAPI(ctx context.Context, nc *nats.Conn, h api.Handler, opts ServeOptions) (stop func(), err error) {
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = MaxConcurrentRequests
 	}
@@ -183,7 +135,7 @@ func ServeAPIWith(ctx context.Context, nc *nats.Conn, h Handler, opts ServeOptio
 }
 
 type apiServer struct {
-	h     Handler
+	h     api.Handler
 	known verbKnower
 	ctx   context.Context
 	sem   chan struct{}
@@ -221,26 +173,26 @@ func (s *apiServer) call(verb string, body []byte) (out []byte) {
 		return errorReply(unknownVerb(verb))
 	}
 	if len(bytes.TrimSpace(body)) > 0 && !json.Valid(body) {
-		return errorReply(Errorf(CodeBadRequest, "request body is not valid JSON"))
+		return errorReply(api.Errorf(projector.CodeBadRequest, "request body is not valid JSON"))
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error().Str("verb", verb).Interface("panic", p).Bytes("stack", debug.Stack()).Msg("api handler panicked")
 			// The panic value stays in the log: it may hold internals a
 			// caller should not see.
-			out = errorReply(Errorf(CodeInternal, "internal error handling %q", verb))
+			out = errorReply(api.Errorf(projector.CodeInternal, "internal error handling %q", verb))
 		}
 	}()
 	res, err := s.h.Handle(s.ctx, verb, body)
 	if err != nil {
-		return errorReply(AsError(err))
+		return errorReply(api.FromError(err))
 	}
 	// Encoded here, inside the recover, so a panicking MarshalJSON is
 	// caught too. The envelope is written by hand: marshalling the result
 	// as a json.RawMessage field would validate and compact it again.
 	raw, err := json.Marshal(res)
 	if err != nil {
-		return errorReply(Errorf(CodeInternal, "encode %s result: %v", verb, err))
+		return errorReply(api.Errorf(projector.CodeInternal, "encode %s result: %v", verb, err))
 	}
 	buf := make([]byte, 0, len(okPrefix)+len(raw)+1)
 	buf = append(buf, okPrefix...)
@@ -250,8 +202,12 @@ func (s *apiServer) call(verb string, body []byte) (out []byte) {
 
 const okPrefix = `{"ok":true,"result":`
 
-func errorReply(e *Error) []byte {
+func errorReply(e *api.Error) []byte {
 	// An Error of two strings always encodes.
 	data, _ := json.Marshal(reply{Error: e})
 	return data
+}
+
+func unknownVerb(verb string) *api.Error {
+	return api.Errorf(projector.CodeUnknownVerb, "unknown verb %q (subjects are %s<verb>)", verb, APIPrefix)
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // BenchmarkJetStreamPublishAsync is the raw dependency figure: async
@@ -90,9 +92,9 @@ func benchAPI(b *testing.B, opts EmbeddedOptions, conns, clients int) {
 		b.Fatal(err)
 	}
 	defer snc.Close()
-	stop, err := ServeAPI(context.Background(), snc, Verbs{
+	stop, err := ServeAPI(context.Background(), snc, api.Verbs{
 		"noop": func(context.Context, []byte) (any, error) { return nil, nil },
-	})
+	}, ServeOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -30,7 +30,7 @@ type Client struct {
 // Call sends req (JSON-encoded; nil sends an empty body, a []byte or
 // json.RawMessage is sent as is) to matchrec.api.<verb> and decodes the
 // reply's result into resp (skipped if resp is nil). An error reply is
-// returned as *Error with the server's code; transport failures are other
+// returned as *api.Error with the server's code; transport failures are other
 // errors (ErrNoRecorder when nobody is listening).
 func (c *Client) Call(ctx context.Context, verb string, req, resp any) error {
 	var body []byte

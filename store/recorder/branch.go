@@ -9,6 +9,7 @@ import (
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // BranchRequest forks match Parent after event At into a new match.
@@ -26,17 +27,17 @@ type BranchRequest struct {
 func (r *Recorder) Branch(ctx context.Context, req BranchRequest) (CreateResult, error) {
 	br, ok := r.st.(store.Brancher)
 	if !ok {
-		return CreateResult{}, fmt.Errorf("%w: this store cannot keep branches", ErrBadRequest)
+		return CreateResult{}, api.Errorf(projector.CodeBadRequest, "this store cannot keep branches")
 	}
 	id := req.Match
 	if id == "" {
 		id = r.opts.NewID()
 	}
 	if !events.ValidMatchID(id) || !events.ValidMatchID(req.Parent) {
-		return CreateResult{}, fmt.Errorf("%w: match ids must be 1-64 letters, digits, '-' or '_'", ErrBadRequest)
+		return CreateResult{}, api.Errorf(projector.CodeBadRequest, "match ids must be 1-64 letters, digits, '-' or '_'")
 	}
 	if req.At == 0 {
-		return CreateResult{}, fmt.Errorf("%w: branch at which event? (--at SEQ, 1 or more)", ErrBadRequest)
+		return CreateResult{}, api.Errorf(projector.CodeBadRequest, "branch at which event? (--at SEQ, 1 or more)")
 	}
 	m := r.entry(id)
 	m.mu.Lock()

@@ -21,15 +21,7 @@ import (
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
-)
-
-// Errors of the recorder. Refusals of the rules are *projector.Refusal.
-var (
-	// ErrUnauthorized: the call's token is missing or does not give the
-	// rights the command needs.
-	ErrUnauthorized = errors.New("unauthorized")
-	// ErrBadRequest: the request itself is malformed.
-	ErrBadRequest = errors.New("bad request")
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // Options configure a Recorder.
@@ -78,7 +70,7 @@ func (r *Recorder) Store() store.Store { return r.st }
 // RulesFor returns the edition rules by id.
 func (r *Recorder) RulesFor(edition string) (projector.Rules, error) {
 	if r.opts.Rules == nil {
-		return nil, fmt.Errorf("%w: no editions configured", ErrBadRequest)
+		return nil, errors.New("recorder: no editions configured (Options.Rules)")
 	}
 	return r.opts.Rules(edition)
 }
@@ -112,15 +104,15 @@ func (r *Recorder) Create(ctx context.Context, req CreateRequest) (CreateResult,
 		id = r.opts.NewID()
 	}
 	if !events.ValidMatchID(id) {
-		return CreateResult{}, fmt.Errorf("%w: match id %q must be 1-64 letters, digits, '-' or '_'", ErrBadRequest, id)
+		return CreateResult{}, api.Errorf(projector.CodeBadRequest, "match id %q must be 1-64 letters, digits, '-' or '_'", id)
 	}
 	rules, err := r.RulesFor(req.Edition)
 	if err != nil {
-		return CreateResult{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		return CreateResult{}, api.Errorf(projector.CodeBadRequest, "%v", err)
 	}
 	p := req.MatchCreated
 	if err := ValidateSetup(&p); err != nil {
-		return CreateResult{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		return CreateResult{}, api.Errorf(projector.CodeBadRequest, "%v", err)
 	}
 	tokens := map[string]string{}
 	p.Tokens = map[string]string{}
@@ -181,7 +173,7 @@ func TokenHash(tok string) string {
 // Actor resolves a token to the actor it speaks for in the match s.
 func Actor(s *projector.State, token string) (events.Actor, error) {
 	if token == "" {
-		return events.Actor{}, fmt.Errorf("%w: this call needs a token of match %s", ErrUnauthorized, s.Match)
+		return events.Actor{}, api.Errorf(projector.CodeUnauthorized, "this call needs a token of match %s", s.Match)
 	}
 	h := TokenHash(token)
 	for role, want := range s.Tokens {
@@ -195,7 +187,7 @@ func Actor(s *projector.State, token string) (events.Actor, error) {
 			return events.Actor{Kind: events.ActorPlayer, ID: role[7:]}, nil
 		}
 	}
-	return events.Actor{}, fmt.Errorf("%w: the token is not valid for match %s", ErrUnauthorized, s.Match)
+	return events.Actor{}, api.Errorf(projector.CodeUnauthorized, "the token is not valid for match %s", s.Match)
 }
 
 // Result of an executed command.
@@ -339,7 +331,7 @@ func (r *Recorder) entry(id string) *match {
 
 func (r *Recorder) load(ctx context.Context, id string) (*match, error) {
 	if !events.ValidMatchID(id) {
-		return nil, fmt.Errorf("%w: %q is not a match id", ErrBadRequest, id)
+		return nil, api.Errorf(projector.CodeBadRequest, "%q is not a match id", id)
 	}
 	m := r.entry(id)
 	m.mu.Lock()

@@ -15,6 +15,7 @@ import (
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/projector/sim"
 	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/mem"
 )
 
@@ -177,7 +178,7 @@ func TestRulingsChangeTheStateAsRuledOnly(t *testing.T) {
 		t.Fatal("the roller confirmed his own roll")
 	}
 	do(b, projector.Command{Type: projector.CmdContest, Event: hit, Reason: "I saw a 5 and a 6"})
-	if _, err := r.Execute(ctx, "m1", "", projector.Command{Type: projector.CmdDispute, Event: hit, Reason: "x"}); !errors.Is(err, ErrUnauthorized) {
+	if _, err := r.Execute(ctx, "m1", "", projector.Command{Type: projector.CmdDispute, Event: hit, Reason: "x"}); api.CodeOf(err) != projector.CodeUnauthorized {
 		t.Fatalf("spectator dispute: %v", err)
 	}
 	if _, err := r.Execute(ctx, "m1", j, projector.Command{Type: projector.CmdDispute, Event: hit, Reason: "x"}); err == nil {

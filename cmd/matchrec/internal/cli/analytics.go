@@ -24,17 +24,17 @@ import (
 const longCallTimeout = 10 * time.Minute
 
 // callLong is call with longCallTimeout.
-func (c *api) callLong(ctx context.Context, verb string, req, resp any) error {
+func (c *recorderAPI) callLong(ctx context.Context, verb string, req, resp any) error {
 	cl := *c.client
 	cl.Timeout = longCallTimeout
-	return (&api{client: &cl}).call(ctx, verb, req, resp)
+	return (&recorderAPI{client: &cl}).call(ctx, verb, req, resp)
 }
 
 // syncBudget is how long one sync round runs before reporting progress.
 const syncBudget = 500 * time.Millisecond
 
 // syncTables makes the node's tables catch up with its store.
-func (a *app) syncTables(ctx context.Context, c *api) error {
+func (a *app) syncTables(ctx context.Context, c *recorderAPI) error {
 	bar := a.newProgress("updating the analytic tables")
 	defer bar.Done()
 	total, done := -1, 0
@@ -72,7 +72,7 @@ type exportPage struct {
 // stream opens a stream of rows on the node (a table or a query), hands
 // its description to open and its rows, page by page, to fn. A failure
 // closes the stream on the node.
-func (a *app) stream(ctx context.Context, c *api, req node.ExportRequest, open func(node.ExportOpened) error, fn func([][]any) error) error {
+func (a *app) stream(ctx context.Context, c *recorderAPI, req node.ExportRequest, open func(node.ExportOpened) error, fn func([][]any) error) error {
 	var op node.ExportOpened
 	if err := c.callLong(ctx, node.VerbExport, req, &op); err != nil {
 		return err
@@ -162,7 +162,7 @@ func decodeValue(kind string, v json.RawMessage) (any, error) {
 // apiQuerier runs the reports' queries on the node.
 type apiQuerier struct {
 	a *app
-	c *api
+	c *recorderAPI
 }
 
 func (q apiQuerier) Query(ctx context.Context, sql string) (*report.Table, error) {

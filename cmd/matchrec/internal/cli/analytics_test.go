@@ -119,7 +119,7 @@ func sqlRows(t *testing.T, dir, q string) [][]any {
 	t.Helper()
 	a := &app{data: dir}
 	var rows [][]any
-	err := a.withAPI(context.Background(), func(c *api) error {
+	err := a.withAPI(context.Background(), func(c *recorderAPI) error {
 		return a.stream(context.Background(), c, node.ExportRequest{Query: q}, nil, func(r [][]any) error {
 			rows = append(rows, r...)
 			return nil

@@ -56,7 +56,7 @@ Exit status: 0 clean, 1 a check failed (or a contested roll is unsettled),
 				b         *replay.Bundle
 				discarded []uint64
 			)
-			err := a.withAPI(ctx, func(c *api) error {
+			err := a.withAPI(ctx, func(c *recorderAPI) error {
 				var err error
 				b, discarded, err = fetchBundle(ctx, c, args[0], roll == 0)
 				return err
@@ -91,12 +91,12 @@ Exit status: 0 clean, 1 a check failed, 2 the file could not be read.`,
 		RunE: func(_ *cobra.Command, args []string) error {
 			f, err := os.Open(args[0])
 			if err != nil {
-				return &cliError{exit: ExitUsage, code: "bad_file", msg: err.Error()}
+				return &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: err.Error()}
 			}
 			defer f.Close()
 			b, err := replay.ReadBundle(f)
 			if err != nil {
-				return &cliError{exit: ExitUsage, code: "bad_file", msg: fmt.Sprintf("%s: %v", args[0], err)}
+				return &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: fmt.Sprintf("%s: %v", args[0], err)}
 			}
 			return a.report(b.Verify(editions.Lookup), nil)
 		},
@@ -105,7 +105,7 @@ Exit status: 0 clean, 1 a check failed, 2 the file could not be read.`,
 
 // fetchBundle reads a match's records, lineage, reveals and live state hash
 // through the API, page by page.
-func fetchBundle(ctx context.Context, c *api, match string, verifySnapshots bool) (*replay.Bundle, []uint64, error) {
+func fetchBundle(ctx context.Context, c *recorderAPI, match string, verifySnapshots bool) (*replay.Bundle, []uint64, error) {
 	req := node.BundleRequest{Match: match, VerifySnapshots: verifySnapshots}
 	var b *replay.Bundle
 	var discarded []uint64
@@ -156,7 +156,7 @@ func (a *app) report(rep replay.Report, discarded []uint64) error {
 		printReport(a.stdout, rep, discarded)
 	}
 	if !rep.OK {
-		return &cliError{exit: ExitRefused, code: "audit_failed", msg: fmt.Sprintf("match %s failed its audit", rep.Match)}
+		return &cliError{exit: ExitRefused, code: projector.CodeAuditFailed, msg: fmt.Sprintf("match %s failed its audit", rep.Match)}
 	}
 	return nil
 }
@@ -257,7 +257,7 @@ func (a *app) explainRoll(b *replay.Bundle, seq uint64) error {
 	}
 	x, err := replay.Explain(b.Match, evs, b.Lineage, editions.Lookup, seq)
 	if err != nil {
-		return &cliError{exit: ExitUsage, code: "bad_request", msg: err.Error()}
+		return &cliError{exit: ExitUsage, code: projector.CodeBadRequest, msg: err.Error()}
 	}
 	if a.json {
 		return a.printJSON(x)

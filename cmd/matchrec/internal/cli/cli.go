@@ -19,6 +19,8 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
+
+	"github.com/matchrec/matchrec/projector"
 )
 
 // Version is set at build time (-ldflags "-X .../cli.Version=v1.2.3").
@@ -51,7 +53,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer func() {
 		if p := recover(); p != nil {
 			a.log.Error().Interface("panic", p).Bytes("stack", debug.Stack()).Msg("panic")
-			code = a.fail(&cliError{exit: ExitUsage, code: "internal", msg: fmt.Sprintf("unexpected failure: %v (please report it)", p)})
+			code = a.fail(&cliError{exit: ExitUsage, code: projector.CodeInternal, msg: fmt.Sprintf("unexpected failure: %v (please report it)", p)})
 		}
 	}()
 	root := a.root()
@@ -156,25 +158,25 @@ func (a *app) printJSON(v any) error {
 // cliError is an error with its exit code and stable code.
 type cliError struct {
 	exit int
-	code string
+	code projector.Code
 	msg  string
 }
 
-func (e *cliError) Error() string { return e.code + ": " + e.msg }
+func (e *cliError) Error() string { return string(e.code) + ": " + e.msg }
 
 func usageErr(err error) error {
-	return &cliError{exit: ExitUsage, code: "usage", msg: err.Error()}
+	return &cliError{exit: ExitUsage, code: projector.CodeUsage, msg: err.Error()}
 }
 
 // fail prints err and returns its exit code.
 func (a *app) fail(err error) int {
 	ce := classify(err)
 	if a.json {
-		b, _ := json.Marshal(map[string]any{"error": map[string]string{"code": ce.code, "message": ce.msg}})
+		b, _ := json.Marshal(map[string]any{"error": map[string]string{"code": string(ce.code), "message": ce.msg}})
 		fmt.Fprintln(a.stderr, string(b))
 	} else {
 		fmt.Fprintf(a.stderr, "error: %s: %s\n", ce.code, ce.msg)
-		if ce.code == "usage" {
+		if ce.code == projector.CodeUsage {
 			fmt.Fprintln(a.stderr, "(see 'matchrec --help' or 'matchrec COMMAND --help')")
 		}
 	}
@@ -192,7 +194,7 @@ func classify(err error) *cliError {
 	if ae := apiError(err); ae != nil {
 		return &cliError{exit: ExitRefused, code: ae.Code, msg: ae.Message}
 	}
-	return &cliError{exit: ExitUsage, code: "usage", msg: err.Error()}
+	return &cliError{exit: ExitUsage, code: projector.CodeUsage, msg: err.Error()}
 }
 
 // Argument validators that report usage errors.

@@ -11,6 +11,8 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
 
@@ -19,9 +21,9 @@ import (
 // command slow.
 const probeTimeout = time.Second
 
-// api is the recorder as a command sees it: an API client, whichever way
+// recorderAPI is the recorder as a command sees it: an API client, whichever way
 // the recorder runs.
-type api struct {
+type recorderAPI struct {
 	client *natsbus.Client
 	close  func()
 }
@@ -35,7 +37,7 @@ type api struct {
 //
 // If the store is locked and no server answers, another process holds the
 // directory without serving it, and we say so.
-func (a *app) connect(ctx context.Context) (*api, error) {
+func (a *app) connect(ctx context.Context) (*recorderAPI, error) {
 	if a.server != "" {
 		c, err := dial(ctx, a.server, "")
 		if err != nil {
@@ -63,7 +65,7 @@ func (a *app) connect(ctx context.Context) (*api, error) {
 			} else if !errors.Is(sfErr, fs.ErrNotExist) {
 				hint = fmt.Sprintf("server.json is unreadable: %v", sfErr)
 			}
-			return nil, &cliError{exit: ExitUsage, code: "locked", msg: fmt.Sprintf(
+			return nil, &cliError{exit: ExitUsage, code: projector.CodeLocked, msg: fmt.Sprintf(
 				"the data directory %s is in use by another matchrec process (%s); stop it, wait for it to finish, or pass --server URL",
 				abs(a.data), hint)}
 		}
@@ -74,7 +76,7 @@ func (a *app) connect(ctx context.Context) (*api, error) {
 		_ = n.Close()
 		return nil, unavailable("connect to the in-process recorder: %v", err)
 	}
-	return &api{
+	return &recorderAPI{
 		client: &natsbus.Client{Conn: nc},
 		close: func() {
 			nc.Close()
@@ -87,7 +89,7 @@ func (a *app) connect(ctx context.Context) (*api, error) {
 
 // dial connects to a NATS server and checks that a matchrec recorder
 // answers there (serving dataDir, unless that is "").
-func dial(ctx context.Context, url, dataDir string) (*api, error) {
+func dial(ctx context.Context, url, dataDir string) (*recorderAPI, error) {
 	nc, err := nats.Connect(url, nats.Name("matchrec-cli"), nats.Timeout(probeTimeout))
 	if err != nil {
 		return nil, err
@@ -104,12 +106,12 @@ func dial(ctx context.Context, url, dataDir string) (*api, error) {
 		nc.Close()
 		return nil, fmt.Errorf("the recorder at %s serves %s, not %s", url, ping.DataDir, dataDir)
 	}
-	return &api{client: c, close: nc.Close}, nil
+	return &recorderAPI{client: c, close: nc.Close}, nil
 }
 
-// call makes one API call. API errors come back as *natsbus.Error (exit
+// call makes one API call. API errors come back as *api.Error (exit
 // code 1, the recorder's code); transport failures as "unavailable".
-func (c *api) call(ctx context.Context, verb string, req, resp any) error {
+func (c *recorderAPI) call(ctx context.Context, verb string, req, resp any) error {
 	err := c.client.Call(ctx, verb, req, resp)
 	if err == nil || apiError(err) != nil {
 		return err
@@ -117,8 +119,8 @@ func (c *api) call(ctx context.Context, verb string, req, resp any) error {
 	return unavailable("%s: %v", verb, err)
 }
 
-func apiError(err error) *natsbus.Error {
-	var ae *natsbus.Error
+func apiError(err error) *api.Error {
+	var ae *api.Error
 	if errors.As(err, &ae) {
 		return ae
 	}
@@ -126,7 +128,7 @@ func apiError(err error) *natsbus.Error {
 }
 
 func unavailable(format string, args ...any) error {
-	return &cliError{exit: ExitUsage, code: "unavailable", msg: fmt.Sprintf(format, args...)}
+	return &cliError{exit: ExitUsage, code: projector.CodeUnavailable, msg: fmt.Sprintf(format, args...)}
 }
 
 func abs(p string) string {
@@ -137,7 +139,7 @@ func abs(p string) string {
 }
 
 // withAPI runs fn with a connected API and closes it after.
-func (a *app) withAPI(ctx context.Context, fn func(*api) error) error {
+func (a *app) withAPI(ctx context.Context, fn func(*recorderAPI) error) error {
 	c, err := a.connect(ctx)
 	if err != nil {
 		return err

@@ -176,7 +176,7 @@ func (a *app) execute(ctx context.Context, verb string, req node.ExecuteRequest)
 	if req.Token == "" {
 		return usageErr(errors.New("--token is required (or set $MATCHREC_TOKEN)"))
 	}
-	return a.withAPI(ctx, func(c *api) error {
+	return a.withAPI(ctx, func(c *recorderAPI) error {
 		var res recorder.Result
 		if err := c.call(ctx, verb, req, &res); err != nil {
 			return err

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
+	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay/analytics"
 	"github.com/matchrec/matchrec/store/duckdb"
@@ -97,7 +98,7 @@ complete, so a failed or interrupted export leaves no partial file.`,
 				out = t.Name + "." + format
 			}
 			ctx := cmd.Context()
-			return a.withAPI(ctx, func(c *api) error {
+			return a.withAPI(ctx, func(c *recorderAPI) error {
 				if err := a.syncTables(ctx, c); err != nil {
 					return err
 				}
@@ -143,11 +144,11 @@ func parseDate(s string) (time.Time, error) {
 
 // export streams the table into a temporary file next to out and renames
 // it into place once complete.
-func (a *app) export(cmd *cobra.Command, c *api, req node.ExportRequest, format, out string) (res ExportResult, err error) {
+func (a *app) export(cmd *cobra.Command, c *recorderAPI, req node.ExportRequest, format, out string) (res ExportResult, err error) {
 	ctx := cmd.Context()
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
 	if err != nil {
-		return res, &cliError{exit: ExitUsage, code: "bad_output", msg: err.Error()}
+		return res, &cliError{exit: ExitUsage, code: projector.CodeBadOutput, msg: err.Error()}
 	}
 	defer func() {
 		if err != nil {
@@ -178,7 +179,7 @@ func (a *app) export(cmd *cobra.Command, c *api, req node.ExportRequest, format,
 	})
 	if err != nil {
 		if errors.Is(err, duckdb.ErrNoData) {
-			return res, &cliError{exit: ExitRefused, code: node.CodeNoData, msg: err.Error()}
+			return res, &cliError{exit: ExitRefused, code: projector.CodeNoData, msg: err.Error()}
 		}
 		return res, err
 	}

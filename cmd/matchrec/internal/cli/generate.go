@@ -65,7 +65,7 @@ the end.`,
 				return usageErr(fmt.Errorf("--workers and --turns must be positive"))
 			}
 			ctx := cmd.Context()
-			return a.withAPI(ctx, func(c *api) error {
+			return a.withAPI(ctx, func(c *recorderAPI) error {
 				js, err := jetstream.New(c.client.Conn)
 				if err != nil {
 					return unavailable("jetstream: %v", err)
@@ -112,7 +112,7 @@ the end.`,
 // from its JetStream subject (natsbus.Subscribe), the feed every follower
 // reads: digital dice are known only once recorded.
 type apiTarget struct {
-	c     *api
+	c     *recorderAPI
 	js    jetstream.JetStream
 	mu    sync.Mutex
 	feeds map[string]*feed

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
+	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store/recorder"
@@ -31,7 +32,7 @@ dice commitment. The parent is never changed. Branches of branches work.`,
 				return usageErr(fmt.Errorf("--at SEQ is required (1 or more)"))
 			}
 			ctx := cmd.Context()
-			return a.withAPI(ctx, func(c *api) error {
+			return a.withAPI(ctx, func(c *recorderAPI) error {
 				var res recorder.CreateResult
 				if err := c.call(ctx, node.VerbBranch, req, &res); err != nil {
 					return err
@@ -66,7 +67,7 @@ func (a *app) branchesCmd() *cobra.Command {
 		Args:    exactArgs("MATCH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			return a.withAPI(ctx, func(c *api) error {
+			return a.withAPI(ctx, func(c *recorderAPI) error {
 				var res node.BranchesResult
 				if err := c.call(ctx, node.VerbBranches, node.BranchesRequest{Match: args[0]}, &res); err != nil {
 					return err
@@ -107,7 +108,7 @@ unit whose models or wounds differ.`,
 		Args:    exactArgs("A", "B"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			return a.withAPI(ctx, func(c *api) error {
+			return a.withAPI(ctx, func(c *recorderAPI) error {
 				var d replay.Diff
 				if err := c.call(ctx, node.VerbDiff, node.DiffRequest{A: args[0], B: args[1]}, &d); err != nil {
 					return err
@@ -174,7 +175,7 @@ the same report.`,
 			}
 			ctx := cmd.Context()
 			var b *replay.Bundle
-			if err := a.withAPI(ctx, func(c *api) error {
+			if err := a.withAPI(ctx, func(c *recorderAPI) error {
 				var err error
 				b, _, err = fetchBundle(ctx, c, args[0], false)
 				return err
@@ -190,7 +191,7 @@ the same report.`,
 			w, err := replay.WhatIfEvents(ctx, b.Match, b.Lineage, evs, at, editions.Lookup, o)
 			bar.Done()
 			if err != nil {
-				return &cliError{exit: ExitRefused, code: "no_attack", msg: err.Error()}
+				return &cliError{exit: ExitRefused, code: projector.CodeNoAttack, msg: err.Error()}
 			}
 			if a.json {
 				return a.printJSON(w)

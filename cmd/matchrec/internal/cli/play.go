@@ -47,7 +47,7 @@ recorded. The format is described in docs/script.md.`,
 			if err != nil {
 				return err
 			}
-			return a.withAPI(cmd.Context(), func(c *api) error { return a.play(cmd.Context(), c, sc, id) })
+			return a.withAPI(cmd.Context(), func(c *recorderAPI) error { return a.play(cmd.Context(), c, sc, id) })
 		},
 	}
 	cmd.Flags().StringVar(&id, "id", "", "match id to use (default: a new random id)")
@@ -60,14 +60,14 @@ func readScript(path string) (*script.Script, error) {
 	case err == nil:
 		return sc, nil
 	case errors.Is(err, script.ErrInvalid):
-		return nil, &cliError{exit: ExitUsage, code: "bad_script", msg: strings.TrimPrefix(err.Error(), script.ErrInvalid.Error()+": ")}
+		return nil, &cliError{exit: ExitUsage, code: projector.CodeBadScript, msg: strings.TrimPrefix(err.Error(), script.ErrInvalid.Error()+": ")}
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, &cliError{exit: ExitUsage, code: "bad_script", msg: fmt.Sprintf("%s: no such file", path)}
+		return nil, &cliError{exit: ExitUsage, code: projector.CodeBadScript, msg: fmt.Sprintf("%s: no such file", path)}
 	}
-	return nil, &cliError{exit: ExitUsage, code: "bad_script", msg: err.Error()}
+	return nil, &cliError{exit: ExitUsage, code: projector.CodeBadScript, msg: err.Error()}
 }
 
-func (a *app) play(ctx context.Context, c *api, sc *script.Script, id string) error {
+func (a *app) play(ctx context.Context, c *recorderAPI, sc *script.Script, id string) error {
 	var created recorder.CreateResult
 	if err := c.call(ctx, node.VerbCreate, recorder.CreateRequest{Match: id, MatchCreated: sc.Match.Created()}, &created); err != nil {
 		return err
@@ -95,7 +95,7 @@ func (a *app) play(ctx context.Context, c *api, sc *script.Script, id string) er
 	return nil
 }
 
-func (a *app) playStep(ctx context.Context, c *api, created recorder.CreateResult, st script.Step, res *PlayResult) error {
+func (a *app) playStep(ctx context.Context, c *recorderAPI, created recorder.CreateResult, st script.Step, res *PlayResult) error {
 	role := recorder.RolePlayer(st.As)
 	if st.As == script.RoleJudge {
 		role = recorder.RoleJudge
@@ -117,11 +117,11 @@ func (a *app) playStep(ctx context.Context, c *api, created recorder.CreateResul
 	case st.ExpectRefusal == "":
 		return err
 	case err == nil:
-		return &cliError{exit: ExitRefused, code: "not_refused", msg: fmt.Sprintf("expected refusal %s, but the command was accepted and recorded", st.ExpectRefusal)}
+		return &cliError{exit: ExitRefused, code: projector.CodeNotRefused, msg: fmt.Sprintf("expected refusal %s, but the command was accepted and recorded", st.ExpectRefusal)}
 	case ae == nil:
 		return err // transport failure: not the refusal asked for
 	case ae.Code != st.ExpectRefusal:
-		return &cliError{exit: ExitRefused, code: "wrong_refusal", msg: fmt.Sprintf("expected refusal %s, got %s: %s", st.ExpectRefusal, ae.Code, ae.Message)}
+		return &cliError{exit: ExitRefused, code: projector.CodeWrongRefusal, msg: fmt.Sprintf("expected refusal %s, got %s: %s", st.ExpectRefusal, ae.Code, ae.Message)}
 	}
 	res.Refusals++
 	return nil
@@ -175,7 +175,7 @@ whoever the token belongs to.`,
 			if setup.Edition == "" {
 				return usageErr(errors.New("no edition: give a FILE or --edition"))
 			}
-			return a.withAPI(cmd.Context(), func(c *api) error {
+			return a.withAPI(cmd.Context(), func(c *recorderAPI) error {
 				var res recorder.CreateResult
 				if err := c.call(cmd.Context(), node.VerbCreate, recorder.CreateRequest{Match: id, MatchCreated: setup.Created()}, &res); err != nil {
 					return err

@@ -45,7 +45,7 @@ lines {seq, type, time, actor, payload, hash, text}.`,
 				return usageErr(fmt.Errorf("--speed must be positive"))
 			}
 			ctx := cmd.Context()
-			return a.withAPI(ctx, func(c *api) error {
+			return a.withAPI(ctx, func(c *recorderAPI) error {
 				b, _, err := fetchBundle(ctx, c, args[0], false)
 				if err != nil {
 					return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay/analytics/plot"
 	"github.com/matchrec/matchrec/replay/analytics/report"
@@ -54,20 +55,20 @@ func (a *app) runReport(cmd *cobra.Command, compute func(context.Context, report
 		return usageErr(fmt.Errorf("--plot %q: only .png files are drawn", plotFile))
 	}
 	ctx := cmd.Context()
-	return a.withAPI(ctx, func(c *api) error {
+	return a.withAPI(ctx, func(c *recorderAPI) error {
 		if err := a.syncTables(ctx, c); err != nil {
 			return err
 		}
 		r, err := compute(ctx, apiQuerier{a: a, c: c})
 		if errors.Is(err, report.ErrNoData) {
-			return &cliError{exit: ExitRefused, code: "no_data", msg: strings.TrimPrefix(err.Error(), report.ErrNoData.Error()+": ")}
+			return &cliError{exit: ExitRefused, code: projector.CodeNoData, msg: strings.TrimPrefix(err.Error(), report.ErrNoData.Error()+": ")}
 		}
 		if err != nil {
 			return err
 		}
 		if plotFile != "" {
 			if err := draw(r, plotFile); err != nil {
-				return &cliError{exit: ExitRefused, code: "plot_failed", msg: err.Error()}
+				return &cliError{exit: ExitRefused, code: projector.CodePlotFailed, msg: err.Error()}
 			}
 		}
 		if a.json {

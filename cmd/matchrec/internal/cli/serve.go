@@ -9,6 +9,7 @@ import (
 
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/web"
+	"github.com/matchrec/matchrec/projector"
 )
 
 func (a *app) serveCmd() *cobra.Command {
@@ -60,7 +61,7 @@ stream for hidden information; the judge's view
 			})
 			if err != nil {
 				if errors.Is(err, node.ErrLocked) {
-					return &cliError{exit: ExitUsage, code: "locked", msg: fmt.Sprintf(
+					return &cliError{exit: ExitUsage, code: projector.CodeLocked, msg: fmt.Sprintf(
 						"the data directory %s is in use by another matchrec process", abs(a.data))}
 				}
 				return unavailable("cannot start: %v", err)

@@ -26,7 +26,7 @@ per line: {seq, type, time, actor, payload, hash, text}.`,
 		Args: exactArgs("MATCH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			return a.withAPI(ctx, func(c *api) error {
+			return a.withAPI(ctx, func(c *recorderAPI) error {
 				req := node.EventsRequest{Match: args[0], From: from, To: to}
 				for {
 					var page node.EventsResult
@@ -73,7 +73,7 @@ the whole state, including every model's position.`,
 		Args: exactArgs("MATCH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			return a.withAPI(ctx, func(c *api) error {
+			return a.withAPI(ctx, func(c *recorderAPI) error {
 				var raw json.RawMessage
 				if err := c.call(ctx, node.VerbState, node.StateRequest{Match: args[0], At: at}, &raw); err != nil {
 					return err
@@ -102,7 +102,7 @@ func (a *app) matchesCmd() *cobra.Command {
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			return a.withAPI(ctx, func(c *api) error {
+			return a.withAPI(ctx, func(c *recorderAPI) error {
 				var ms []node.MatchSummary
 				if err := c.call(ctx, node.VerbMatches, nil, &ms); err != nil {
 					return err

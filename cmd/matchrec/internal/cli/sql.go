@@ -49,7 +49,7 @@ parse, or names an unknown table or column, fails with code bad_query (exit 1).`
 				return usageErr(fmt.Errorf("--max-rows must be positive, got %d", maxRows))
 			}
 			ctx := cmd.Context()
-			return a.withAPI(ctx, func(c *api) error {
+			return a.withAPI(ctx, func(c *recorderAPI) error {
 				if err := a.syncTables(ctx, c); err != nil {
 					return err
 				}

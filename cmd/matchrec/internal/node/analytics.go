@@ -13,7 +13,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/replay/analytics"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/duckdb"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
@@ -132,7 +134,7 @@ func (a *analyticsSvc) open(ctx context.Context) (*duckdb.DB, *analytics.Updater
 		}
 	}
 	if a.err != nil {
-		return nil, nil, natsbus.Errorf(natsbus.CodeInternal, "analytics unavailable: %v", a.err)
+		return nil, nil, api.Errorf(projector.CodeInternal, "analytics unavailable: %v", a.err)
 	}
 	return a.db, a.up, nil
 }
@@ -244,7 +246,7 @@ func (a *analyticsSvc) close() error {
 	return nil
 }
 
-func (n *Node) addAnalyticsVerbs(v natsbus.Verbs) {
+func (n *Node) addAnalyticsVerbs(v api.Verbs) {
 	v[VerbSync] = n.an.sync
 	v[VerbSQL] = n.an.sql
 	v[VerbExport] = n.an.export
@@ -254,7 +256,7 @@ func (n *Node) addAnalyticsVerbs(v natsbus.Verbs) {
 
 func (a *analyticsSvc) sync(ctx context.Context, body []byte) (any, error) {
 	var req SyncRequest
-	if err := natsbus.Bind(body, &req); err != nil {
+	if err := api.Bind(body, &req); err != nil {
 		return nil, err
 	}
 	_, up, err := a.open(ctx)
@@ -266,7 +268,7 @@ func (a *analyticsSvc) sync(ctx context.Context, body []byte) (any, error) {
 
 func (a *analyticsSvc) sql(ctx context.Context, body []byte) (any, error) {
 	var req SQLRequest
-	if err := natsbus.Bind(body, &req); err != nil {
+	if err := api.Bind(body, &req); err != nil {
 		return nil, err
 	}
 	db, up, err := a.open(ctx)
@@ -304,34 +306,28 @@ func (a *analyticsSvc) sql(ctx context.Context, body []byte) (any, error) {
 func queryError(err error) error {
 	switch {
 	case errors.Is(err, duckdb.ErrQuery):
-		return natsbus.Errorf(CodeBadQuery, "%v", err)
+		return api.Errorf(projector.CodeBadQuery, "%v", err)
 	case errors.Is(err, duckdb.ErrNoData):
-		return natsbus.Errorf(CodeNoData, "%v", err)
+		return api.Errorf(projector.CodeNoData, "%v", err)
 	}
 	return err
 }
 
-// API codes of the analytics verbs.
-const (
-	CodeBadQuery = "bad_query" // SQL that does not parse, an unknown table or column, not a query
-	CodeNoData   = "no_data"   // nothing recorded that fits: empty store, unknown player or edition
-)
-
 func (a *analyticsSvc) export(ctx context.Context, body []byte) (any, error) {
 	var req ExportRequest
-	if err := natsbus.Bind(body, &req); err != nil {
+	if err := api.Bind(body, &req); err != nil {
 		return nil, err
 	}
 	var t *analytics.Table
 	switch {
 	case (req.Table == "") == (req.Query == ""):
-		return nil, natsbus.Errorf(natsbus.CodeBadRequest, "give a table or a query")
+		return nil, api.Errorf(projector.CodeBadRequest, "give a table or a query")
 	case req.Query != "" && (req.Filter != duckdb.Filter{}):
-		return nil, natsbus.Errorf(natsbus.CodeBadRequest, "filters apply to a table, not to a query")
+		return nil, api.Errorf(projector.CodeBadRequest, "filters apply to a table, not to a query")
 	case req.Table != "":
 		var err error
 		if t, err = analytics.Lookup(req.Table); err != nil {
-			return nil, natsbus.Errorf(natsbus.CodeBadRequest, "%v", err)
+			return nil, api.Errorf(projector.CodeBadRequest, "%v", err)
 		}
 	}
 	db, up, err := a.open(ctx)
@@ -370,14 +366,14 @@ const pageRows = 2000
 
 func (a *analyticsSvc) exportNext(_ context.Context, body []byte) (any, error) {
 	var req ExportNextRequest
-	if err := natsbus.Bind(body, &req); err != nil {
+	if err := api.Bind(body, &req); err != nil {
 		return nil, err
 	}
 	a.mu.Lock()
 	s := a.exports[req.ID]
 	a.mu.Unlock()
 	if s == nil {
-		return nil, natsbus.Errorf(natsbus.CodeNotFound, "no export stream %q (finished, or closed after %s idle)", req.ID, exportIdle)
+		return nil, api.Errorf(projector.CodeNotFound, "no export stream %q (finished, or closed after %s idle)", req.ID, exportIdle)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -408,7 +404,7 @@ func (a *analyticsSvc) exportNext(_ context.Context, body []byte) (any, error) {
 
 func (a *analyticsSvc) exportClose(_ context.Context, body []byte) (any, error) {
 	var req ExportNextRequest
-	if err := natsbus.Bind(body, &req); err != nil {
+	if err := api.Bind(body, &req); err != nil {
 		return nil, err
 	}
 	a.drop(req.ID)

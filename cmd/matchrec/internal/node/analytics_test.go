@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay/generate"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/duckdb"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
@@ -52,14 +54,14 @@ func TestServingNodeKeepsTablesCurrent(t *testing.T) {
 	if row[0].(float64) == 0 {
 		t.Fatal("no rolls in the tables")
 	}
-	var bad *natsbus.Error
+	var bad *api.Error
 	err = c.Call(ctx, VerbSQL, SQLRequest{Query: "DROP TABLE rolls"}, nil)
-	if !errors.As(err, &bad) || bad.Code != CodeBadQuery {
-		t.Fatalf("DROP TABLE over the API: %v, want %s", err, CodeBadQuery)
+	if !errors.As(err, &bad) || bad.Code != projector.CodeBadQuery {
+		t.Fatalf("DROP TABLE over the API: %v, want %s", err, projector.CodeBadQuery)
 	}
 	err = c.Call(ctx, VerbSQL, SQLRequest{Query: "SELECT * FROM read_csv('/etc/passwd')"}, nil)
-	if !errors.As(err, &bad) || bad.Code != CodeBadQuery {
-		t.Fatalf("reading a file through SQL: %v, want %s", err, CodeBadQuery)
+	if !errors.As(err, &bad) || bad.Code != projector.CodeBadQuery {
+		t.Fatalf("reading a file through SQL: %v, want %s", err, projector.CodeBadQuery)
 	}
 }
 
@@ -74,10 +76,10 @@ func TestSQLRunsNoStatementBeforeTheQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := sqlCount(t, c)
-	var bad *natsbus.Error
+	var bad *api.Error
 	err := c.Call(ctx, VerbSQL, SQLRequest{Query: "DELETE FROM rolls; SELECT 1"}, nil)
-	if !errors.As(err, &bad) || bad.Code != CodeBadQuery {
-		t.Fatalf("two statements: %v, want %s", err, CodeBadQuery)
+	if !errors.As(err, &bad) || bad.Code != projector.CodeBadQuery {
+		t.Fatalf("two statements: %v, want %s", err, projector.CodeBadQuery)
 	}
 	if after := sqlCount(t, c); after != before || before == 0 {
 		t.Fatalf("rolls %v before, %v after a refused query", before, after)

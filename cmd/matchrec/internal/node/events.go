@@ -5,8 +5,9 @@ import (
 	"errors"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/replay"
-	"github.com/matchrec/matchrec/store/natsbus"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // EventsRequest is the body of events: the match and an optional range of
@@ -35,14 +36,14 @@ var pageBytes = 512 << 10 // a var so tests can page small matches
 
 func (n *Node) events(ctx context.Context, body []byte) (any, error) {
 	var req EventsRequest
-	if err := natsbus.Bind(body, &req); err != nil {
+	if err := api.Bind(body, &req); err != nil {
 		return nil, err
 	}
 	if !events.ValidMatchID(req.Match) {
-		return nil, natsbus.Errorf(natsbus.CodeBadRequest, "match %q is not a match id", req.Match)
+		return nil, api.Errorf(projector.CodeBadRequest, "match %q is not a match id", req.Match)
 	}
 	if req.To != 0 && req.To < req.From {
-		return nil, natsbus.Errorf(natsbus.CodeBadRequest, "to %d is before from %d", req.To, req.From)
+		return nil, api.Errorf(projector.CodeBadRequest, "to %d is before from %d", req.To, req.From)
 	}
 	res := EventsResult{Match: req.Match, Events: []EventJSON{}}
 	var (

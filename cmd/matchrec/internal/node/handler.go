@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
-	"github.com/matchrec/matchrec/store/natsbus"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/recorder"
 )
 
@@ -65,8 +63,8 @@ type MatchSummary struct {
 
 // Handler returns the API handler of the node. Unknown verbs get
 // unknown_verb before their body is read.
-func (n *Node) Handler() natsbus.Handler {
-	verbs := natsbus.Verbs{
+func (n *Node) Handler() api.Handler {
+	verbs := api.Verbs{
 		VerbPing: func(context.Context, []byte) (any, error) {
 			return PingResult{Service: "matchrec", PID: os.Getpid(), DataDir: AbsDir(n.cfg.DataDir)}, nil
 		},
@@ -79,38 +77,7 @@ func (n *Node) Handler() natsbus.Handler {
 	}
 	n.addLineVerbs(verbs)
 	n.addAnalyticsVerbs(verbs)
-	return mapErrors{verbs}
-}
-
-// mapErrors turns the recorder's errors into API codes. A refusal keeps its
-// own code (not_your_turn, bad_dice, ...): scripts and callers match on it.
-type mapErrors struct{ natsbus.Verbs }
-
-func (m mapErrors) Handle(ctx context.Context, verb string, body []byte) (any, error) {
-	res, err := m.Verbs.Handle(ctx, verb, body)
-	if err != nil {
-		return nil, APIError(err)
-	}
-	return res, nil
-}
-
-// APIError maps an error of the recorder to the API error sent to callers.
-func APIError(err error) *natsbus.Error {
-	var ae *natsbus.Error
-	if r, ok := projector.AsRefusal(err); ok {
-		return &natsbus.Error{Code: r.Code, Message: r.Reason}
-	}
-	switch {
-	case errors.As(err, &ae):
-		return natsbus.AsError(err)
-	case errors.Is(err, recorder.ErrUnauthorized):
-		return &natsbus.Error{Code: natsbus.CodeUnauthorized, Message: trimSentinel(err, recorder.ErrUnauthorized)}
-	case errors.Is(err, fold.ErrBeyondEnd):
-		return &natsbus.Error{Code: natsbus.CodeBadRequest, Message: err.Error()}
-	case errors.Is(err, recorder.ErrBadRequest):
-		return &natsbus.Error{Code: natsbus.CodeBadRequest, Message: trimSentinel(err, recorder.ErrBadRequest)}
-	}
-	return natsbus.AsError(err) // not_found, conflict, internal
+	return verbs
 }
 
 // AbsDir is the absolute, symlink-free form of a directory, so two
@@ -125,47 +92,41 @@ func AbsDir(dir string) string {
 	return dir
 }
 
-// trimSentinel drops the sentinel's own text from the front of a message:
-// the code already says it ("bad_request: bad request: ..." reads badly).
-func trimSentinel(err, sentinel error) string {
-	return strings.TrimPrefix(err.Error(), sentinel.Error()+": ")
-}
-
 func (n *Node) create(ctx context.Context, body []byte) (any, error) {
 	var req recorder.CreateRequest
-	if err := natsbus.Bind(body, &req); err != nil {
+	if err := api.Bind(body, &req); err != nil {
 		return nil, err
 	}
 	if len(req.Tokens) > 0 {
 		// Tokens are minted by the recorder; accepting some here would
 		// suggest the caller chose them.
-		return nil, natsbus.Errorf(natsbus.CodeBadRequest, "tokens are issued by the recorder, not sent in create")
+		return nil, api.Errorf(projector.CodeBadRequest, "tokens are issued by the recorder, not sent in create")
 	}
 	return n.rec.Create(ctx, req)
 }
 
 func (n *Node) execute(ctx context.Context, body []byte, roll bool) (any, error) {
 	var req ExecuteRequest
-	if err := natsbus.Bind(body, &req); err != nil {
+	if err := api.Bind(body, &req); err != nil {
 		return nil, err
 	}
 	if req.Match == "" {
-		return nil, natsbus.Errorf(natsbus.CodeBadRequest, "match is required")
+		return nil, api.Errorf(projector.CodeBadRequest, "match is required")
 	}
 	var c projector.Command
 	switch {
 	case req.Command != nil && (len(req.Values) > 0 || req.Digital):
-		return nil, natsbus.Errorf(natsbus.CodeBadRequest, "give either command or values/digital, not both")
+		return nil, api.Errorf(projector.CodeBadRequest, "give either command or values/digital, not both")
 	case req.Command != nil:
 		c = *req.Command
 	case !roll:
-		return nil, natsbus.Errorf(natsbus.CodeBadRequest, "command is required")
+		return nil, api.Errorf(projector.CodeBadRequest, "command is required")
 	default:
 		c = projector.Command{Values: req.Values, Digital: req.Digital}
 	}
 	if roll {
 		if c.Type != "" && c.Type != projector.CmdRoll {
-			return nil, natsbus.Errorf(natsbus.CodeBadRequest, "the roll verb rolls dice; use declare for %q", c.Type)
+			return nil, api.Errorf(projector.CodeBadRequest, "the roll verb rolls dice; use declare for %q", c.Type)
 		}
 		c.Type = projector.CmdRoll
 	}
@@ -174,17 +135,17 @@ func (n *Node) execute(ctx context.Context, body []byte, roll bool) (any, error)
 
 func (n *Node) state(ctx context.Context, body []byte) (any, error) {
 	var req StateRequest
-	if err := natsbus.Bind(body, &req); err != nil {
+	if err := api.Bind(body, &req); err != nil {
 		return nil, err
 	}
 	if req.Match == "" {
-		return nil, natsbus.Errorf(natsbus.CodeBadRequest, "match is required")
+		return nil, api.Errorf(projector.CodeBadRequest, "match is required")
 	}
 	return n.rec.State(ctx, req.Match, req.At)
 }
 
 func (n *Node) matches(ctx context.Context, body []byte) (any, error) {
-	if err := natsbus.Bind(body, &struct{}{}); err != nil {
+	if err := api.Bind(body, &struct{}{}); err != nil {
 		return nil, err
 	}
 	infos, err := n.rec.Matches(ctx)

@@ -6,10 +6,11 @@ import (
 	"sort"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store"
-	"github.com/matchrec/matchrec/store/natsbus"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/recorder"
 )
 
@@ -57,7 +58,7 @@ type BranchesResult struct {
 	Matches []store.MatchInfo `json:"matches"`
 }
 
-func (n *Node) addLineVerbs(v natsbus.Verbs) {
+func (n *Node) addLineVerbs(v api.Verbs) {
 	v[VerbBundle] = n.bundle
 	v[VerbBranch] = n.branch
 	v[VerbBranches] = n.branches
@@ -66,11 +67,11 @@ func (n *Node) addLineVerbs(v natsbus.Verbs) {
 
 func (n *Node) bundle(ctx context.Context, body []byte) (any, error) {
 	var req BundleRequest
-	if err := natsbus.Bind(body, &req); err != nil {
+	if err := api.Bind(body, &req); err != nil {
 		return nil, err
 	}
 	if !events.ValidMatchID(req.Match) {
-		return nil, natsbus.Errorf(natsbus.CodeBadRequest, "match %q is not a match id", req.Match)
+		return nil, api.Errorf(projector.CodeBadRequest, "match %q is not a match id", req.Match)
 	}
 	res := BundleResult{Bundle: replay.Bundle{Format: replay.BundleFormat, Version: 1, Match: req.Match}}
 	if req.From == 0 {
@@ -115,7 +116,7 @@ func (n *Node) bundle(ctx context.Context, body []byte) (any, error) {
 
 func (n *Node) branch(ctx context.Context, body []byte) (any, error) {
 	var req recorder.BranchRequest
-	if err := natsbus.Bind(body, &req); err != nil {
+	if err := api.Bind(body, &req); err != nil {
 		return nil, err
 	}
 	return n.rec.Branch(ctx, req)
@@ -123,7 +124,7 @@ func (n *Node) branch(ctx context.Context, body []byte) (any, error) {
 
 func (n *Node) branches(ctx context.Context, body []byte) (any, error) {
 	var req BranchesRequest
-	if err := natsbus.Bind(body, &req); err != nil {
+	if err := api.Bind(body, &req); err != nil {
 		return nil, err
 	}
 	lin, err := n.rec.Lineage(ctx, req.Match)
@@ -164,12 +165,12 @@ func (n *Node) branches(ctx context.Context, body []byte) (any, error) {
 
 func (n *Node) diff(ctx context.Context, body []byte) (any, error) {
 	var req DiffRequest
-	if err := natsbus.Bind(body, &req); err != nil {
+	if err := api.Bind(body, &req); err != nil {
 		return nil, err
 	}
 	for _, id := range []string{req.A, req.B} {
 		if !events.ValidMatchID(id) {
-			return nil, natsbus.Errorf(natsbus.CodeBadRequest, "match %q is not a match id", id)
+			return nil, api.Errorf(projector.CodeBadRequest, "match %q is not a match id", id)
 		}
 	}
 	return replay.DiffMatches(ctx, n.store, req.A, req.B, n.cfg.Rules)

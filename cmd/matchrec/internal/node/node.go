@@ -177,7 +177,7 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	n.rec = recorder.New(n.store, recorder.Options{Rules: cfg.Rules, Log: cfg.Log})
 	n.an = &analyticsSvc{n: n}
 	// The API outlives the ctx that opened it: Close stops it, in order.
-	n.stopAPI, err = natsbus.ServeAPIWith(context.WithoutCancel(ctx), n.nc, n.Handler(), natsbus.ServeOptions{Logger: cfg.Log})
+	n.stopAPI, err = natsbus.ServeAPI(context.WithoutCancel(ctx), n.nc, n.Handler(), natsbus.ServeOptions{Logger: cfg.Log})
 	if err != nil {
 		return nil, err
 	}

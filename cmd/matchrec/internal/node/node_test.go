@@ -13,6 +13,7 @@ import (
 
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/script"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
 	"github.com/matchrec/matchrec/store/recorder"
 )
@@ -72,7 +73,7 @@ func play(t *testing.T, c *natsbus.Client, sc *script.Script, upTo int) (recorde
 		}
 		var res recorder.Result
 		err := c.Call(ctx, VerbDeclare, ExecuteRequest{Match: created.Match, Token: created.Tokens[role], Command: &st.Cmd}, &res)
-		var ae *natsbus.Error
+		var ae *api.Error
 		switch {
 		case st.ExpectRefusal == "" && err != nil:
 			t.Fatalf("%s: %v", st.Where(i), err)
@@ -147,28 +148,28 @@ func TestAPIRejectsBadRequestsAndChangesNothing(t *testing.T) {
 	declareStage := []struct {
 		name, verb string
 		body       any
-		code       string
+		code       projector.Code
 	}{
-		{"another match's token", VerbDeclare, ExecuteRequest{Match: m.Match, Token: other.Tokens[recorder.RolePlayer("alice")], Command: shoot}, natsbus.CodeUnauthorized},
-		{"no token", VerbDeclare, ExecuteRequest{Match: m.Match, Command: shoot}, natsbus.CodeUnauthorized},
-		{"a made-up token", VerbDeclare, ExecuteRequest{Match: m.Match, Token: "0123456789abcdef", Command: shoot}, natsbus.CodeUnauthorized},
+		{"another match's token", VerbDeclare, ExecuteRequest{Match: m.Match, Token: other.Tokens[recorder.RolePlayer("alice")], Command: shoot}, projector.CodeUnauthorized},
+		{"no token", VerbDeclare, ExecuteRequest{Match: m.Match, Command: shoot}, projector.CodeUnauthorized},
+		{"a made-up token", VerbDeclare, ExecuteRequest{Match: m.Match, Token: "0123456789abcdef", Command: shoot}, projector.CodeUnauthorized},
 		{"the other side's token, out of turn", VerbDeclare, ExecuteRequest{Match: m.Match, Token: bob, Command: cmd(projector.Command{Type: projector.CmdShoot, Unit: "boyz", Target: "tac"})}, projector.CodeWrongPlayer},
 		{"bob ends alice's turn", VerbDeclare, ExecuteRequest{Match: m.Match, Token: bob, Command: cmd(projector.Command{Type: projector.CmdNextTurn})}, projector.CodeWrongPlayer},
-		{"malformed JSON", VerbDeclare, []byte(`{"match":`), natsbus.CodeBadRequest},
-		{"unknown body field", VerbDeclare, []byte(`{"match":"` + m.Match + `","token":"` + alice + `","comand":{"type":"next-turn"}}`), natsbus.CodeBadRequest},
-		{"unknown command field", VerbDeclare, []byte(`{"match":"` + m.Match + `","token":"` + alice + `","command":{"type":"shoot","unit":"tac","tagret":"boyz"}}`), natsbus.CodeBadRequest},
-		{"no command", VerbDeclare, ExecuteRequest{Match: m.Match, Token: alice}, natsbus.CodeBadRequest},
-		{"unknown verb", "teleport", ExecuteRequest{Match: m.Match, Token: alice, Command: shoot}, natsbus.CodeUnknownVerb},
+		{"malformed JSON", VerbDeclare, []byte(`{"match":`), projector.CodeBadRequest},
+		{"unknown body field", VerbDeclare, []byte(`{"match":"` + m.Match + `","token":"` + alice + `","comand":{"type":"next-turn"}}`), projector.CodeBadRequest},
+		{"unknown command field", VerbDeclare, []byte(`{"match":"` + m.Match + `","token":"` + alice + `","command":{"type":"shoot","unit":"tac","tagret":"boyz"}}`), projector.CodeBadRequest},
+		{"no command", VerbDeclare, ExecuteRequest{Match: m.Match, Token: alice}, projector.CodeBadRequest},
+		{"unknown verb", "teleport", ExecuteRequest{Match: m.Match, Token: alice, Command: shoot}, projector.CodeUnknownVerb},
 		{"unknown unit", VerbDeclare, ExecuteRequest{Match: m.Match, Token: alice, Command: cmd(projector.Command{Type: projector.CmdShoot, Unit: "titan", Target: "boyz"})}, projector.CodeUnknownUnit},
 		{"unknown target", VerbDeclare, ExecuteRequest{Match: m.Match, Token: alice, Command: cmd(projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "squig"})}, projector.CodeUnknownUnit},
 		{"unknown command", VerbDeclare, ExecuteRequest{Match: m.Match, Token: alice, Command: cmd(projector.Command{Type: "charge"})}, projector.CodeUnknownCommand},
 		{"no roll pending", VerbRoll, ExecuteRequest{Match: m.Match, Token: alice, Values: []int{3}}, projector.CodeWrongStep},
-		{"roll verb with another command", VerbRoll, ExecuteRequest{Match: m.Match, Token: alice, Command: shoot}, natsbus.CodeBadRequest},
-		{"unknown match", VerbDeclare, ExecuteRequest{Match: "nosuchmatch", Token: alice, Command: shoot}, natsbus.CodeNotFound},
-		{"invalid match id", VerbDeclare, ExecuteRequest{Match: "a.b>", Token: alice, Command: shoot}, natsbus.CodeBadRequest},
+		{"roll verb with another command", VerbRoll, ExecuteRequest{Match: m.Match, Token: alice, Command: shoot}, projector.CodeBadRequest},
+		{"unknown match", VerbDeclare, ExecuteRequest{Match: "nosuchmatch", Token: alice, Command: shoot}, projector.CodeNotFound},
+		{"invalid match id", VerbDeclare, ExecuteRequest{Match: "a.b>", Token: alice, Command: shoot}, projector.CodeBadRequest},
 	}
-	var ae *natsbus.Error
-	if err := c.Call(ctx, VerbState, StateRequest{Match: m.Match, At: 9999}, nil); !errors.As(err, &ae) || ae.Code != natsbus.CodeBadRequest {
+	var ae *api.Error
+	if err := c.Call(ctx, VerbState, StateRequest{Match: m.Match, At: 9999}, nil); !errors.As(err, &ae) || ae.Code != projector.CodeBadRequest {
 		t.Errorf("state past the end: want bad_request, got %v", err)
 	}
 	for _, tc := range declareStage {
@@ -184,14 +185,14 @@ func TestAPIRejectsBadRequestsAndChangesNothing(t *testing.T) {
 		name   string
 		values []int
 		token  string
-		code   string
+		code   projector.Code
 	}{
 		{"a die of 7", []int{1, 2, 3, 4, 5, 6, 7, 2, 3}, alice, projector.CodeBadDice},
 		{"a die of 0", []int{0, 2, 3, 4, 5, 6, 1, 2, 3}, alice, projector.CodeBadDice},
 		{"a negative die", []int{-1, 2, 3, 4, 5, 6, 1, 2, 3}, alice, projector.CodeBadDice},
 		{"too few dice", nine[:8], alice, projector.CodeDiceCount},
 		{"too many dice", append(append([]int{}, nine...), 4), alice, projector.CodeDiceCount},
-		{"no dice", nil, alice, natsbus.CodeBadRequest},
+		{"no dice", nil, alice, projector.CodeBadRequest},
 		{"the target's owner rolls to hit", nine, bob, projector.CodeWrongPlayer},
 	}
 	for _, tc := range rollStage {
@@ -217,12 +218,12 @@ func TestAPIRejectsBadRequestsAndChangesNothing(t *testing.T) {
 
 // expectRejected sends one request, checks its error code, and checks that
 // the match's head, the folded state and the store are unchanged.
-func expectRejected(t *testing.T, n *Node, c *natsbus.Client, match, verb string, body any, code string) {
+func expectRejected(t *testing.T, n *Node, c *natsbus.Client, match, verb string, body any, code projector.Code) {
 	t.Helper()
 	ctx := context.Background()
 	before := snapshot(t, n, c, match)
 	err := c.Call(ctx, verb, body, nil)
-	var ae *natsbus.Error
+	var ae *api.Error
 	if !errors.As(err, &ae) {
 		t.Fatalf("want API error %s, got %v", code, err)
 	}

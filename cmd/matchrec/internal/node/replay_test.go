@@ -18,6 +18,7 @@ import (
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
 
@@ -231,13 +232,13 @@ func TestEventsVerbPagesAndNarrates(t *testing.T) {
 	}
 	for _, bad := range []struct {
 		req  EventsRequest
-		code string
+		code projector.Code
 	}{
-		{EventsRequest{Match: "nosuchmatch"}, natsbus.CodeNotFound},
-		{EventsRequest{Match: "../etc"}, natsbus.CodeBadRequest},
-		{EventsRequest{Match: m.Match, From: 9, To: 3}, natsbus.CodeBadRequest},
+		{EventsRequest{Match: "nosuchmatch"}, projector.CodeNotFound},
+		{EventsRequest{Match: "../etc"}, projector.CodeBadRequest},
+		{EventsRequest{Match: m.Match, From: 9, To: 3}, projector.CodeBadRequest},
 	} {
-		var ae *natsbus.Error
+		var ae *api.Error
 		if err := c.Call(ctx, VerbEvents, bad.req, nil); !errors.As(err, &ae) || ae.Code != bad.code {
 			t.Errorf("%+v: want %s, got %v", bad.req, bad.code, err)
 		}

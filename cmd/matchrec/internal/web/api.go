@@ -14,7 +14,6 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store"
 )
@@ -24,26 +23,6 @@ import (
 const (
 	defaultLimit = 500
 	maxLimit     = 5000
-)
-
-// APIError is the body of every error answer: a stable code to match on
-// and a message for people.
-type APIError struct {
-	Error struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-// Error codes of the HTTP API.
-const (
-	CodeBadRequest   = "bad_request"        // 400: a malformed id or query
-	CodeUnauthorized = "unauthorized"       // 401: a judge request without a valid token
-	CodeForbidden    = "forbidden"          // 403: a valid token that is not the judge's
-	CodeNotFound     = "not_found"          // 404: no such match (or none public yet), no such endpoint
-	CodeBeyondEnd    = "beyond_end"         // 404: a sequence number past the (visible) end
-	CodeMethod       = "method_not_allowed" // 405
-	CodeInternal     = "internal"           // 500: the store or the bus failed
 )
 
 // MatchSummary is one entry of /api/matches.
@@ -83,39 +62,13 @@ type EventsResponse struct {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, CodeInternal, "encode answer: "+err.Error())
+		writeError(w, projector.CodeInternal, "encode answer: "+err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
-}
-
-func writeError(w http.ResponseWriter, status int, code, msg string) {
-	var e APIError
-	e.Error.Code, e.Error.Message = code, msg
-	b, _ := json.Marshal(e)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
-}
-
-// writeStoreError answers for an error of the store, the fold or the bus:
-// what the caller got wrong is a 4xx, anything else a 500 with the cause.
-func (s *Server) writeStoreError(w http.ResponseWriter, r *http.Request, match string, err error) {
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		writeError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("no match %q", match))
-	case errors.Is(err, fold.ErrBeyondEnd):
-		writeError(w, http.StatusNotFound, CodeBeyondEnd, err.Error())
-	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
-		// The client left; nobody reads an answer.
-	default:
-		s.log.Error().Err(err).Str("match", match).Str("path", r.URL.Path).Msg("request failed")
-		writeError(w, http.StatusInternalServerError, CodeInternal, err.Error())
-	}
 }
 
 // query is a request's query string checked against the parameters an
@@ -169,7 +122,7 @@ func parseSeq(s string) (uint64, error) {
 func matchID(w http.ResponseWriter, r *http.Request) (string, bool) {
 	id := r.PathValue("id")
 	if !events.ValidMatchID(id) {
-		writeError(w, http.StatusBadRequest, CodeBadRequest, fmt.Sprintf("%q is not a match id (1-64 of A-Z a-z 0-9 _ -)", id))
+		writeError(w, projector.CodeBadRequest, fmt.Sprintf("%q is not a match id (1-64 of A-Z a-z 0-9 _ -)", id))
 		return "", false
 	}
 	return id, true
@@ -194,12 +147,12 @@ func (s *Server) beyondEnd(w http.ResponseWriter, id string, head, seq uint64, j
 	if !judge && s.cfg.Delay > 0 {
 		what = "public events"
 	}
-	writeError(w, http.StatusNotFound, CodeBeyondEnd, fmt.Sprintf("match %s has %d %s; there is no event %d", id, head, what, seq))
+	writeError(w, projector.CodeBeyondEnd, fmt.Sprintf("match %s has %d %s; there is no event %d", id, head, what, seq))
 }
 
 func (s *Server) apiMatches(w http.ResponseWriter, r *http.Request) {
 	if _, err := parseQuery(r); err != nil {
-		writeError(w, http.StatusBadRequest, CodeBadRequest, err.Error())
+		writeError(w, projector.CodeBadRequest, err.Error())
 		return
 	}
 	ctx := r.Context()
@@ -254,12 +207,12 @@ func (s *Server) apiState(w http.ResponseWriter, r *http.Request) {
 	}
 	q, err := parseQuery(r, "at")
 	if err != nil {
-		writeError(w, http.StatusBadRequest, CodeBadRequest, err.Error())
+		writeError(w, projector.CodeBadRequest, err.Error())
 		return
 	}
 	at, given, err := q.seq("at")
 	if err != nil {
-		writeError(w, http.StatusBadRequest, CodeBadRequest, err.Error())
+		writeError(w, projector.CodeBadRequest, err.Error())
 		return
 	}
 	judge, ok := s.judge(w, r, id, q)
@@ -294,7 +247,7 @@ func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	q, err := parseQuery(r, "from", "limit")
 	if err != nil {
-		writeError(w, http.StatusBadRequest, CodeBadRequest, err.Error())
+		writeError(w, projector.CodeBadRequest, err.Error())
 		return
 	}
 	from, given, err := q.seq("from")
@@ -312,7 +265,7 @@ func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
 		err = fmt.Errorf("limit=%d: at most %d events a page", limit, maxLimit)
 	}
 	if err != nil {
-		writeError(w, http.StatusBadRequest, CodeBadRequest, err.Error())
+		writeError(w, projector.CodeBadRequest, err.Error())
 		return
 	}
 	judge, ok := s.judge(w, r, id, q)

@@ -1,12 +1,13 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/recorder"
 )
 
@@ -32,7 +33,7 @@ func (s *Server) judge(w http.ResponseWriter, r *http.Request, id string, q quer
 			tok = c.Value
 		}
 		if tok == "" {
-			writeError(w, http.StatusUnauthorized, CodeUnauthorized,
+			writeError(w, projector.CodeUnauthorized,
 				"the judge view needs the judge's token: open the judge link (#judge=TOKEN) again")
 			return false, false
 		}
@@ -46,7 +47,7 @@ func (s *Server) judge(w http.ResponseWriter, r *http.Request, id string, q quer
 func (s *Server) checkJudge(w http.ResponseWriter, r *http.Request, id, tok string) (bool, bool) {
 	st, err := s.rec.Live(r.Context(), id)
 	if err != nil {
-		if errors.Is(err, recorder.ErrBadRequest) {
+		if api.CodeOf(err) == projector.CodeBadRequest {
 			err = store.ErrNotFound
 		}
 		s.writeStoreError(w, r, id, err)
@@ -55,10 +56,10 @@ func (s *Server) checkJudge(w http.ResponseWriter, r *http.Request, id, tok stri
 	actor, err := recorder.Actor(st, tok)
 	switch {
 	case err != nil:
-		writeError(w, http.StatusUnauthorized, CodeUnauthorized, "the token is not valid for match "+id)
+		writeError(w, projector.CodeUnauthorized, "the token is not valid for match "+id)
 		return false, false
 	case actor.Kind != events.ActorJudge:
-		writeError(w, http.StatusForbidden, CodeForbidden, "this is a player's token; only the judge's token opens the judge view")
+		writeError(w, projector.CodeForbidden, "this is a player's token; only the judge's token opens the judge view")
 		return false, false
 	}
 	return true, true
@@ -81,12 +82,12 @@ func (s *Server) apiJudge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := parseQuery(r); err != nil {
-		writeError(w, http.StatusBadRequest, CodeBadRequest, err.Error())
+		writeError(w, projector.CodeBadRequest, err.Error())
 		return
 	}
 	tok := bearer(r)
 	if tok == "" {
-		writeError(w, http.StatusUnauthorized, CodeUnauthorized, "send the judge's token as Authorization: Bearer TOKEN")
+		writeError(w, projector.CodeUnauthorized, "send the judge's token as Authorization: Bearer TOKEN")
 		return
 	}
 	if _, ok := s.checkJudge(w, r, id, tok); !ok {

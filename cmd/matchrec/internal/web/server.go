@@ -21,6 +21,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 
+	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/recorder"
@@ -162,17 +163,17 @@ func (s *Server) routes() http.Handler {
 			probe.Method = m
 			if _, pat := mux.Handler(probe); m != r.Method && pat != "/api/" {
 				w.Header().Set("Allow", m)
-				writeError(w, http.StatusMethodNotAllowed, CodeMethod, r.Method+" "+r.URL.Path+": use "+m)
+				writeError(w, projector.CodeMethodNotAllowed, r.Method+" "+r.URL.Path+": use "+m)
 				return
 			}
 		}
-		writeError(w, http.StatusNotFound, CodeNotFound, "no API endpoint "+r.Method+" "+r.URL.Path)
+		writeError(w, projector.CodeNotFound, "no API endpoint "+r.Method+" "+r.URL.Path)
 	})
 	mux.HandleFunc("GET /{$}", s.page("index.html"))
 	mux.HandleFunc("GET /matches/{id}", s.matchPage)
 	mux.Handle("GET /static/", staticHandler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, CodeNotFound, "no page "+r.URL.Path)
+		writeError(w, projector.CodeNotFound, "no page "+r.URL.Path)
 	})
 	return s.logged(mux)
 }

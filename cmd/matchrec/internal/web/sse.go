@@ -49,7 +49,7 @@ func (s *Server) apiStream(w http.ResponseWriter, r *http.Request) {
 	}
 	q, err := parseQuery(r, "from")
 	if err != nil {
-		writeError(w, http.StatusBadRequest, CodeBadRequest, err.Error())
+		writeError(w, projector.CodeBadRequest, err.Error())
 		return
 	}
 	from, given, err := q.seq("from")
@@ -64,7 +64,7 @@ func (s *Server) apiStream(w http.ResponseWriter, r *http.Request) {
 		from = n + 1
 	}
 	if err != nil {
-		writeError(w, http.StatusBadRequest, CodeBadRequest, err.Error())
+		writeError(w, projector.CodeBadRequest, err.Error())
 		return
 	}
 	judge, ok := s.judge(w, r, id, q)
@@ -105,7 +105,7 @@ func (s *Server) apiStream(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := <-fail; err != nil {
 		s.log.Warn().Err(err).Str("match", id).Msg("event stream stopped")
-		b, _ := json.Marshal(map[string]string{"code": CodeInternal, "message": err.Error()})
+		b, _ := json.Marshal(map[string]string{"code": string(projector.CodeInternal), "message": err.Error()})
 		// Named "feed-error": a message named "error" would look like a
 		// connection error to EventSource, which then reconnects anyway.
 		_, _ = fmt.Fprintf(w, "event: feed-error\ndata: %s\n\n", b)

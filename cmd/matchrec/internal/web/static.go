@@ -5,6 +5,8 @@ import (
 	"embed"
 	"io/fs"
 	"net/http"
+
+	"github.com/matchrec/matchrec/projector"
 )
 
 // assets are the pages, styles and scripts, built into the binary: a
@@ -50,7 +52,7 @@ func (s *Server) page(name string) http.HandlerFunc {
 func servePage(w http.ResponseWriter, name string, edit func([]byte) []byte) {
 	b, err := fs.ReadFile(assetFS(), name)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, CodeInternal, "page "+name+" is missing from the build")
+		writeError(w, projector.CodeInternal, "page "+name+" is missing from the build")
 		return
 	}
 	if edit != nil {

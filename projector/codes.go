@@ -1,0 +1,66 @@
+package projector
+
+// Code is a stable error code: programs match on it (scripts' expected
+// refusals, the API's error replies, the web's error bodies, the CLI's
+// error lines), people read the message beside it. A code never changes
+// meaning once released.
+//
+// The codes live here, in the lowest package that refuses anything, so the
+// decider and every layer above it (store/api, store/natsbus,
+// store/recorder, the analytics, the web pages and the CLI) share one
+// vocabulary. The 6e edition adds four refusals of its own (projector/ed6e).
+type Code string
+
+// Every code matchrec returns.
+const (
+	// Refusals of the rules (Decide): a valid request the rules forbid.
+	// Nothing is recorded.
+	CodeBadCommand     Code = "bad_command"
+	CodeWrongPlayer    Code = "not_your_turn"
+	CodeWrongPhase     Code = "wrong_phase"
+	CodeWrongStep      Code = "wrong_step"
+	CodeUnknownUnit    Code = "unknown_unit"
+	CodeUnknownModel   Code = "unknown_model"
+	CodeUnknownWeapon  Code = "unknown_weapon"
+	CodeNotVisible     Code = "not_visible"
+	CodeOutOfRange     Code = "out_of_range"
+	CodeHeavyMoved     Code = "heavy_after_moving"
+	CodeAlreadyFired   Code = "already_fired"
+	CodeBadDice        Code = "bad_dice"
+	CodeDiceCount      Code = "wrong_dice_count"
+	CodeBadCasualty    Code = "bad_casualty"
+	CodeBadDistribute  Code = "bad_distribution"
+	CodeMatchEnded     Code = "match_ended"
+	CodeMoveTooFar     Code = "move_too_far"
+	CodeOffTable       Code = "off_table"
+	CodeNotEligible    Code = "not_eligible"
+	CodeUnknownCommand Code = "unknown_command"
+
+	// The API's (store/api), over NATS and to the CLI.
+	CodeBadRequest   Code = "bad_request"  // malformed JSON or invalid arguments
+	CodeUnknownVerb  Code = "unknown_verb" // no such matchrec.api.<verb>
+	CodeUnauthorized Code = "unauthorized" // no token, or one that does not give the right
+	CodeNotFound     Code = "not_found"    // no such match (store.ErrNotFound), export stream, endpoint
+	CodeConflict     Code = "conflict"     // the match moved on or exists (store.ErrConflict); re-read and retry
+	CodeInternal     Code = "internal"     // a bug or an outage; the message says which
+	CodeBadQuery     Code = "bad_query"    // SQL that does not parse, an unknown table or column, not a query
+	CodeNoData       Code = "no_data"      // nothing recorded fits: empty store, unknown player or edition
+
+	// The web's HTTP API (cmd/matchrec/internal/web), besides the API's.
+	CodeForbidden        Code = "forbidden"          // a valid token that is not the judge's
+	CodeBeyondEnd        Code = "beyond_end"         // a sequence number past the (visible) end
+	CodeMethodNotAllowed Code = "method_not_allowed" // an endpoint asked with the wrong method
+
+	// The CLI's own (cmd/matchrec/internal/cli), besides the API's.
+	CodeUsage        Code = "usage"         // bad flags or arguments
+	CodeBadScript    Code = "bad_script"    // a match script that does not read
+	CodeBadFile      Code = "bad_file"      // a bundle or output file that cannot be read or written
+	CodeBadOutput    Code = "bad_output"    // an export's output file cannot be created
+	CodeLocked       Code = "locked"        // the data directory is held by another process
+	CodeUnavailable  Code = "unavailable"   // no recorder reachable
+	CodeAuditFailed  Code = "audit_failed"  // the audit ran and found a problem
+	CodeNoAttack     Code = "no_attack"     // what-if at an event that starts no attack
+	CodeNotRefused   Code = "not_refused"   // a script step expected a refusal and was recorded
+	CodeWrongRefusal Code = "wrong_refusal" // a script step was refused with another code
+	CodePlotFailed   Code = "plot_failed"   // a report's plot could not be drawn
+)
