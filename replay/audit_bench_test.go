@@ -11,6 +11,7 @@ import (
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/projector/sim"
 	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/recorder"
 )
 
@@ -29,7 +30,7 @@ func BenchmarkAudit(b *testing.B) {
 			setup.Units[i].Models[j].T = 10 // nobody dies: the match goes on
 		}
 	}
-	res, err := rec.Create(ctx, recorder.CreateRequest{Match: "audit-bench", MatchCreated: setup})
+	res, err := rec.Create(ctx, api.CreateRequest{Match: "audit-bench", MatchCreated: setup})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -40,14 +41,14 @@ func BenchmarkAudit(b *testing.B) {
 			b.Fatal(err)
 		}
 		actor, c, _ := ap.Next(s)
-		tok := res.Tokens[recorder.RolePlayer(actor.ID)]
+		tok := res.Tokens[api.RolePlayer(actor.ID)]
 		out, err := rec.Execute(ctx, "audit-bench", tok, c)
 		if err != nil {
 			b.Fatal(err)
 		}
 		n = int(out.Events[len(out.Events)-1].Seq)
 	}
-	if _, err := rec.Execute(ctx, "audit-bench", res.Tokens[recorder.RoleJudge], projectorEnd()); err != nil {
+	if _, err := rec.Execute(ctx, "audit-bench", res.Tokens[api.RoleJudge], projectorEnd()); err != nil {
 		b.Fatal(err)
 	}
 	h, _ := st.Head(ctx, "audit-bench")

@@ -17,6 +17,7 @@ import (
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/bolt"
 	"github.com/matchrec/matchrec/store/recorder"
 )
@@ -44,7 +45,7 @@ func recordedWithTokens(t *testing.T) (string, uint64, map[string]string) {
 		return events.ModelSpec{ID: id, BS: 4, T: 4, W: 1, Sv: 5, Height: 1.5, BaseMM: 25, X: x, Y: y, Weapons: []string{"bg"}}
 	}
 	gun := []events.WeaponSpec{{ID: "bg", Name: "boltgun", Range: 24, Type: "assault", Shots: 2, S: 4}}
-	res, err := rec.Create(ctx, recorder.CreateRequest{Match: "audit1", MatchCreated: events.MatchCreated{
+	res, err := rec.Create(ctx, api.CreateRequest{Match: "audit1", MatchCreated: events.MatchCreated{
 		Edition: "3e", Players: []events.PlayerSpec{{ID: "alice"}, {ID: "bob"}},
 		Units: []events.UnitSpec{
 			{ID: "tac", Player: "alice", Weapons: gun, Models: []events.ModelSpec{model("t1", 10, 10), model("t2", 10, 12), model("t3", 10, 14)}},
@@ -53,7 +54,7 @@ func recordedWithTokens(t *testing.T) (string, uint64, map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := res.Tokens[recorder.RolePlayer("alice")], res.Tokens[recorder.RolePlayer("bob")]
+	a, b := res.Tokens[api.RolePlayer("alice")], res.Tokens[api.RolePlayer("bob")]
 	var firstRoll uint64
 	do := func(tok string, c projector.Command) {
 		t.Helper()
@@ -88,7 +89,7 @@ func recordedWithTokens(t *testing.T) (string, uint64, map[string]string) {
 		}
 		do(tok, projector.Command{Type: projector.CmdRoll, Digital: true})
 	}
-	do(res.Tokens[recorder.RoleJudge], projector.Command{Type: projector.CmdEnd, Reason: "time"})
+	do(res.Tokens[api.RoleJudge], projector.Command{Type: projector.CmdEnd, Reason: "time"})
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -112,14 +113,14 @@ func audit(t *testing.T, path string) replay.Report {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := replay.NewBundle("audit1", in, rep.Refold.StateHash).Write(&buf); err != nil {
+	if err := replay.WriteBundle(&buf, replay.NewBundle("audit1", in, rep.Refold.StateHash)); err != nil {
 		t.Fatal(err)
 	}
 	bun, err := replay.ReadBundle(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := bun.Verify(editions.Lookup)
+	v := replay.VerifyBundle(bun, editions.Lookup)
 	if v.OK != rep.OK || v.Chain.FirstBroken != rep.Chain.FirstBroken || len(v.Dice.Mismatches) != len(rep.Dice.Mismatches) {
 		t.Fatalf("verify (ok=%v broken=%d) and audit (ok=%v broken=%d) disagree", v.OK, v.Chain.FirstBroken, rep.OK, rep.Chain.FirstBroken)
 	}

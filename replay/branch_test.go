@@ -9,6 +9,7 @@ import (
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/bolt"
 	"github.com/matchrec/matchrec/store/recorder"
 )
@@ -27,7 +28,7 @@ func TestBranches(t *testing.T) {
 	rec := recorder.New(st, recorder.Options{Rules: editions.Lookup})
 	parentBefore := load(t, st)
 	at := hitRoll - 1 // just before the first hit roll: the attack is declared
-	b1, err := rec.Branch(ctx, recorder.BranchRequest{Parent: "audit1", At: at, Match: "what-if-1", Name: "again"})
+	b1, err := rec.Branch(ctx, api.BranchRequest{Parent: "audit1", At: at, Match: "what-if-1", Name: "again"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestBranches(t *testing.T) {
 			if s.Attack == nil {
 				break
 			}
-			tok := tokens[recorder.RolePlayer(s.Pending.Player)]
+			tok := tokens[api.RolePlayer(s.Pending.Player)]
 			c := projector.Command{Type: projector.CmdRoll, Digital: true}
 			if s.Pending.Kind == projector.WaitCasualties {
 				c = projector.Command{Type: projector.CmdCasualties, Models: s.Attack.Eligible[:s.Pending.Count]}
@@ -51,7 +52,7 @@ func TestBranches(t *testing.T) {
 				t.Fatalf("%s: %v", id, err)
 			}
 		}
-		if _, err := rec.Execute(ctx, id, tokens[recorder.RoleJudge], projector.Command{Type: projector.CmdEnd}); err != nil {
+		if _, err := rec.Execute(ctx, id, tokens[api.RoleJudge], projector.Command{Type: projector.CmdEnd}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -89,7 +90,7 @@ func TestBranches(t *testing.T) {
 	}
 
 	// A branch of the branch, forked inside the branch's own events.
-	b2, err := rec.Branch(ctx, recorder.BranchRequest{Parent: "what-if-1", At: at + 3, Match: "what-if-2"})
+	b2, err := rec.Branch(ctx, api.BranchRequest{Parent: "what-if-1", At: at + 3, Match: "what-if-2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestBranches(t *testing.T) {
 		t.Fatalf("store check with branches: %v", err)
 	}
 	// A fork past the parent.s last event is refused.
-	if _, err := rec.Branch(ctx, recorder.BranchRequest{Parent: "audit1", At: 1000}); err == nil {
+	if _, err := rec.Branch(ctx, api.BranchRequest{Parent: "audit1", At: 1000}); err == nil {
 		t.Fatal("branch past the parent's end accepted")
 	}
 }
@@ -119,7 +120,7 @@ func TestDiffShowsWhereLinesPart(t *testing.T) {
 	defer st.Close()
 	ctx := context.Background()
 	rec := recorder.New(st, recorder.Options{Rules: editions.Lookup})
-	b, err := rec.Branch(ctx, recorder.BranchRequest{Parent: "audit1", At: hitRoll - 1, Match: "b"})
+	b, err := rec.Branch(ctx, api.BranchRequest{Parent: "audit1", At: hitRoll - 1, Match: "b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestDiffShowsWhereLinesPart(t *testing.T) {
 	}
 	parent, _, _ := fold.Fold(ctx, st, "audit1", 0, editions.Lookup)
 	lost := parent.TallyOf("bob").ModelsLost
-	var bob replay.SideDiff
+	var bob api.SideDiff
 	for _, sd := range d.Sides {
 		if sd.Player == "bob" {
 			bob = sd

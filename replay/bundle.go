@@ -7,30 +7,16 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector/fold"
+	"github.com/matchrec/matchrec/store/api"
 )
 
-// BundleFormat names the self-verifying export format.
-const BundleFormat = "matchrec-bundle"
-
-// Bundle is one match in one file: every stored record exactly as stored
-// (the revealed seeds are events among them) and the state hash the
-// recorder held when it was exported. `matchrec verify` audits it with no
-// store and no server.
-type Bundle struct {
-	Format    string      `json:"format"`
-	Version   int         `json:"version"`
-	Match     string      `json:"match"`
-	StateHash events.Hash `json:"state_hash"`
-	Keys      []uint64    `json:"keys"`
-	Records   [][]byte    `json:"records"` // events.Marshal form, base64 in JSON
-	// Lineage and Reveals, for a branch: see AuditOptions.
-	Lineage []events.BranchPoint `json:"lineage,omitempty"`
-	Reveals [][]byte             `json:"reveals,omitempty"`
-}
+// The bundle (api.Bundle) is one match in one file: `matchrec export
+// --bundle` writes it, the bundle verb sends it page by page, and
+// `matchrec verify` audits it with no store and no server (VerifyBundle).
 
 // NewBundle packs what an audit of a match reads and its recorded state hash.
-func NewBundle(match string, in Inputs, state events.Hash) *Bundle {
-	b := &Bundle{Format: BundleFormat, Version: 1, Match: match, StateHash: state, Lineage: in.Options.Lineage}
+func NewBundle(match string, in Inputs, state events.Hash) *api.Bundle {
+	b := &api.Bundle{Format: api.BundleFormat, Version: 1, Match: match, StateHash: state, Lineage: in.Options.Lineage}
 	for _, r := range in.Records {
 		b.Keys = append(b.Keys, r.Key)
 		b.Records = append(b.Records, r.Data)
@@ -41,23 +27,23 @@ func NewBundle(match string, in Inputs, state events.Hash) *Bundle {
 	return b
 }
 
-// Write writes the bundle as JSON.
-func (b *Bundle) Write(w io.Writer) error {
+// WriteBundle writes a bundle as JSON.
+func WriteBundle(w io.Writer, b *api.Bundle) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	return enc.Encode(b)
 }
 
 // ReadBundle reads and checks the framing of a bundle (not its content:
-// Verify does that).
-func ReadBundle(r io.Reader) (*Bundle, error) {
-	var b Bundle
+// VerifyBundle does that).
+func ReadBundle(r io.Reader) (*api.Bundle, error) {
+	var b api.Bundle
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&b); err != nil {
 		return nil, fmt.Errorf("not a matchrec bundle: %w", err)
 	}
-	if b.Format != BundleFormat {
+	if b.Format != api.BundleFormat {
 		return nil, fmt.Errorf("not a matchrec bundle (format %q)", b.Format)
 	}
 	if b.Version != 1 {
@@ -69,8 +55,8 @@ func ReadBundle(r io.Reader) (*Bundle, error) {
 	return &b, nil
 }
 
-// Verify runs the full audit on the bundle.
-func (b *Bundle) Verify(lookup fold.Lookup) Report {
+// VerifyBundle runs the full audit on a bundle.
+func VerifyBundle(b *api.Bundle, lookup fold.Lookup) Report {
 	recs := make([]Record, len(b.Records))
 	for i := range b.Records {
 		recs[i] = Record{b.Keys[i], b.Records[i]}

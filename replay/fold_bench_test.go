@@ -39,13 +39,7 @@ func generated(b *testing.B, n int) (*bolt.Store, []string, int) {
 			g.Do(actor, c)
 		}
 		id := fmt.Sprintf("bench%04d", i)
-		evs := make([]events.Event, len(g.Events))
-		var prev events.Hash
-		for j, e := range g.Events {
-			e.Match, e.PrevHash = id, prev
-			e.Hash = events.ComputeHash(e)
-			evs[j], prev = e, e.Hash
-		}
+		evs := relabel(id, g.Events)
 		if err := st.Append(ctx, id, 0, evs); err != nil {
 			b.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/bolt"
 	"github.com/matchrec/matchrec/store/recorder"
 )
@@ -49,7 +50,7 @@ func TestRulingsFoldAsRuledAndAsPlayed(t *testing.T) {
 			played0, _ := foldAs(t, before, fold.AsPlayed).Hash()
 			rec := recorder.New(st, recorder.Options{Rules: editions.Lookup})
 			ctx := context.Background()
-			out, err := rec.Execute(ctx, "audit1", tokens[recorder.RolePlayer("bob")],
+			out, err := rec.Execute(ctx, "audit1", tokens[api.RolePlayer("bob")],
 				projector.Command{Type: projector.CmdDispute, Event: hitRoll, Reason: "cocked dice"})
 			if err != nil {
 				t.Fatal(err)
@@ -61,10 +62,10 @@ func TestRulingsFoldAsRuledAndAsPlayed(t *testing.T) {
 					c.Values[i] = 1
 				}
 			}
-			if _, err := rec.Execute(ctx, "audit1", tokens[recorder.RolePlayer("bob")], c); err == nil {
+			if _, err := rec.Execute(ctx, "audit1", tokens[api.RolePlayer("bob")], c); err == nil {
 				t.Fatal("a player ruled")
 			}
-			if _, err := rec.Execute(ctx, "audit1", tokens[recorder.RoleJudge], c); err != nil {
+			if _, err := rec.Execute(ctx, "audit1", tokens[api.RoleJudge], c); err != nil {
 				t.Fatal(err)
 			}
 			after := load(t, st)

@@ -43,13 +43,7 @@ func longEvents(b *testing.B, id string, n int) []events.Event {
 		actor, c, _ := ap.Next(g.State)
 		g.Do(actor, c)
 	}
-	evs := make([]events.Event, len(g.Events))
-	var prev events.Hash
-	for j, e := range g.Events {
-		e.Match, e.PrevHash = id, prev
-		e.Hash = events.ComputeHash(e)
-		evs[j], prev = e, e.Hash
-	}
+	evs := relabel(id, g.Events)
 	return evs
 }
 

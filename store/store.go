@@ -82,10 +82,12 @@ type Outbox interface {
 	Notify() <-chan struct{}
 }
 
-// Secrets is an optional ability (found by type assertion): a durable place
-// for each match's secret dice seeds, outside the event log, so they are
-// never published or exported before the recorder reveals them
-// (docs/dice.md). PutSecret returns only once the secret is durable.
+// Secrets is a durable place for each match's secret dice seeds, outside
+// the event log, so they are never published or exported before the
+// recorder reveals them (docs/dice.md). It is not optional for recording:
+// the recorder takes a store that has it (recorder.Store), because Create
+// and Branch commit to a seed. Readers never need it. PutSecret returns
+// only once the secret is durable.
 type Secrets interface {
 	PutSecret(ctx context.Context, match string, epoch int, secret []byte) error
 	// Secret returns ErrNotFound for an unknown match or epoch.

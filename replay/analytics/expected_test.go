@@ -9,7 +9,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/replay/analytics/report"
-	"github.com/matchrec/matchrec/store/recorder"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 func squad(id, player string, n int, x float64, bs, t, sv int) events.UnitSpec {
@@ -33,7 +33,7 @@ func TestExpectedValuesFromExactOdds(t *testing.T) {
 		t.Run(fmt.Sprintf("%d targets", tc.targets), func(t *testing.T) {
 			e := newEnv(t)
 			ctx := context.Background()
-			created, err := e.rec.Create(ctx, recorder.CreateRequest{MatchCreated: events.MatchCreated{
+			created, err := e.rec.Create(ctx, api.CreateRequest{MatchCreated: events.MatchCreated{
 				Edition: "3e", Players: []events.PlayerSpec{{ID: "alice"}, {ID: "bob"}},
 				Units: []events.UnitSpec{squad("tac", "alice", 10, 10, 4, 4, 3), squad("boyz", "bob", tc.targets, 30, 2, 4, 5)}}})
 			if err != nil {
@@ -45,7 +45,7 @@ func TestExpectedValuesFromExactOdds(t *testing.T) {
 					t.Fatalf("%s: %v", c.Type, err)
 				}
 			}
-			alice, bob := recorder.RolePlayer("alice"), recorder.RolePlayer("bob")
+			alice, bob := api.RolePlayer("alice"), api.RolePlayer("bob")
 			do(alice, projector.Command{Type: projector.CmdNextTurn})
 			do(alice, projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting})
 			do(alice, projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "boyz"})

@@ -20,14 +20,15 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/sim"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/recorder"
 )
 
 // Target is a recorder as the generator uses it: directly
 // (*recorder.Recorder with Direct) or through the NATS API.
 type Target interface {
-	Create(ctx context.Context, req recorder.CreateRequest) (recorder.CreateResult, error)
-	Execute(ctx context.Context, match, token string, c projector.Command) (recorder.Result, error)
+	Create(ctx context.Context, req api.CreateRequest) (api.CreateResult, error)
+	Execute(ctx context.Context, match, token string, c projector.Command) (api.Result, error)
 	// Events calls fn with the recorded events from..to of match, in
 	// order, once each are recorded.
 	Events(ctx context.Context, match string, from, to uint64, fn func(events.Event) error) error
@@ -140,7 +141,7 @@ func Run(ctx context.Context, t Target, rules func(string) (projector.Rules, err
 
 // Setup is match n's setup: a random army pair whose two players are
 // drawn from the pool.
-func Setup(opts Options, n int) recorder.CreateRequest {
+func Setup(opts Options, n int) api.CreateRequest {
 	rng := rand.New(rand.NewPCG(opts.Seed, uint64(n)+1))
 	m := sim.RandomMatch(opts.Edition, rng)
 	i := rng.IntN(len(opts.Players))
@@ -158,7 +159,7 @@ func Setup(opts Options, n int) recorder.CreateRequest {
 	}
 	m.FirstPlayer = rename[m.FirstPlayer]
 	m.Name = fmt.Sprintf("generated %d (seed %d)", n, opts.Seed)
-	return recorder.CreateRequest{Match: fmt.Sprintf("%s-%s-%d-%d", opts.IDPrefix, opts.Edition, opts.Seed, n), MatchCreated: m}
+	return api.CreateRequest{Match: fmt.Sprintf("%s-%s-%d-%d", opts.IDPrefix, opts.Edition, opts.Seed, n), MatchCreated: m}
 }
 
 // playOne records match n and returns its id and event count.
@@ -187,9 +188,9 @@ func playOne(ctx context.Context, t Target, r projector.Rules, opts Options, n i
 		if over {
 			return id, s.Seq, nil
 		}
-		role := recorder.RoleJudge
+		role := api.RoleJudge
 		if actor.Kind == events.ActorPlayer {
-			role = recorder.RolePlayer(actor.ID)
+			role = api.RolePlayer(actor.ID)
 		}
 		res, err := t.Execute(ctx, id, created.Tokens[role], c)
 		if err != nil {

@@ -12,49 +12,41 @@ import (
 	"github.com/matchrec/matchrec/store/api"
 )
 
-// BranchRequest forks match Parent after event At into a new match.
-type BranchRequest struct {
-	Parent string `json:"parent"`
-	At     uint64 `json:"at"`
-	Match  string `json:"match,omitempty"` // the branch's id; generated when empty
-	Name   string `json:"name,omitempty"`
-}
-
 // Branch creates a branch: its history is the parent's events 1..At, kept
 // as a pointer by the store, followed by a branch.created event with fresh
 // tokens for every role and a fresh dice commitment, so the branch's
 // digital dice are its own.
-func (r *Recorder) Branch(ctx context.Context, req BranchRequest) (CreateResult, error) {
+func (r *Recorder) Branch(ctx context.Context, req api.BranchRequest) (api.CreateResult, error) {
 	br, ok := r.st.(store.Brancher)
 	if !ok {
-		return CreateResult{}, api.Errorf(projector.CodeBadRequest, "this store cannot keep branches")
+		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "this store cannot keep branches")
 	}
 	id := req.Match
 	if id == "" {
 		id = r.opts.NewID()
 	}
 	if !events.ValidMatchID(id) || !events.ValidMatchID(req.Parent) {
-		return CreateResult{}, api.Errorf(projector.CodeBadRequest, "match ids must be 1-64 letters, digits, '-' or '_'")
+		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "match ids must be 1-64 letters, digits, '-' or '_'")
 	}
 	if req.At == 0 {
-		return CreateResult{}, api.Errorf(projector.CodeBadRequest, "branch at which event? (--at SEQ, 1 or more)")
+		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "branch at which event? (--at SEQ, 1 or more)")
 	}
 	m := r.entry(id)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, err := r.st.Head(ctx, id); err == nil {
-		return CreateResult{}, fmt.Errorf("match %s already exists: %w", id, store.ErrConflict)
+		return api.CreateResult{}, fmt.Errorf("match %s already exists: %w", id, store.ErrConflict)
 	}
 	s, rules, err := fold.Fold(ctx, r.st, req.Parent, req.At, r.RulesFor)
 	if err != nil {
-		return CreateResult{}, err
+		return api.CreateResult{}, err
 	}
 	tokens := map[string]string{}
 	hashes := map[string]string{}
 	for _, pl := range s.Players {
-		tokens[RolePlayer(pl.ID)] = randomHex(16)
+		tokens[api.RolePlayer(pl.ID)] = randomHex(16)
 	}
-	tokens[RoleJudge] = randomHex(16)
+	tokens[api.RoleJudge] = randomHex(16)
 	for role, tok := range tokens {
 		hashes[role] = TokenHash(tok)
 	}
@@ -64,7 +56,7 @@ func (r *Recorder) Branch(ctx context.Context, req BranchRequest) (CreateResult,
 	}
 	commit, err := r.commitSeed(ctx, id, epoch)
 	if err != nil {
-		return CreateResult{}, err
+		return api.CreateResult{}, err
 	}
 	payloads := []events.Payload{&events.BranchCreated{Parent: req.Parent, At: req.At, Name: req.Name, Tokens: hashes}, commit}
 	now := r.opts.Clock().UnixNano()
@@ -75,22 +67,22 @@ func (r *Recorder) Branch(ctx context.Context, req BranchRequest) (CreateResult,
 		seq++
 		e, err := events.New(id, seq, prev, now, system, p)
 		if err != nil {
-			return CreateResult{}, err
+			return api.CreateResult{}, err
 		}
 		evs, prev = append(evs, e), e.Hash
 	}
 	if err := br.Branch(ctx, id, req.Parent, req.At, evs); err != nil {
-		return CreateResult{}, fmt.Errorf("branch %s of %s at %d: %w", id, req.Parent, req.At, err)
+		return api.CreateResult{}, fmt.Errorf("branch %s of %s at %d: %w", id, req.Parent, req.At, err)
 	}
 	s.Match = id
 	for i := range evs {
 		if err := projector.ApplyDecoded(rules, s, &evs[i], payloads[i]); err != nil {
-			return CreateResult{}, err
+			return api.CreateResult{}, err
 		}
 	}
 	m.rules, m.state = rules, s
 	r.opts.Log.Info().Str("match", id).Str("parent", req.Parent).Uint64("at", req.At).Msg("branch created")
-	return CreateResult{Match: id, Tokens: tokens, Seq: seq}, nil
+	return api.CreateResult{Match: id, Tokens: tokens, Seq: seq}, nil
 }
 
 // Lineage returns a match's chain of parents (store.Brancher), or a

@@ -10,33 +10,18 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/events/dice"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/store"
 )
-
-// secrets returns the store's secret keeper; matchrec needs one for
-// verifiable dice.
-func (r *Recorder) secrets() (store.Secrets, error) {
-	sec, ok := r.st.(store.Secrets)
-	if !ok {
-		return nil, fmt.Errorf("this store cannot keep dice seeds (it lacks store.Secrets)")
-	}
-	return sec, nil
-}
 
 // commitSeed draws a fresh server seed for an epoch, stores it durably and
 // returns the event that commits to it. The seed is written before its
 // commitment is recorded: a crash between the two leaves an unused secret,
 // never a commitment without its seed.
 func (r *Recorder) commitSeed(ctx context.Context, match string, epoch int) (*events.DiceCommitted, error) {
-	sec, err := r.secrets()
-	if err != nil {
-		return nil, err
-	}
 	seed := make([]byte, dice.SeedSize)
 	if _, err := rand.Read(seed); err != nil {
 		return nil, fmt.Errorf("draw dice seed: %w", err)
 	}
-	if err := sec.PutSecret(ctx, match, epoch, seed); err != nil {
+	if err := r.st.PutSecret(ctx, match, epoch, seed); err != nil {
 		return nil, fmt.Errorf("store dice seed of match %s: %w", match, err)
 	}
 	return &events.DiceCommitted{Epoch: epoch, Commit: dice.Commit(seed)}, nil
@@ -66,11 +51,7 @@ func (r *Recorder) seed(ctx context.Context, m *match, s *projector.State) ([]by
 	if m.seedCommit == cur.Commit {
 		return m.seed, nil
 	}
-	sec, err := r.secrets()
-	if err != nil {
-		return nil, err
-	}
-	seed, err := sec.Secret(ctx, s.Match, cur.Epoch)
+	seed, err := r.st.Secret(ctx, s.Match, cur.Epoch)
 	if err != nil {
 		return nil, fmt.Errorf("dice seed of match %s epoch %d: %w", s.Match, cur.Epoch, err)
 	}

@@ -35,9 +35,17 @@ type Options struct {
 	NewID func() string
 }
 
+// Store is what a recorder needs of a store: the event log, and a durable
+// place for the secret dice seeds that Create and Branch commit to
+// (docs/dice.md). store/bolt and store/mem are both.
+type Store interface {
+	store.Store
+	store.Secrets
+}
+
 // Recorder records commands as events.
 type Recorder struct {
-	st    store.Store
+	st    Store
 	opts  Options
 	mu    sync.Mutex
 	live  map[string]*match
@@ -54,7 +62,7 @@ type match struct {
 }
 
 // New returns a Recorder on st.
-func New(st store.Store, opts Options) *Recorder {
+func New(st Store, opts Options) *Recorder {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
@@ -75,51 +83,29 @@ func (r *Recorder) RulesFor(edition string) (projector.Rules, error) {
 	return r.opts.Rules(edition)
 }
 
-// CreateRequest creates a match: the match.created payload without tokens,
-// and optionally the match id.
-type CreateRequest struct {
-	Match string `json:"match,omitempty"`
-	events.MatchCreated
-}
-
-// CreateResult carries the new match id and the secret token of each role
-// ("player:ID" for each player, "judge"). The tokens are shown once: only
-// their hashes are recorded.
-type CreateResult struct {
-	Match  string            `json:"match"`
-	Tokens map[string]string `json:"tokens"`
-	Seq    uint64            `json:"seq"`
-}
-
-// RolePlayer is the token role of a player.
-func RolePlayer(id string) string { return "player:" + id }
-
-// RoleJudge is the judge's token role.
-const RoleJudge = "judge"
-
 // Create records a new match.
-func (r *Recorder) Create(ctx context.Context, req CreateRequest) (CreateResult, error) {
+func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.CreateResult, error) {
 	id := req.Match
 	if id == "" {
 		id = r.opts.NewID()
 	}
 	if !events.ValidMatchID(id) {
-		return CreateResult{}, api.Errorf(projector.CodeBadRequest, "match id %q must be 1-64 letters, digits, '-' or '_'", id)
+		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "match id %q must be 1-64 letters, digits, '-' or '_'", id)
 	}
 	rules, err := r.RulesFor(req.Edition)
 	if err != nil {
-		return CreateResult{}, api.Errorf(projector.CodeBadRequest, "%v", err)
+		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "%v", err)
 	}
 	p := req.MatchCreated
 	if err := ValidateSetup(&p); err != nil {
-		return CreateResult{}, api.Errorf(projector.CodeBadRequest, "%v", err)
+		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "%v", err)
 	}
 	tokens := map[string]string{}
 	p.Tokens = map[string]string{}
 	for _, pl := range p.Players {
-		tokens[RolePlayer(pl.ID)] = randomHex(16)
+		tokens[api.RolePlayer(pl.ID)] = randomHex(16)
 	}
-	tokens[RoleJudge] = randomHex(16)
+	tokens[api.RoleJudge] = randomHex(16)
 	for role, tok := range tokens {
 		p.Tokens[role] = TokenHash(tok)
 	}
@@ -128,40 +114,40 @@ func (r *Recorder) Create(ctx context.Context, req CreateRequest) (CreateResult,
 	defer m.mu.Unlock()
 	// Check first: a new seed must never overwrite an existing match's.
 	if _, err := r.st.Head(ctx, id); err == nil {
-		return CreateResult{}, fmt.Errorf("match %s already exists: %w", id, store.ErrConflict)
+		return api.CreateResult{}, fmt.Errorf("match %s already exists: %w", id, store.ErrConflict)
 	} else if !errors.Is(err, store.ErrNotFound) {
-		return CreateResult{}, fmt.Errorf("create match %s: %w", id, err)
+		return api.CreateResult{}, fmt.Errorf("create match %s: %w", id, err)
 	}
 	commit, err := r.commitSeed(ctx, id, 0)
 	if err != nil {
-		return CreateResult{}, err
+		return api.CreateResult{}, err
 	}
 	now := r.opts.Clock().UnixNano()
 	system := events.Actor{Kind: events.ActorSystem}
 	e, err := events.New(id, 1, events.Hash{}, now, system, &p)
 	if err != nil {
-		return CreateResult{}, err
+		return api.CreateResult{}, err
 	}
 	e2, err := events.New(id, 2, e.Hash, now, system, commit)
 	if err != nil {
-		return CreateResult{}, err
+		return api.CreateResult{}, err
 	}
 	if err := r.st.Append(ctx, id, 0, []events.Event{e, e2}); err != nil {
 		if errors.Is(err, store.ErrConflict) {
-			return CreateResult{}, fmt.Errorf("match %s already exists: %w", id, err)
+			return api.CreateResult{}, fmt.Errorf("match %s already exists: %w", id, err)
 		}
-		return CreateResult{}, fmt.Errorf("create match %s: %w", id, err)
+		return api.CreateResult{}, fmt.Errorf("create match %s: %w", id, err)
 	}
 	st := projector.New(id)
 	if err := projector.ApplyDecoded(rules, st, &e, &p); err != nil {
-		return CreateResult{}, err
+		return api.CreateResult{}, err
 	}
 	if err := projector.ApplyDecoded(rules, st, &e2, commit); err != nil {
-		return CreateResult{}, err
+		return api.CreateResult{}, err
 	}
 	m.rules, m.state = rules, st
 	r.opts.Log.Info().Str("match", id).Str("edition", p.Edition).Msg("match created")
-	return CreateResult{Match: id, Tokens: tokens, Seq: 2}, nil
+	return api.CreateResult{Match: id, Tokens: tokens, Seq: 2}, nil
 }
 
 // TokenHash is the recorded form of a token.
@@ -180,8 +166,8 @@ func Actor(s *projector.State, token string) (events.Actor, error) {
 		if want != h {
 			continue
 		}
-		if role == RoleJudge {
-			return events.Actor{Kind: events.ActorJudge, ID: RoleJudge}, nil
+		if role == api.RoleJudge {
+			return events.Actor{Kind: events.ActorJudge, ID: api.RoleJudge}, nil
 		}
 		if len(role) > 7 && role[:7] == "player:" {
 			return events.Actor{Kind: events.ActorPlayer, ID: role[7:]}, nil
@@ -190,27 +176,13 @@ func Actor(s *projector.State, token string) (events.Actor, error) {
 	return events.Actor{}, api.Errorf(projector.CodeUnauthorized, "the token is not valid for match %s", s.Match)
 }
 
-// Result of an executed command.
-type Result struct {
-	Match   string            `json:"match"`
-	Events  []EventRef        `json:"events"`
-	Pending projector.Pending `json:"pending"`
-}
-
-// EventRef names a recorded event.
-type EventRef struct {
-	Seq  uint64      `json:"seq"`
-	Type events.Type `json:"type"`
-	Hash events.Hash `json:"hash"`
-}
-
 // Execute decides a command for the actor the token speaks for, records the
 // resulting events and returns them with the new pending step. A refusal
 // (*projector.Refusal) records nothing.
-func (r *Recorder) Execute(ctx context.Context, matchID, token string, c projector.Command) (Result, error) {
+func (r *Recorder) Execute(ctx context.Context, matchID, token string, c projector.Command) (api.Result, error) {
 	m, err := r.load(ctx, matchID)
 	if err != nil {
-		return Result{}, err
+		return api.Result{}, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -220,7 +192,7 @@ func (r *Recorder) Execute(ctx context.Context, matchID, token string, c project
 			// Another writer moved the match on: reload and decide again.
 			m.state = nil
 			if err := r.fold(ctx, m, matchID); err != nil {
-				return Result{}, err
+				return api.Result{}, err
 			}
 			continue
 		}
@@ -228,21 +200,21 @@ func (r *Recorder) Execute(ctx context.Context, matchID, token string, c project
 	}
 }
 
-func (r *Recorder) execute(ctx context.Context, m *match, matchID, token string, c projector.Command) (Result, error) {
+func (r *Recorder) execute(ctx context.Context, m *match, matchID, token string, c projector.Command) (api.Result, error) {
 	s := m.state
 	actor, err := Actor(s, token)
 	if err != nil {
-		return Result{}, err
+		return api.Result{}, err
 	}
 	c.Source = events.SourceManual
 	if c.Type == projector.CmdRoll && c.Digital {
 		if len(c.Values) > 0 {
-			return Result{}, projector.Refuse(projector.CodeBadDice, "a digital roll takes no values")
+			return api.Result{}, projector.Refuse(projector.CodeBadDice, "a digital roll takes no values")
 		}
 		if s.Pending.Kind == projector.WaitRoll && s.Pending.Dice > 0 {
 			vals, err := r.digital(ctx, m, s, s.Pending.Dice)
 			if err != nil {
-				return Result{}, err
+				return api.Result{}, err
 			}
 			c.Values, c.Source = vals, events.SourceDigital
 		}
@@ -254,18 +226,18 @@ func (r *Recorder) execute(ctx context.Context, m *match, matchID, token string,
 		payloads, err = projector.DecideWith(m.rules, s, actor, c, r.history(ctx, matchID))
 	}
 	if err != nil {
-		return Result{}, err
+		return api.Result{}, err
 	}
 	if ended(payloads) {
 		// The match is over: reveal the seed so every digital die can be checked.
 		more, err := r.reveal(ctx, m, s, true)
 		if err != nil {
-			return Result{}, err
+			return api.Result{}, err
 		}
 		payloads = append(payloads, more...)
 	}
 	if len(payloads) == 0 {
-		return Result{}, projector.Refuse(projector.CodeBadCommand, "command %q changes nothing", c.Type)
+		return api.Result{}, projector.Refuse(projector.CodeBadCommand, "command %q changes nothing", c.Type)
 	}
 	now := r.opts.Clock().UnixNano()
 	evs := make([]events.Event, 0, len(payloads))
@@ -274,24 +246,24 @@ func (r *Recorder) execute(ctx context.Context, m *match, matchID, token string,
 		seq++
 		e, err := events.New(matchID, seq, prev, now, actor, p)
 		if err != nil {
-			return Result{}, err
+			return api.Result{}, err
 		}
 		evs = append(evs, e)
 		prev = e.Hash
 	}
 	if err := r.st.Append(ctx, matchID, s.Seq, evs); err != nil {
-		return Result{}, fmt.Errorf("append to match %s: %w", matchID, err)
+		return api.Result{}, fmt.Errorf("append to match %s: %w", matchID, err)
 	}
-	res := Result{Match: matchID}
+	res := api.Result{Match: matchID}
 	if needsRefold(payloads) {
 		// A ruling changes how earlier events read: fold the match again,
 		// as ruled, rather than patching the live state.
 		if err := r.fold(ctx, m, matchID); err != nil {
 			m.state = nil
-			return Result{}, err
+			return api.Result{}, err
 		}
 		for i := range evs {
-			res.Events = append(res.Events, EventRef{Seq: evs[i].Seq, Type: evs[i].Type, Hash: evs[i].Hash})
+			res.Events = append(res.Events, api.EventRef{Seq: evs[i].Seq, Type: evs[i].Type, Hash: evs[i].Hash})
 		}
 		res.Pending = m.state.Pending
 		return res, nil
@@ -303,9 +275,9 @@ func (r *Recorder) execute(ctx context.Context, m *match, matchID, token string,
 			// next call re-folds (and fails loudly) instead of drifting.
 			m.state = nil
 			r.opts.Log.Error().Err(err).Str("match", matchID).Msg("recorded event does not fold")
-			return Result{}, fmt.Errorf("recorded event does not fold: %w", err)
+			return api.Result{}, fmt.Errorf("recorded event does not fold: %w", err)
 		}
-		res.Events = append(res.Events, EventRef{Seq: evs[i].Seq, Type: evs[i].Type, Hash: evs[i].Hash})
+		res.Events = append(res.Events, api.EventRef{Seq: evs[i].Seq, Type: evs[i].Type, Hash: evs[i].Hash})
 	}
 	res.Pending = s.Pending
 	return res, nil
@@ -377,11 +349,6 @@ func (r *Recorder) Live(ctx context.Context, id string) (*projector.State, error
 		return nil, fmt.Errorf("match %s has no live state", id)
 	}
 	return m.state.Clone(), nil
-}
-
-// Matches lists stored matches.
-func (r *Recorder) Matches(ctx context.Context) ([]store.MatchInfo, error) {
-	return r.st.Matches(ctx)
 }
 
 func randomHex(n int) string {

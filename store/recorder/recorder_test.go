@@ -28,12 +28,12 @@ func newRecorder(t *testing.T) *Recorder {
 	})
 }
 
-func fixture() CreateRequest {
+func fixture() api.CreateRequest {
 	model := func(id string, x float64) events.ModelSpec {
 		return events.ModelSpec{ID: id, BS: 4, T: 4, W: 1, Sv: 4, Height: 1.5, BaseMM: 25, X: x, Y: 10, Weapons: []string{"bg"}}
 	}
 	gun := []events.WeaponSpec{{ID: "bg", Name: "boltgun", Range: 24, Type: "assault", Shots: 1, S: 4}}
-	return CreateRequest{Match: "m1", MatchCreated: events.MatchCreated{
+	return api.CreateRequest{Match: "m1", MatchCreated: events.MatchCreated{
 		Edition: "3e",
 		Players: []events.PlayerSpec{{ID: "alice"}, {ID: "bob"}},
 		Units: []events.UnitSpec{
@@ -44,14 +44,14 @@ func fixture() CreateRequest {
 }
 
 // started records the fixture and takes alice to her shooting phase.
-func started(t *testing.T, r *Recorder) CreateResult {
+func started(t *testing.T, r *Recorder) api.CreateResult {
 	t.Helper()
 	ctx := context.Background()
 	res, err := r.Create(ctx, fixture())
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := res.Tokens[RolePlayer("alice")]
+	a := res.Tokens[api.RolePlayer("alice")]
 	for _, c := range []projector.Command{{Type: projector.CmdNextTurn}, {Type: projector.CmdPhase, Phase: projector.PhaseShooting}} {
 		if _, err := r.Execute(ctx, "m1", a, c); err != nil {
 			t.Fatal(err)
@@ -92,7 +92,7 @@ func TestTokensDecideTheActor(t *testing.T) {
 	ctx := context.Background()
 	shoot := projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "boyz"}
 	before, _ := r.st.Head(ctx, "m1")
-	for _, tok := range []string{"", "not-a-token", res.Tokens[RolePlayer("bob")], res.Tokens[RoleJudge]} {
+	for _, tok := range []string{"", "not-a-token", res.Tokens[api.RolePlayer("bob")], res.Tokens[api.RoleJudge]} {
 		_, err := r.Execute(ctx, "m1", tok, shoot)
 		if err == nil {
 			t.Fatalf("token %q may declare for alice", tok)
@@ -102,7 +102,7 @@ func TestTokensDecideTheActor(t *testing.T) {
 	if after != before {
 		t.Fatal("a refused declaration was recorded")
 	}
-	if _, err := r.Execute(ctx, "m1", res.Tokens[RolePlayer("alice")], shoot); err != nil {
+	if _, err := r.Execute(ctx, "m1", res.Tokens[api.RolePlayer("alice")], shoot); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -111,7 +111,7 @@ func TestDigitalDiceAreDerivedFromTheCommittedSeed(t *testing.T) {
 	r := newRecorder(t)
 	res := started(t, r)
 	ctx := context.Background()
-	a, b := res.Tokens[RolePlayer("alice")], res.Tokens[RolePlayer("bob")]
+	a, b := res.Tokens[api.RolePlayer("alice")], res.Tokens[api.RolePlayer("bob")]
 	if _, err := r.Execute(ctx, "m1", b, projector.Command{Type: projector.CmdSeed, Seed: "bob's lucky seed"}); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestDigitalDiceAreDerivedFromTheCommittedSeed(t *testing.T) {
 	if _, err := r.Execute(ctx, "m1", a, projector.Command{Type: projector.CmdReveal}); err == nil {
 		t.Fatal("a player revealed the seed")
 	}
-	if _, err := r.Execute(ctx, "m1", res.Tokens[RoleJudge], projector.Command{Type: projector.CmdReveal}); err != nil {
+	if _, err := r.Execute(ctx, "m1", res.Tokens[api.RoleJudge], projector.Command{Type: projector.CmdReveal}); err != nil {
 		t.Fatal(err)
 	}
 	s, _ := r.State(ctx, "m1", 0)
@@ -149,7 +149,7 @@ func TestDigitalDiceAreDerivedFromTheCommittedSeed(t *testing.T) {
 		t.Fatalf("recorded %v, derived %v", roll.Values, want)
 	}
 	// Ending the match reveals the current seed.
-	if _, err := r.Execute(ctx, "m1", res.Tokens[RoleJudge], projector.Command{Type: projector.CmdEnd}); err != nil {
+	if _, err := r.Execute(ctx, "m1", res.Tokens[api.RoleJudge], projector.Command{Type: projector.CmdEnd}); err != nil {
 		t.Fatal(err)
 	}
 	s, _ = r.State(ctx, "m1", 0)
@@ -162,8 +162,8 @@ func TestRulingsChangeTheStateAsRuledOnly(t *testing.T) {
 	r := newRecorder(t)
 	res := started(t, r)
 	ctx := context.Background()
-	a, b, j := res.Tokens[RolePlayer("alice")], res.Tokens[RolePlayer("bob")], res.Tokens[RoleJudge]
-	do := func(tok string, c projector.Command) Result {
+	a, b, j := res.Tokens[api.RolePlayer("alice")], res.Tokens[api.RolePlayer("bob")], res.Tokens[api.RoleJudge]
+	do := func(tok string, c projector.Command) api.Result {
 		t.Helper()
 		out, err := r.Execute(ctx, "m1", tok, c)
 		if err != nil {
@@ -219,7 +219,7 @@ func TestLiveEqualsFold(t *testing.T) {
 		for seed := uint64(1); seed <= 3; seed++ {
 			r := newRecorder(t)
 			setup := sim.RandomMatch(ed, rand.New(rand.NewPCG(seed, 3)))
-			res, err := r.Create(ctx, CreateRequest{Match: "live", MatchCreated: setup})
+			res, err := r.Create(ctx, api.CreateRequest{Match: "live", MatchCreated: setup})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,9 +234,9 @@ func TestLiveEqualsFold(t *testing.T) {
 				if done {
 					break
 				}
-				tok := res.Tokens[RoleJudge]
+				tok := res.Tokens[api.RoleJudge]
 				if actor.Kind == events.ActorPlayer {
-					tok = res.Tokens[RolePlayer(actor.ID)]
+					tok = res.Tokens[api.RolePlayer(actor.ID)]
 				}
 				if _, err := r.Execute(ctx, "live", tok, c); err != nil {
 					t.Fatalf("%s seed %d: %+v: %v", ed, seed, c, err)

@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // couldNotRun marks an audit that did not get to check anything (exit 2),
@@ -53,7 +53,7 @@ Exit status: 0 clean, 1 a check failed (or a contested roll is unsettled),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			var (
-				b         *replay.Bundle
+				b         *api.Bundle
 				discarded []uint64
 			)
 			err := a.withAPI(ctx, func(c *recorderAPI) error {
@@ -67,7 +67,7 @@ Exit status: 0 clean, 1 a check failed (or a contested roll is unsettled),
 			if roll != 0 {
 				return a.explainRoll(b, roll)
 			}
-			rep := b.Verify(editions.Lookup)
+			rep := replay.VerifyBundle(b, editions.Lookup)
 			return a.report(rep, discarded)
 		},
 	}
@@ -98,20 +98,20 @@ Exit status: 0 clean, 1 a check failed, 2 the file could not be read.`,
 			if err != nil {
 				return &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: fmt.Sprintf("%s: %v", args[0], err)}
 			}
-			return a.report(b.Verify(editions.Lookup), nil)
+			return a.report(replay.VerifyBundle(b, editions.Lookup), nil)
 		},
 	}
 }
 
 // fetchBundle reads a match's records, lineage, reveals and live state hash
 // through the API, page by page.
-func fetchBundle(ctx context.Context, c *recorderAPI, match string, verifySnapshots bool) (*replay.Bundle, []uint64, error) {
-	req := node.BundleRequest{Match: match, VerifySnapshots: verifySnapshots}
-	var b *replay.Bundle
+func fetchBundle(ctx context.Context, c *recorderAPI, match string, verifySnapshots bool) (*api.Bundle, []uint64, error) {
+	req := api.BundleRequest{Match: match, VerifySnapshots: verifySnapshots}
+	var b *api.Bundle
 	var discarded []uint64
 	for {
-		var page node.BundleResult
-		if err := c.call(ctx, node.VerbBundle, req, &page); err != nil {
+		var page api.BundleResult
+		if err := c.call(ctx, api.VerbBundle, req, &page); err != nil {
 			return nil, nil, err
 		}
 		if b == nil {
@@ -130,7 +130,7 @@ func fetchBundle(ctx context.Context, c *recorderAPI, match string, verifySnapsh
 
 // bundleEvents decodes a bundle's records (for replay and what-if; the
 // audit reads them raw).
-func bundleEvents(b *replay.Bundle) ([]events.Event, error) {
+func bundleEvents(b *api.Bundle) ([]events.Event, error) {
 	out := make([]events.Event, 0, len(b.Records))
 	for i, r := range b.Records {
 		e, err := events.Unmarshal(r)
@@ -250,7 +250,7 @@ func seqs(v []uint64) string {
 	return strings.Join(parts, ", ")
 }
 
-func (a *app) explainRoll(b *replay.Bundle, seq uint64) error {
+func (a *app) explainRoll(b *api.Bundle, seq uint64) error {
 	evs, err := bundleEvents(b)
 	if err != nil {
 		return couldNotRun(err)

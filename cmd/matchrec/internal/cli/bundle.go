@@ -7,9 +7,10 @@ import (
 	"path/filepath"
 
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/replay"
 )
 
-// exportBundle writes match's self-verifying bundle (replay.Bundle) to
+// exportBundle writes match's self-verifying bundle (api.Bundle) to
 // file: every stored record, the lineage and ancestors' reveals of a
 // branch, and the recorder's state hash. It writes to a temporary file and
 // renames it, so a failed export leaves no partial file behind.
@@ -24,7 +25,7 @@ func (a *app) exportBundle(ctx context.Context, match, file string) error {
 			return &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: err.Error()}
 		}
 		defer os.Remove(tmp.Name())
-		if err := b.Write(tmp); err != nil {
+		if err := replay.WriteBundle(tmp, b); err != nil {
 			tmp.Close()
 			return &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: err.Error()}
 		}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/store/recorder"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 const example = "../../../../examples/3e-boltguns-vs-boyz.yaml"
@@ -92,7 +92,7 @@ func TestPlayExampleThenLogAndState(t *testing.T) {
 		}
 	}
 
-	var ms []node.MatchSummary
+	var ms []api.MatchSummary
 	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "matches")), &ms); err != nil || len(ms) != 1 || ms[0].ID != id || ms[0].Edition != "3e" {
 		t.Fatalf("matches: %+v %v", ms, err)
 	}
@@ -169,14 +169,14 @@ func TestWrongRoleStepIsRefused(t *testing.T) {
 
 	// The match exists (its id is in the message) with its creation only:
 	// as many events as a match created from the same setup with `new`.
-	var ms []node.MatchSummary
+	var ms []api.MatchSummary
 	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "matches")), &ms); err != nil || len(ms) != 1 {
 		t.Fatalf("matches: %+v %v", ms, err)
 	}
 	if !strings.Contains(errs, ms[0].ID) {
 		t.Errorf("the error does not name match %s: %s", ms[0].ID, errs)
 	}
-	var created recorder.CreateResult
+	var created api.CreateResult
 	if err := json.Unmarshal([]byte(mustRun(t, t.TempDir(), "--json", "new", example)), &created); err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestUsageErrors(t *testing.T) {
 // a refusal exits 1 with its code.
 func TestNewDeclareRoll(t *testing.T) {
 	dir := t.TempDir()
-	var created recorder.CreateResult
+	var created api.CreateResult
 	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "new", example, "--id", "duel-1")), &created); err != nil {
 		t.Fatal(err)
 	}

@@ -97,8 +97,8 @@ func dial(ctx context.Context, url, dataDir string) (*recorderAPI, error) {
 	c := &natsbus.Client{Conn: nc}
 	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	var ping node.PingResult
-	if err := c.Call(pctx, node.VerbPing, nil, &ping); err != nil {
+	var ping api.PingResult
+	if err := c.Call(pctx, api.VerbPing, nil, &ping); err != nil {
 		nc.Close()
 		return nil, err
 	}

@@ -11,9 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/store/recorder"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // commandFlags are the flags that build a command for the common cases,
@@ -129,8 +128,8 @@ or built from flags.`,
 			if c.Type == projector.CmdRoll {
 				return usageErr(errors.New("dice are rolled with 'matchrec roll'"))
 			}
-			req := node.ExecuteRequest{Match: args[0], Token: token, Command: &c}
-			return a.execute(cmd.Context(), node.VerbDeclare, req)
+			req := api.ExecuteRequest{Match: args[0], Token: token, Command: &c}
+			return a.execute(cmd.Context(), api.VerbDeclare, req)
 		},
 	}
 	tokenFlag(cmd, &token)
@@ -161,7 +160,7 @@ completes an attack, the attack's summary.`,
 				return usageErr(errors.New("give exactly one of --values and --digital"))
 			}
 			c := projector.Command{Type: projector.CmdRoll, Values: values, Digital: digital}
-			return a.execute(cmd.Context(), node.VerbRoll, node.ExecuteRequest{Match: args[0], Token: token, Command: &c})
+			return a.execute(cmd.Context(), api.VerbRoll, api.ExecuteRequest{Match: args[0], Token: token, Command: &c})
 		},
 	}
 	tokenFlag(cmd, &token)
@@ -172,25 +171,25 @@ completes an attack, the attack's summary.`,
 
 // execute sends declare/roll and prints what was recorded, told by the
 // narrator (so a digital roll shows its dice).
-func (a *app) execute(ctx context.Context, verb string, req node.ExecuteRequest) error {
+func (a *app) execute(ctx context.Context, verb string, req api.ExecuteRequest) error {
 	if req.Token == "" {
 		return usageErr(errors.New("--token is required (or set $MATCHREC_TOKEN)"))
 	}
 	return a.withAPI(ctx, func(c *recorderAPI) error {
-		var res recorder.Result
+		var res api.Result
 		if err := c.call(ctx, verb, req, &res); err != nil {
 			return err
 		}
-		var evs node.EventsResult
+		var evs api.EventsResult
 		if n := len(res.Events); n > 0 {
-			if err := c.call(ctx, node.VerbEvents, node.EventsRequest{Match: req.Match, From: res.Events[0].Seq, To: res.Events[n-1].Seq}, &evs); err != nil {
+			if err := c.call(ctx, api.VerbEvents, api.EventsRequest{Match: req.Match, From: res.Events[0].Seq, To: res.Events[n-1].Seq}, &evs); err != nil {
 				return err
 			}
 		}
 		if a.json {
 			return a.printJSON(struct {
-				recorder.Result
-				Recorded []node.EventJSON `json:"recorded"`
+				api.Result
+				Recorded []api.EventView `json:"recorded"`
 			}{res, evs.Events})
 		}
 		for _, e := range evs.Events {

@@ -11,13 +11,12 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
-	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay/generate"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
-	"github.com/matchrec/matchrec/store/recorder"
 )
 
 // GenerateResult is what `generate --json` prints.
@@ -126,9 +125,9 @@ type feed struct {
 	err    error
 }
 
-func (t *apiTarget) Create(ctx context.Context, req recorder.CreateRequest) (recorder.CreateResult, error) {
-	var res recorder.CreateResult
-	if err := t.c.call(ctx, node.VerbCreate, req, &res); err != nil {
+func (t *apiTarget) Create(ctx context.Context, req api.CreateRequest) (api.CreateResult, error) {
+	var res api.CreateResult
+	if err := t.c.call(ctx, api.VerbCreate, req, &res); err != nil {
 		return res, err
 	}
 	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -150,13 +149,13 @@ func (t *apiTarget) Create(ctx context.Context, req recorder.CreateRequest) (rec
 	return res, nil
 }
 
-func (t *apiTarget) Execute(ctx context.Context, match, token string, c projector.Command) (recorder.Result, error) {
-	verb := node.VerbDeclare
+func (t *apiTarget) Execute(ctx context.Context, match, token string, c projector.Command) (api.Result, error) {
+	verb := api.VerbDeclare
 	if c.Type == projector.CmdRoll {
-		verb = node.VerbRoll
+		verb = api.VerbRoll
 	}
-	var res recorder.Result
-	err := t.c.call(ctx, verb, node.ExecuteRequest{Match: match, Token: token, Command: &c}, &res)
+	var res api.Result
+	err := t.c.call(ctx, verb, api.ExecuteRequest{Match: match, Token: token, Command: &c}, &res)
 	return res, err
 }
 

@@ -7,15 +7,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
-	"github.com/matchrec/matchrec/store/recorder"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 func (a *app) branchCmd() *cobra.Command {
-	var req recorder.BranchRequest
+	var req api.BranchRequest
 	cmd := &cobra.Command{
 		Use:   "branch MATCH --at SEQ",
 		Short: "Start a what-if line: a new match that shares MATCH's events 1..SEQ",
@@ -33,8 +32,8 @@ dice commitment. The parent is never changed. Branches of branches work.`,
 			}
 			ctx := cmd.Context()
 			return a.withAPI(ctx, func(c *recorderAPI) error {
-				var res recorder.CreateResult
-				if err := c.call(ctx, node.VerbBranch, req, &res); err != nil {
+				var res api.CreateResult
+				if err := c.call(ctx, api.VerbBranch, req, &res); err != nil {
 					return err
 				}
 				if a.json {
@@ -68,8 +67,8 @@ func (a *app) branchesCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			return a.withAPI(ctx, func(c *recorderAPI) error {
-				var res node.BranchesResult
-				if err := c.call(ctx, node.VerbBranches, node.BranchesRequest{Match: args[0]}, &res); err != nil {
+				var res api.BranchesResult
+				if err := c.call(ctx, api.VerbBranches, api.BranchesRequest{Match: args[0]}, &res); err != nil {
 					return err
 				}
 				if a.json {
@@ -109,8 +108,8 @@ unit whose models or wounds differ.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			return a.withAPI(ctx, func(c *recorderAPI) error {
-				var d replay.Diff
-				if err := c.call(ctx, node.VerbDiff, node.DiffRequest{A: args[0], B: args[1]}, &d); err != nil {
+				var d api.Diff
+				if err := c.call(ctx, api.VerbDiff, api.DiffRequest{A: args[0], B: args[1]}, &d); err != nil {
 					return err
 				}
 				if a.json {
@@ -174,7 +173,7 @@ the same report.`,
 				return usageErr(fmt.Errorf("--runs must be at least 1"))
 			}
 			ctx := cmd.Context()
-			var b *replay.Bundle
+			var b *api.Bundle
 			if err := a.withAPI(ctx, func(c *recorderAPI) error {
 				var err error
 				b, _, err = fetchBundle(ctx, c, args[0], false)

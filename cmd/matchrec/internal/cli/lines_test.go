@@ -17,6 +17,7 @@ import (
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // played plays the 3e example into a fresh data directory.
@@ -87,7 +88,7 @@ func TestVerifyBundleOffline(t *testing.T) {
 		t.Fatalf("verify:\n%s", out)
 	}
 	raw, _ := os.ReadFile(b)
-	var bun replay.Bundle
+	var bun api.Bundle
 	_ = json.Unmarshal(raw, &bun)
 	bun.Records[10][len(bun.Records[10])-40] ^= 1
 	tampered, _ := json.Marshal(bun)
@@ -102,7 +103,7 @@ func TestVerifyBundleOffline(t *testing.T) {
 }
 
 // writeBundleForTest exports a bundle through the API as export --bundle does.
-func writeBundleForTest(t *testing.T, dir, id string) (string, *replay.Bundle) {
+func writeBundleForTest(t *testing.T, dir, id string) (string, *api.Bundle) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "m.bundle")
 	mustRun(t, dir, "export", id, "--bundle", path)

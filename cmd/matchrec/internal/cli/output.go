@@ -6,15 +6,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // printEventText prints an event's narration: the first line after its
 // sequence number, further lines (an attack's summary) indented under it.
-func printEventText(w io.Writer, e node.EventJSON) {
+func printEventText(w io.Writer, e api.EventView) {
 	lines := strings.Split(e.Text, "\n")
 	fmt.Fprintf(w, "%5d  %s\n", e.Seq, lines[0])
 	for _, l := range lines[1:] {

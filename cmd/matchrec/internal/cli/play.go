@@ -9,10 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/script"
-	"github.com/matchrec/matchrec/store/recorder"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // PlayResult is what `play --json` prints.
@@ -68,8 +67,8 @@ func readScript(path string) (*script.Script, error) {
 }
 
 func (a *app) play(ctx context.Context, c *recorderAPI, sc *script.Script, id string) error {
-	var created recorder.CreateResult
-	if err := c.call(ctx, node.VerbCreate, recorder.CreateRequest{Match: id, MatchCreated: sc.Match.Created()}, &created); err != nil {
+	var created api.CreateResult
+	if err := c.call(ctx, api.VerbCreate, api.CreateRequest{Match: id, MatchCreated: sc.Match.Created()}, &created); err != nil {
 		return err
 	}
 	res := PlayResult{Match: created.Match, Tokens: created.Tokens, Seq: created.Seq}
@@ -95,17 +94,17 @@ func (a *app) play(ctx context.Context, c *recorderAPI, sc *script.Script, id st
 	return nil
 }
 
-func (a *app) playStep(ctx context.Context, c *recorderAPI, created recorder.CreateResult, st script.Step, res *PlayResult) error {
-	role := recorder.RolePlayer(st.As)
+func (a *app) playStep(ctx context.Context, c *recorderAPI, created api.CreateResult, st script.Step, res *PlayResult) error {
+	role := api.RolePlayer(st.As)
 	if st.As == script.RoleJudge {
-		role = recorder.RoleJudge
+		role = api.RoleJudge
 	}
-	req := node.ExecuteRequest{Match: created.Match, Token: created.Tokens[role], Command: &st.Cmd}
-	verb := node.VerbDeclare
+	req := api.ExecuteRequest{Match: created.Match, Token: created.Tokens[role], Command: &st.Cmd}
+	verb := api.VerbDeclare
 	if st.Cmd.Type == projector.CmdRoll {
-		verb = node.VerbRoll
+		verb = api.VerbRoll
 	}
-	var out recorder.Result
+	var out api.Result
 	err := c.call(ctx, verb, req, &out)
 	ae := apiError(err)
 	switch {
@@ -176,8 +175,8 @@ whoever the token belongs to.`,
 				return usageErr(errors.New("no edition: give a FILE or --edition"))
 			}
 			return a.withAPI(cmd.Context(), func(c *recorderAPI) error {
-				var res recorder.CreateResult
-				if err := c.call(cmd.Context(), node.VerbCreate, recorder.CreateRequest{Match: id, MatchCreated: setup.Created()}, &res); err != nil {
+				var res api.CreateResult
+				if err := c.call(cmd.Context(), api.VerbCreate, api.CreateRequest{Match: id, MatchCreated: setup.Created()}, &res); err != nil {
 					return err
 				}
 				if a.json {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 func (a *app) logCmd() *cobra.Command {
@@ -27,10 +27,10 @@ per line: {seq, type, time, actor, payload, hash, text}.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			return a.withAPI(ctx, func(c *recorderAPI) error {
-				req := node.EventsRequest{Match: args[0], From: from, To: to}
+				req := api.EventsRequest{Match: args[0], From: from, To: to}
 				for {
-					var page node.EventsResult
-					if err := c.call(ctx, node.VerbEvents, req, &page); err != nil {
+					var page api.EventsResult
+					if err := c.call(ctx, api.VerbEvents, req, &page); err != nil {
 						return err
 					}
 					for _, e := range page.Events {
@@ -75,7 +75,7 @@ the whole state, including every model's position.`,
 			ctx := cmd.Context()
 			return a.withAPI(ctx, func(c *recorderAPI) error {
 				var raw json.RawMessage
-				if err := c.call(ctx, node.VerbState, node.StateRequest{Match: args[0], At: at}, &raw); err != nil {
+				if err := c.call(ctx, api.VerbState, api.StateRequest{Match: args[0], At: at}, &raw); err != nil {
 					return err
 				}
 				if a.json {
@@ -103,13 +103,13 @@ func (a *app) matchesCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			return a.withAPI(ctx, func(c *recorderAPI) error {
-				var ms []node.MatchSummary
-				if err := c.call(ctx, node.VerbMatches, nil, &ms); err != nil {
+				var ms []api.MatchSummary
+				if err := c.call(ctx, api.VerbMatches, nil, &ms); err != nil {
 					return err
 				}
 				if a.json {
 					if ms == nil {
-						ms = []node.MatchSummary{}
+						ms = []api.MatchSummary{}
 					}
 					return a.printJSON(ms)
 				}

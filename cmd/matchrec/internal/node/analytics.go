@@ -246,12 +246,14 @@ func (a *analyticsSvc) close() error {
 	return nil
 }
 
-func (n *Node) addAnalyticsVerbs(v api.Verbs) {
-	v[VerbSync] = n.an.sync
-	v[VerbSQL] = n.an.sql
-	v[VerbExport] = n.an.export
-	v[VerbExportNext] = n.an.exportNext
-	v[VerbExportClose] = n.an.exportClose
+func (a *analyticsSvc) verbs() api.Verbs {
+	return api.Verbs{
+		VerbSync:        a.sync,
+		VerbSQL:         a.sql,
+		VerbExport:      a.export,
+		VerbExportNext:  a.exportNext,
+		VerbExportClose: a.exportClose,
+	}
 }
 
 func (a *analyticsSvc) sync(ctx context.Context, body []byte) (any, error) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/store/recorder"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // BenchmarkDeclareRoundTrip measures one command from a client on its own
@@ -18,12 +18,12 @@ func BenchmarkDeclareRoundTrip(b *testing.B) {
 	sc := readScript(b, filepath.Join(examplesDir, "3e-boltguns-vs-boyz.yaml"))
 	c := remote(b, n)
 	ctx := context.Background()
-	var created recorder.CreateResult
-	if err := c.Call(ctx, VerbCreate, recorder.CreateRequest{MatchCreated: sc.Match.Created()}, &created); err != nil {
+	var created api.CreateResult
+	if err := c.Call(ctx, api.VerbCreate, api.CreateRequest{MatchCreated: sc.Match.Created()}, &created); err != nil {
 		b.Fatal(err)
 	}
-	alice := created.Tokens[recorder.RolePlayer("alice")]
-	if err := c.Call(ctx, VerbDeclare, ExecuteRequest{Match: created.Match, Token: alice, Command: &projector.Command{Type: projector.CmdNextTurn}}, nil); err != nil {
+	alice := created.Tokens[api.RolePlayer("alice")]
+	if err := c.Call(ctx, api.VerbDeclare, api.ExecuteRequest{Match: created.Match, Token: alice, Command: &projector.Command{Type: projector.CmdNextTurn}}, nil); err != nil {
 		b.Fatal(err)
 	}
 	xs := [2]float64{9, 8}
@@ -32,7 +32,7 @@ func BenchmarkDeclareRoundTrip(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		cmd := projector.Command{Type: projector.CmdMove, Unit: "dev", Model: "dev-1", X: &xs[i%2], Y: &y}
-		if err := c.Call(ctx, VerbDeclare, ExecuteRequest{Match: created.Match, Token: alice, Command: &cmd}, nil); err != nil {
+		if err := c.Call(ctx, api.VerbDeclare, api.ExecuteRequest{Match: created.Match, Token: alice, Command: &cmd}, nil); err != nil {
 			b.Fatal(err)
 		}
 		i++

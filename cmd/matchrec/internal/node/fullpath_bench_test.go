@@ -15,8 +15,8 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
-	"github.com/matchrec/matchrec/store/recorder"
 )
 
 const fullPathMatches = 500
@@ -44,12 +44,12 @@ func benchFullPath(b *testing.B) {
 	type match struct{ id, token string }
 	ms := make([]match, fullPathMatches)
 	for i := range ms {
-		var created recorder.CreateResult
-		if err := conns[0].Call(ctx, VerbCreate, recorder.CreateRequest{Match: fmt.Sprintf("fp%03d", i), MatchCreated: sc.Match.Created()}, &created); err != nil {
+		var created api.CreateResult
+		if err := conns[0].Call(ctx, api.VerbCreate, api.CreateRequest{Match: fmt.Sprintf("fp%03d", i), MatchCreated: sc.Match.Created()}, &created); err != nil {
 			b.Fatal(err)
 		}
-		ms[i] = match{created.Match, created.Tokens[recorder.RolePlayer("alice")]}
-		if err := conns[0].Call(ctx, VerbDeclare, ExecuteRequest{Match: ms[i].id, Token: ms[i].token, Command: &projector.Command{Type: projector.CmdNextTurn}}, nil); err != nil {
+		ms[i] = match{created.Match, created.Tokens[api.RolePlayer("alice")]}
+		if err := conns[0].Call(ctx, api.VerbDeclare, api.ExecuteRequest{Match: ms[i].id, Token: ms[i].token, Command: &projector.Command{Type: projector.CmdNextTurn}}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -70,7 +70,7 @@ func benchFullPath(b *testing.B) {
 			y := 32.0
 			for k := 0; next.Add(1) <= total; k++ {
 				cmd := projector.Command{Type: projector.CmdMove, Unit: "dev", Model: "dev-1", X: &xs[k%2], Y: &y}
-				if err := c.Call(ctx, VerbDeclare, ExecuteRequest{Match: m.id, Token: m.token, Command: &cmd}, nil); err != nil {
+				if err := c.Call(ctx, api.VerbDeclare, api.ExecuteRequest{Match: m.id, Token: m.token, Command: &cmd}, nil); err != nil {
 					errs <- err
 					return
 				}

@@ -24,6 +24,8 @@ import (
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/web"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/bolt"
 	"github.com/matchrec/matchrec/store/natsbus"
 	"github.com/matchrec/matchrec/store/recorder"
@@ -176,8 +178,13 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 
 	n.rec = recorder.New(n.store, recorder.Options{Rules: cfg.Rules, Log: cfg.Log})
 	n.an = &analyticsSvc{n: n}
+	// One API: the recorder's verbs, the readers' and the analytics'.
+	verbs, err := api.Merge(n.rec.Verbs(AbsDir(cfg.DataDir)), (&replay.Reader{Recorder: n.rec}).Verbs(), n.an.verbs())
+	if err != nil {
+		return nil, err
+	}
 	// The API outlives the ctx that opened it: Close stops it, in order.
-	n.stopAPI, err = natsbus.ServeAPI(context.WithoutCancel(ctx), n.nc, n.Handler(), natsbus.ServeOptions{Logger: cfg.Log})
+	n.stopAPI, err = natsbus.ServeAPI(context.WithoutCancel(ctx), n.nc, verbs, natsbus.ServeOptions{Logger: cfg.Log})
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/matchrec/matchrec/projector/script"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
-	"github.com/matchrec/matchrec/store/recorder"
 )
 
 const examplesDir = "../../../../examples"
@@ -55,11 +54,11 @@ func remote(t testing.TB, n *Node) *natsbus.Client {
 
 // play records a script through the API and returns the new match, its
 // tokens and the pending step the last command reported.
-func play(t *testing.T, c *natsbus.Client, sc *script.Script, upTo int) (recorder.CreateResult, projector.Pending) {
+func play(t *testing.T, c *natsbus.Client, sc *script.Script, upTo int) (api.CreateResult, projector.Pending) {
 	t.Helper()
 	ctx := context.Background()
-	var created recorder.CreateResult
-	if err := c.Call(ctx, VerbCreate, recorder.CreateRequest{MatchCreated: sc.Match.Created()}, &created); err != nil {
+	var created api.CreateResult
+	if err := c.Call(ctx, api.VerbCreate, api.CreateRequest{MatchCreated: sc.Match.Created()}, &created); err != nil {
 		t.Fatal(err)
 	}
 	var pending projector.Pending
@@ -67,12 +66,12 @@ func play(t *testing.T, c *natsbus.Client, sc *script.Script, upTo int) (recorde
 		if upTo >= 0 && i >= upTo {
 			break
 		}
-		role := recorder.RolePlayer(st.As)
+		role := api.RolePlayer(st.As)
 		if st.As == script.RoleJudge {
-			role = recorder.RoleJudge
+			role = api.RoleJudge
 		}
-		var res recorder.Result
-		err := c.Call(ctx, VerbDeclare, ExecuteRequest{Match: created.Match, Token: created.Tokens[role], Command: &st.Cmd}, &res)
+		var res api.Result
+		err := c.Call(ctx, api.VerbDeclare, api.ExecuteRequest{Match: created.Match, Token: created.Tokens[role], Command: &st.Cmd}, &res)
 		var ae *api.Error
 		switch {
 		case st.ExpectRefusal == "" && err != nil:
@@ -105,8 +104,8 @@ func TestServerFileWhileServing(t *testing.T) {
 	if si.NATSURL != n.URL() || si.PID != os.Getpid() {
 		t.Fatalf("server.json says %+v; the node serves %s as pid %d", si, n.URL(), os.Getpid())
 	}
-	var ping PingResult
-	if err := remote(t, n).Call(context.Background(), VerbPing, nil, &ping); err != nil || ping.Service != "matchrec" {
+	var ping api.PingResult
+	if err := remote(t, n).Call(context.Background(), api.VerbPing, nil, &ping); err != nil || ping.Service != "matchrec" {
 		t.Fatalf("ping: %+v %v", ping, err)
 	}
 	if err := n.Close(); err != nil {
@@ -141,7 +140,7 @@ func TestAPIRejectsBadRequestsAndChangesNothing(t *testing.T) {
 
 	// Alice's turn 1, shooting phase, nothing declared yet.
 	m, _ := play(t, c, sc, 2)
-	alice, bob := m.Tokens[recorder.RolePlayer("alice")], m.Tokens[recorder.RolePlayer("bob")]
+	alice, bob := m.Tokens[api.RolePlayer("alice")], m.Tokens[api.RolePlayer("bob")]
 	cmd := func(c projector.Command) *projector.Command { return &c }
 	shoot := cmd(projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "boyz"})
 
@@ -150,26 +149,26 @@ func TestAPIRejectsBadRequestsAndChangesNothing(t *testing.T) {
 		body       any
 		code       projector.Code
 	}{
-		{"another match's token", VerbDeclare, ExecuteRequest{Match: m.Match, Token: other.Tokens[recorder.RolePlayer("alice")], Command: shoot}, projector.CodeUnauthorized},
-		{"no token", VerbDeclare, ExecuteRequest{Match: m.Match, Command: shoot}, projector.CodeUnauthorized},
-		{"a made-up token", VerbDeclare, ExecuteRequest{Match: m.Match, Token: "0123456789abcdef", Command: shoot}, projector.CodeUnauthorized},
-		{"the other side's token, out of turn", VerbDeclare, ExecuteRequest{Match: m.Match, Token: bob, Command: cmd(projector.Command{Type: projector.CmdShoot, Unit: "boyz", Target: "tac"})}, projector.CodeWrongPlayer},
-		{"bob ends alice's turn", VerbDeclare, ExecuteRequest{Match: m.Match, Token: bob, Command: cmd(projector.Command{Type: projector.CmdNextTurn})}, projector.CodeWrongPlayer},
-		{"malformed JSON", VerbDeclare, []byte(`{"match":`), projector.CodeBadRequest},
-		{"unknown body field", VerbDeclare, []byte(`{"match":"` + m.Match + `","token":"` + alice + `","comand":{"type":"next-turn"}}`), projector.CodeBadRequest},
-		{"unknown command field", VerbDeclare, []byte(`{"match":"` + m.Match + `","token":"` + alice + `","command":{"type":"shoot","unit":"tac","tagret":"boyz"}}`), projector.CodeBadRequest},
-		{"no command", VerbDeclare, ExecuteRequest{Match: m.Match, Token: alice}, projector.CodeBadRequest},
-		{"unknown verb", "teleport", ExecuteRequest{Match: m.Match, Token: alice, Command: shoot}, projector.CodeUnknownVerb},
-		{"unknown unit", VerbDeclare, ExecuteRequest{Match: m.Match, Token: alice, Command: cmd(projector.Command{Type: projector.CmdShoot, Unit: "titan", Target: "boyz"})}, projector.CodeUnknownUnit},
-		{"unknown target", VerbDeclare, ExecuteRequest{Match: m.Match, Token: alice, Command: cmd(projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "squig"})}, projector.CodeUnknownUnit},
-		{"unknown command", VerbDeclare, ExecuteRequest{Match: m.Match, Token: alice, Command: cmd(projector.Command{Type: "charge"})}, projector.CodeUnknownCommand},
-		{"no roll pending", VerbRoll, ExecuteRequest{Match: m.Match, Token: alice, Values: []int{3}}, projector.CodeWrongStep},
-		{"roll verb with another command", VerbRoll, ExecuteRequest{Match: m.Match, Token: alice, Command: shoot}, projector.CodeBadRequest},
-		{"unknown match", VerbDeclare, ExecuteRequest{Match: "nosuchmatch", Token: alice, Command: shoot}, projector.CodeNotFound},
-		{"invalid match id", VerbDeclare, ExecuteRequest{Match: "a.b>", Token: alice, Command: shoot}, projector.CodeBadRequest},
+		{"another match's token", api.VerbDeclare, api.ExecuteRequest{Match: m.Match, Token: other.Tokens[api.RolePlayer("alice")], Command: shoot}, projector.CodeUnauthorized},
+		{"no token", api.VerbDeclare, api.ExecuteRequest{Match: m.Match, Command: shoot}, projector.CodeUnauthorized},
+		{"a made-up token", api.VerbDeclare, api.ExecuteRequest{Match: m.Match, Token: "0123456789abcdef", Command: shoot}, projector.CodeUnauthorized},
+		{"the other side's token, out of turn", api.VerbDeclare, api.ExecuteRequest{Match: m.Match, Token: bob, Command: cmd(projector.Command{Type: projector.CmdShoot, Unit: "boyz", Target: "tac"})}, projector.CodeWrongPlayer},
+		{"bob ends alice's turn", api.VerbDeclare, api.ExecuteRequest{Match: m.Match, Token: bob, Command: cmd(projector.Command{Type: projector.CmdNextTurn})}, projector.CodeWrongPlayer},
+		{"malformed JSON", api.VerbDeclare, []byte(`{"match":`), projector.CodeBadRequest},
+		{"unknown body field", api.VerbDeclare, []byte(`{"match":"` + m.Match + `","token":"` + alice + `","comand":{"type":"next-turn"}}`), projector.CodeBadRequest},
+		{"unknown command field", api.VerbDeclare, []byte(`{"match":"` + m.Match + `","token":"` + alice + `","command":{"type":"shoot","unit":"tac","tagret":"boyz"}}`), projector.CodeBadRequest},
+		{"no command", api.VerbDeclare, api.ExecuteRequest{Match: m.Match, Token: alice}, projector.CodeBadRequest},
+		{"unknown verb", "teleport", api.ExecuteRequest{Match: m.Match, Token: alice, Command: shoot}, projector.CodeUnknownVerb},
+		{"unknown unit", api.VerbDeclare, api.ExecuteRequest{Match: m.Match, Token: alice, Command: cmd(projector.Command{Type: projector.CmdShoot, Unit: "titan", Target: "boyz"})}, projector.CodeUnknownUnit},
+		{"unknown target", api.VerbDeclare, api.ExecuteRequest{Match: m.Match, Token: alice, Command: cmd(projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "squig"})}, projector.CodeUnknownUnit},
+		{"unknown command", api.VerbDeclare, api.ExecuteRequest{Match: m.Match, Token: alice, Command: cmd(projector.Command{Type: "charge"})}, projector.CodeUnknownCommand},
+		{"no roll pending", api.VerbRoll, api.ExecuteRequest{Match: m.Match, Token: alice, Values: []int{3}}, projector.CodeWrongStep},
+		{"roll verb with another command", api.VerbRoll, api.ExecuteRequest{Match: m.Match, Token: alice, Command: shoot}, projector.CodeBadRequest},
+		{"unknown match", api.VerbDeclare, api.ExecuteRequest{Match: "nosuchmatch", Token: alice, Command: shoot}, projector.CodeNotFound},
+		{"invalid match id", api.VerbDeclare, api.ExecuteRequest{Match: "a.b>", Token: alice, Command: shoot}, projector.CodeBadRequest},
 	}
 	var ae *api.Error
-	if err := c.Call(ctx, VerbState, StateRequest{Match: m.Match, At: 9999}, nil); !errors.As(err, &ae) || ae.Code != projector.CodeBadRequest {
+	if err := c.Call(ctx, api.VerbState, api.StateRequest{Match: m.Match, At: 9999}, nil); !errors.As(err, &ae) || ae.Code != projector.CodeBadRequest {
 		t.Errorf("state past the end: want bad_request, got %v", err)
 	}
 	for _, tc := range declareStage {
@@ -177,7 +176,7 @@ func TestAPIRejectsBadRequestsAndChangesNothing(t *testing.T) {
 	}
 
 	// Declare the shot: a roll of 9 dice (boltguns) is pending for alice.
-	if err := c.Call(ctx, VerbDeclare, ExecuteRequest{Match: m.Match, Token: alice, Command: shoot}, nil); err != nil {
+	if err := c.Call(ctx, api.VerbDeclare, api.ExecuteRequest{Match: m.Match, Token: alice, Command: shoot}, nil); err != nil {
 		t.Fatal(err)
 	}
 	nine := []int{1, 2, 3, 4, 5, 6, 1, 2, 3}
@@ -197,7 +196,7 @@ func TestAPIRejectsBadRequestsAndChangesNothing(t *testing.T) {
 	}
 	for _, tc := range rollStage {
 		t.Run(tc.name, func(t *testing.T) {
-			body := ExecuteRequest{Match: m.Match, Token: tc.token, Values: tc.values}
+			body := api.ExecuteRequest{Match: m.Match, Token: tc.token, Values: tc.values}
 			if tc.values == nil {
 				body.Command = nil
 			}
@@ -206,12 +205,12 @@ func TestAPIRejectsBadRequestsAndChangesNothing(t *testing.T) {
 				// {"match","token"} alone is a roll of no dice.
 				code = projector.CodeDiceCount
 			}
-			expectRejected(t, n, c, m.Match, VerbRoll, body, code)
+			expectRejected(t, n, c, m.Match, api.VerbRoll, body, code)
 		})
 	}
 	// And the right roll is accepted, so the rejections above were about
 	// the requests, not a stuck match.
-	if err := c.Call(ctx, VerbRoll, ExecuteRequest{Match: m.Match, Token: alice, Values: nine}, nil); err != nil {
+	if err := c.Call(ctx, api.VerbRoll, api.ExecuteRequest{Match: m.Match, Token: alice, Values: nine}, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -249,7 +248,7 @@ func snapshot(t *testing.T, n *Node, c *natsbus.Client, match string) snap {
 		t.Fatal(err)
 	}
 	var raw json.RawMessage
-	if err := c.Call(ctx, VerbState, StateRequest{Match: match}, &raw); err != nil {
+	if err := c.Call(ctx, api.VerbState, api.StateRequest{Match: match}, &raw); err != nil {
 		t.Fatal(err)
 	}
 	return snap{storeSeq: h.Seq, head: h.Hash.String(), state: string(raw)}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/projector/fold"
-	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
@@ -144,7 +142,7 @@ func sameState(t *testing.T, what string, a, b *projector.State) {
 func apiState(ctx context.Context, t *testing.T, c *natsbus.Client, match string) string {
 	t.Helper()
 	var raw json.RawMessage
-	if err := c.Call(ctx, VerbState, StateRequest{Match: match}, &raw); err != nil {
+	if err := c.Call(ctx, api.VerbState, api.StateRequest{Match: match}, &raw); err != nil {
 		t.Fatal(err)
 	}
 	var v any
@@ -169,124 +167,4 @@ func canonicalJSON(t *testing.T, s *projector.State) string {
 	}
 	out, _ := json.Marshal(v)
 	return string(out)
-}
-
-// The events verb tells every event with its narration, and pages a long
-// match so that no reply outgrows a NATS message.
-func TestEventsVerbPagesAndNarrates(t *testing.T) {
-	n := startServing(t, t.TempDir())
-	c := remote(t, n)
-	ctx := context.Background()
-	m, _ := play(t, c, readScript(t, filepath.Join(examplesDir, "3e-boltguns-vs-boyz.yaml")), -1)
-
-	var all EventsResult
-	if err := c.Call(ctx, VerbEvents, EventsRequest{Match: m.Match}, &all); err != nil {
-		t.Fatal(err)
-	}
-	head, _ := n.Recorder().Store().Head(ctx, m.Match)
-	if uint64(len(all.Events)) != head.Seq || all.Next != 0 {
-		t.Fatalf("%d events (next %d) for a match of %d", len(all.Events), all.Next, head.Seq)
-	}
-	var summaries int
-	for i, e := range all.Events {
-		if e.Seq != uint64(i+1) || e.Text == "" || len(e.Payload) == 0 {
-			t.Fatalf("event %d: %+v", i+1, e)
-		}
-		if strings.Contains(e.Text, "\nTurn ") {
-			summaries++
-		}
-		if e.Type == events.TypeMatchCreated && strings.Contains(string(e.Payload), "tokens") {
-			t.Error("the log shows the token hashes")
-		}
-	}
-	if summaries == 0 {
-		t.Error("no attack summary in the narration")
-	}
-
-	// Small pages: the same events, in order, across several replies.
-	defer func(old int) { pageBytes = old }(pageBytes)
-	pageBytes = 4 << 10
-	var paged []EventJSON
-	req := EventsRequest{Match: m.Match, From: 2}
-	pages := 0
-	for {
-		var page EventsResult
-		if err := c.Call(ctx, VerbEvents, req, &page); err != nil {
-			t.Fatal(err)
-		}
-		pages++
-		paged = append(paged, page.Events...)
-		if page.Next == 0 {
-			break
-		}
-		req.From = page.Next
-	}
-	if pages < 2 || !reflect.DeepEqual(paged, all.Events[1:]) {
-		t.Fatalf("%d pages gave %d events; want the %d events after the first", pages, len(paged), len(all.Events)-1)
-	}
-
-	// A range, and the errors of the verb.
-	var some EventsResult
-	if err := c.Call(ctx, VerbEvents, EventsRequest{Match: m.Match, From: 5, To: 7}, &some); err != nil || len(some.Events) != 3 || some.Events[0].Seq != 5 {
-		t.Fatalf("range 5..7: %+v %v", some.Events, err)
-	}
-	for _, bad := range []struct {
-		req  EventsRequest
-		code projector.Code
-	}{
-		{EventsRequest{Match: "nosuchmatch"}, projector.CodeNotFound},
-		{EventsRequest{Match: "../etc"}, projector.CodeBadRequest},
-		{EventsRequest{Match: m.Match, From: 9, To: 3}, projector.CodeBadRequest},
-	} {
-		var ae *api.Error
-		if err := c.Call(ctx, VerbEvents, bad.req, nil); !errors.As(err, &ae) || ae.Code != bad.code {
-			t.Errorf("%+v: want %s, got %v", bad.req, bad.code, err)
-		}
-	}
-}
-
-// The bundle verb pages through a match's records: every record once, in
-// order, the audit context on the first page only, and the assembled
-// bundle verifies.
-func TestBundleVerbPages(t *testing.T) {
-	n := startServing(t, t.TempDir())
-	c := remote(t, n)
-	ctx := context.Background()
-	m, _ := play(t, c, readScript(t, filepath.Join(examplesDir, "3e-boltguns-vs-boyz.yaml")), -1)
-	defer func(old int) { pageBytes = old }(pageBytes)
-	pageBytes = 4 << 10
-	var b *replay.Bundle
-	pages := 0
-	for req := (BundleRequest{Match: m.Match}); ; pages++ {
-		var page BundleResult
-		if err := c.Call(ctx, VerbBundle, req, &page); err != nil {
-			t.Fatal(err)
-		}
-		if b == nil {
-			first := page.Bundle
-			b = &first
-		} else {
-			if page.StateHash != (events.Hash{}) {
-				t.Fatal("a later page repeats the first page's context")
-			}
-			b.Keys = append(b.Keys, page.Keys...)
-			b.Records = append(b.Records, page.Records...)
-		}
-		if page.Next == 0 {
-			break
-		}
-		req.From = page.Next
-	}
-	head, _ := n.Recorder().Store().Head(ctx, m.Match)
-	if pages < 2 || uint64(len(b.Records)) != head.Seq {
-		t.Fatalf("%d pages, %d records for %d events", pages+1, len(b.Records), head.Seq)
-	}
-	for i, k := range b.Keys {
-		if k != uint64(i+1) {
-			t.Fatalf("record %d has key %d", i+1, k)
-		}
-	}
-	if rep := b.Verify(n.cfg.Rules); !rep.OK || !rep.Refold.Compared {
-		t.Fatalf("assembled bundle: ok=%v %v %v", rep.OK, rep.Chain.Problems, rep.Refold.Problems)
-	}
 }

@@ -66,3 +66,16 @@ func removeServerFile(dir string, pid int) {
 	}
 	_ = os.Remove(filepath.Join(dir, ServerFile))
 }
+
+// AbsDir is the absolute, symlink-free form of a directory, so two
+// spellings of one data directory compare equal (ping's data_dir and the
+// CLI's --data).
+func AbsDir(dir string) string {
+	if a, err := filepath.Abs(dir); err == nil {
+		dir = a
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	return dir
+}

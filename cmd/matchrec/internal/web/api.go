@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -169,7 +168,7 @@ func (s *Server) apiMatches(w http.ResponseWriter, r *http.Request) {
 		}
 		sum := MatchSummary{ID: mi.ID, Head: head, Players: []projector.Player{}, Parent: mi.Parent, At: mi.At,
 			Created: time.Unix(0, mi.Created).UTC().Format(time.RFC3339)}
-		if mc, err := s.created(ctx, mi.ID); err == nil {
+		if mc, err := s.rec.Created(ctx, mi.ID); err == nil {
 			sum.Name, sum.Edition = mc.Name, mc.Edition
 			for _, p := range mc.Players {
 				sum.Players = append(sum.Players, projector.Player{ID: p.ID, Name: p.Name})
@@ -178,26 +177,6 @@ func (s *Server) apiMatches(w http.ResponseWriter, r *http.Request) {
 		out = append(out, sum)
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-// created reads event 1 of a match.
-func (s *Server) created(ctx context.Context, id string) (*events.MatchCreated, error) {
-	var mc *events.MatchCreated
-	err := s.st.Scan(ctx, id, 1, func(e events.Event) error {
-		p, err := e.Decode()
-		if err != nil {
-			return err
-		}
-		mc, _ = p.(*events.MatchCreated)
-		return events.ErrStop
-	})
-	if err != nil && !errors.Is(err, events.ErrStop) {
-		return nil, err
-	}
-	if mc == nil {
-		return nil, fmt.Errorf("match %s: event 1 is not match.created", id)
-	}
-	return mc, nil
 }
 
 func (s *Server) apiState(w http.ResponseWriter, r *http.Request) {

@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/web"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/store/recorder"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // The JSON API answers what the recorder knows: the same state at any
@@ -64,8 +63,8 @@ func TestAPIStateEventsAndMatches(t *testing.T) {
 	if len(page.Events) != 7 || page.Events[0].Seq != 3 || page.Next != 10 || page.Head != head {
 		t.Fatalf("events page: %d events from %d, next %d, head %d", len(page.Events), page.Events[0].Seq, page.Next, page.Head)
 	}
-	var verb node.EventsResult
-	if err := r.api.Call(context.Background(), node.VerbEvents, node.EventsRequest{Match: m.id, From: 3, To: 9}, &verb); err != nil {
+	var verb api.EventsResult
+	if err := r.api.Call(context.Background(), api.VerbEvents, api.EventsRequest{Match: m.id, From: 3, To: 9}, &verb); err != nil {
 		t.Fatal(err)
 	}
 	for i, e := range page.Events {
@@ -120,7 +119,7 @@ func TestAPIBadInput(t *testing.T) {
 	r := newRig(t, 0)
 	m := r.create(readScript(t, "3e-boltguns-vs-boyz.yaml"))
 	head := r.playTo(m, 6)
-	player := m.tokens[recorder.RolePlayer("alice")]
+	player := m.tokens[api.RolePlayer("alice")]
 	id := "/api/matches/" + m.id
 
 	cases := []struct {

@@ -6,11 +6,12 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store/api"
 )
 
-// Event is an event as the pages read it: the same shape as the node's
-// events verb and `log --json` (replay.EventView), so one reader serves both.
-type Event = replay.EventView
+// Event is an event as the pages read it: the same shape as the events
+// verb and `log --json` (api.EventView), so one reader serves both.
+type Event = api.EventView
 
 // narrator tells a match's events one by one; it needs event 1 to know the
 // edition, so it is made on the first event.

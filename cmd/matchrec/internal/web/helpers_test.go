@@ -15,8 +15,8 @@ import (
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/web"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/script"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
-	"github.com/matchrec/matchrec/store/recorder"
 )
 
 const examplesDir = "../../../../examples"
@@ -80,19 +80,19 @@ type match struct {
 
 func (r *rig) create(sc *script.Script) *match {
 	r.t.Helper()
-	var res recorder.CreateResult
-	if err := r.api.Call(context.Background(), node.VerbCreate, recorder.CreateRequest{MatchCreated: sc.Match.Created()}, &res); err != nil {
+	var res api.CreateResult
+	if err := r.api.Call(context.Background(), api.VerbCreate, api.CreateRequest{MatchCreated: sc.Match.Created()}, &res); err != nil {
 		r.t.Fatal(err)
 	}
 	return &match{id: res.Match, tokens: res.Tokens, sc: sc}
 }
 
-func (m *match) judge() string { return m.tokens[recorder.RoleJudge] }
+func (m *match) judge() string { return m.tokens[api.RoleJudge] }
 
 // step plays the match's next accepted script step through the NATS API
 // (steps that the script expects refused are skipped: they record
 // nothing) and returns what the recorder acknowledged.
-func (r *rig) step(m *match) recorder.Result {
+func (r *rig) step(m *match) api.Result {
 	r.t.Helper()
 	for m.next < len(m.sc.Steps) && m.sc.Steps[m.next].ExpectRefusal != "" {
 		m.next++
@@ -102,17 +102,17 @@ func (r *rig) step(m *match) recorder.Result {
 	}
 	st := m.sc.Steps[m.next]
 	m.next++
-	role := recorder.RolePlayer(st.As)
+	role := api.RolePlayer(st.As)
 	if st.As == script.RoleJudge {
-		role = recorder.RoleJudge
+		role = api.RoleJudge
 	}
-	verb := node.VerbDeclare
+	verb := api.VerbDeclare
 	if st.Cmd.Type == projector.CmdRoll {
-		verb = node.VerbRoll
+		verb = api.VerbRoll
 	}
-	var res recorder.Result
+	var res api.Result
 	cmd := st.Cmd
-	if err := r.api.Call(context.Background(), verb, node.ExecuteRequest{Match: m.id, Token: m.tokens[role], Command: &cmd}, &res); err != nil {
+	if err := r.api.Call(context.Background(), verb, api.ExecuteRequest{Match: m.id, Token: m.tokens[role], Command: &cmd}, &res); err != nil {
 		r.t.Fatalf("%s: %v", st.Where(m.next-1), err)
 	}
 	return res
@@ -133,7 +133,7 @@ func (r *rig) playTo(m *match, seq uint64) uint64 {
 func (r *rig) state(id string, at uint64) *projector.State {
 	r.t.Helper()
 	var st projector.State
-	if err := r.api.Call(context.Background(), node.VerbState, node.StateRequest{Match: id, At: at}, &st); err != nil {
+	if err := r.api.Call(context.Background(), api.VerbState, api.StateRequest{Match: id, At: at}, &st); err != nil {
 		r.t.Fatal(err)
 	}
 	return &st

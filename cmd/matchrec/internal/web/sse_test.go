@@ -9,8 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
-	"github.com/matchrec/matchrec/store/recorder"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // A client that disconnects and reconnects with its last id (as
@@ -107,8 +106,8 @@ func TestSSEFollowsABranch(t *testing.T) {
 	sc := readScript(t, "3e-boltguns-vs-boyz.yaml")
 	m := r.create(sc)
 	r.playTo(m, 12)
-	var br recorder.CreateResult
-	if err := r.api.Call(context.Background(), node.VerbBranch, recorder.BranchRequest{Parent: m.id, At: 4, Name: "what if"}, &br); err != nil {
+	var br api.CreateResult
+	if err := r.api.Call(context.Background(), api.VerbBranch, api.BranchRequest{Parent: m.id, At: 4, Name: "what if"}, &br); err != nil {
 		t.Fatal(err)
 	}
 	b := &match{id: br.Match, tokens: br.Tokens, sc: sc, next: 2} // at event 4: the shooting phase, as after step 2

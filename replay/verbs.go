@@ -1,0 +1,203 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"sort"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/fold"
+	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/api"
+	"github.com/matchrec/matchrec/store/recorder"
+)
+
+// DefaultPageBytes bounds the JSON of one events or bundle page, well
+// under NATS' default 1 MB max payload with room for the envelope.
+const DefaultPageBytes = 512 << 10
+
+// Reader serves the readers' API verbs over a recorder's store: the
+// narrated events, the raw records the audit, verify, whatif and replay
+// run on (on the caller's side, exactly as on an exported bundle), the
+// tree of branches and the diff of two lines of play.
+type Reader struct {
+	// Recorder gives the store, the editions, the live state hash a bundle
+	// carries and a match's lineage.
+	Recorder *recorder.Recorder
+	// PageBytes bounds a page; 0 is DefaultPageBytes.
+	PageBytes int
+}
+
+// Verbs returns the readers' verbs: events, bundle, branches and diff.
+func (rd *Reader) Verbs() api.Verbs {
+	return api.Verbs{
+		api.VerbEvents:   rd.events,
+		api.VerbBundle:   rd.bundle,
+		api.VerbBranches: rd.branches,
+		api.VerbDiff:     rd.diff,
+	}
+}
+
+func (rd *Reader) pageBytes() int {
+	if rd.PageBytes > 0 {
+		return rd.PageBytes
+	}
+	return DefaultPageBytes
+}
+
+func (rd *Reader) events(ctx context.Context, body []byte) (any, error) {
+	var req api.EventsRequest
+	if err := api.Bind(body, &req); err != nil {
+		return nil, err
+	}
+	if !events.ValidMatchID(req.Match) {
+		return nil, api.Errorf(projector.CodeBadRequest, "match %q is not a match id", req.Match)
+	}
+	if req.To != 0 && req.To < req.From {
+		return nil, api.Errorf(projector.CodeBadRequest, "to %d is before from %d", req.To, req.From)
+	}
+	res := api.EventsResult{Match: req.Match, Events: []api.EventView{}}
+	var (
+		nar  *Narrator
+		size int
+	)
+	// Narration needs the state before each event, so the fold always
+	// starts at event 1; only the requested range is returned.
+	err := rd.Recorder.Store().Scan(ctx, req.Match, 1, func(e events.Event) error {
+		if req.To != 0 && e.Seq > req.To {
+			return events.ErrStop
+		}
+		if nar == nil {
+			nar = NewNarratorFor(rd.Recorder.RulesFor)
+		}
+		lines, err := nar.Next(e)
+		if err != nil {
+			return err
+		}
+		if e.Seq < req.From {
+			return nil
+		}
+		ev, err := View(e, lines)
+		if err != nil {
+			return err
+		}
+		size += len(ev.Payload) + len(ev.Text) + 200
+		if size > rd.pageBytes() && len(res.Events) > 0 {
+			res.Next = e.Seq
+			return events.ErrStop
+		}
+		res.Events = append(res.Events, ev)
+		return nil
+	})
+	if err != nil && !errors.Is(err, events.ErrStop) {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (rd *Reader) bundle(ctx context.Context, body []byte) (any, error) {
+	var req api.BundleRequest
+	if err := api.Bind(body, &req); err != nil {
+		return nil, err
+	}
+	if !events.ValidMatchID(req.Match) {
+		return nil, api.Errorf(projector.CodeBadRequest, "match %q is not a match id", req.Match)
+	}
+	st := rd.Recorder.Store()
+	res := api.BundleResult{Bundle: api.Bundle{Format: api.BundleFormat, Version: 1, Match: req.Match}}
+	if req.From == 0 {
+		// The first page carries what the audit needs besides records.
+		o, err := AuditContext(ctx, st, req.Match)
+		if err != nil {
+			return nil, err
+		}
+		live, err := rd.Recorder.Live(ctx, req.Match)
+		if err != nil {
+			return nil, err
+		}
+		h, err := live.Hash()
+		if err != nil {
+			return nil, err
+		}
+		if req.VerifySnapshots {
+			k := &fold.Seeker{Log: st, Lookup: rd.Recorder.RulesFor}
+			if res.SnapshotsDiscarded, err = k.VerifySnapshots(ctx, req.Match); err != nil {
+				return nil, err
+			}
+		}
+		res.Bundle = *NewBundle(req.Match, Inputs{Options: o}, h)
+	}
+	// Each page reads only its own records, from From on.
+	size := 0
+	err := ScanRecords(ctx, st, req.Match, req.From, func(r Record) error {
+		if size > rd.pageBytes()/2 { // base64 grows records by a third
+			res.Next = r.Key
+			return events.ErrStop
+		}
+		res.Keys = append(res.Keys, r.Key)
+		res.Records = append(res.Records, r.Data)
+		size += len(r.Data)
+		return nil
+	})
+	if err != nil && !errors.Is(err, events.ErrStop) {
+		return nil, err
+	}
+	return res, nil
+}
+
+// branches walks the tree a match belongs to, from its root, parents
+// before children and siblings by fork event.
+func (rd *Reader) branches(ctx context.Context, body []byte) (any, error) {
+	var req api.BranchesRequest
+	if err := api.Bind(body, &req); err != nil {
+		return nil, err
+	}
+	lin, err := rd.Recorder.Lineage(ctx, req.Match)
+	if err != nil {
+		return nil, err
+	}
+	root := lin[0].Match
+	all, err := rd.Recorder.Store().Matches(ctx)
+	if err != nil {
+		return nil, err
+	}
+	children := map[string][]store.MatchInfo{}
+	var rootInfo store.MatchInfo
+	for _, m := range all {
+		if m.ID == root {
+			rootInfo = m
+		}
+		if m.Parent != "" {
+			children[m.Parent] = append(children[m.Parent], m)
+		}
+	}
+	res := api.BranchesResult{Root: root, Matches: []store.MatchInfo{rootInfo}}
+	queue := []string{root}
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		kids := children[id]
+		sort.Slice(kids, func(i, j int) bool {
+			return kids[i].At < kids[j].At || kids[i].At == kids[j].At && kids[i].ID < kids[j].ID
+		})
+		for _, k := range kids {
+			res.Matches = append(res.Matches, k)
+			queue = append(queue, k.ID)
+		}
+	}
+	return res, nil
+}
+
+func (rd *Reader) diff(ctx context.Context, body []byte) (any, error) {
+	var req api.DiffRequest
+	if err := api.Bind(body, &req); err != nil {
+		return nil, err
+	}
+	for _, id := range []string{req.A, req.B} {
+		if !events.ValidMatchID(id) {
+			return nil, api.Errorf(projector.CodeBadRequest, "match %q is not a match id", id)
+		}
+	}
+	return DiffMatches(ctx, rd.Recorder.Store(), req.A, req.B, rd.Recorder.RulesFor)
+}

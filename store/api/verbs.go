@@ -1,0 +1,34 @@
+package api
+
+// The verbs (subjects matchrec.api.<verb>). Their request and result types
+// are beside them in this package.
+const (
+	// The recorder (store/recorder): the write side and its reads.
+	VerbPing    = "ping"    // nothing → PingResult
+	VerbCreate  = "create"  // CreateRequest → CreateResult
+	VerbDeclare = "declare" // ExecuteRequest → Result
+	VerbRoll    = "roll"    // ExecuteRequest → Result
+	VerbBranch  = "branch"  // BranchRequest → CreateResult
+	VerbState   = "state"   // StateRequest → projector.State
+	VerbMatches = "matches" // nothing → []MatchSummary
+
+	// The readers (replay): narrated events, raw records for the audit
+	// and the lines of play.
+	VerbEvents   = "events"   // EventsRequest → EventsResult
+	VerbBundle   = "bundle"   // BundleRequest → BundleResult
+	VerbBranches = "branches" // BranchesRequest → BranchesResult
+	VerbDiff     = "diff"     // DiffRequest → Diff
+
+	// The analytic tables (replay/analytics).
+	//
+	// VerbSync folds what the tables lack, for up to budget_ms, and says
+	// how much is left: callers loop on it to show progress.
+	VerbSync = "analytics-sync" // SyncRequest → SyncStats
+	// VerbSQL runs one read-only query over the tables (after a sync).
+	VerbSQL = "sql" // SQLRequest → SQLResult
+	// VerbExport opens a stream of a table's rows; VerbExportNext reads a
+	// page of it; VerbExportClose ends it early.
+	VerbExport      = "export"       // ExportRequest → ExportOpened
+	VerbExportNext  = "export-next"  // ExportNextRequest → ExportPage
+	VerbExportClose = "export-close" // ExportNextRequest → nothing
+)

@@ -1,0 +1,93 @@
+package recorder
+
+import (
+	"context"
+	"os"
+
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store/api"
+)
+
+// Verbs returns the recorder's API verbs: the write side (create, declare,
+// roll, branch), its reads (state, matches) and ping, which answers with
+// this process and dataDir, the data directory it serves.
+func (r *Recorder) Verbs(dataDir string) api.Verbs {
+	return api.Verbs{
+		api.VerbPing: func(context.Context, []byte) (any, error) {
+			return api.PingResult{Service: "matchrec", PID: os.Getpid(), DataDir: dataDir}, nil
+		},
+		api.VerbCreate:  r.createVerb,
+		api.VerbDeclare: func(ctx context.Context, b []byte) (any, error) { return r.executeVerb(ctx, b, false) },
+		api.VerbRoll:    func(ctx context.Context, b []byte) (any, error) { return r.executeVerb(ctx, b, true) },
+		api.VerbBranch:  r.branchVerb,
+		api.VerbState:   r.stateVerb,
+		api.VerbMatches: r.matchesVerb,
+	}
+}
+
+func (r *Recorder) createVerb(ctx context.Context, body []byte) (any, error) {
+	var req api.CreateRequest
+	if err := api.Bind(body, &req); err != nil {
+		return nil, err
+	}
+	if len(req.Tokens) > 0 {
+		// Tokens are minted by the recorder; accepting some here would
+		// suggest the caller chose them.
+		return nil, api.Errorf(projector.CodeBadRequest, "tokens are issued by the recorder, not sent in create")
+	}
+	return r.Create(ctx, req)
+}
+
+func (r *Recorder) executeVerb(ctx context.Context, body []byte, roll bool) (any, error) {
+	var req api.ExecuteRequest
+	if err := api.Bind(body, &req); err != nil {
+		return nil, err
+	}
+	if req.Match == "" {
+		return nil, api.Errorf(projector.CodeBadRequest, "match is required")
+	}
+	var c projector.Command
+	switch {
+	case req.Command != nil && (len(req.Values) > 0 || req.Digital):
+		return nil, api.Errorf(projector.CodeBadRequest, "give either command or values/digital, not both")
+	case req.Command != nil:
+		c = *req.Command
+	case !roll:
+		return nil, api.Errorf(projector.CodeBadRequest, "command is required")
+	default:
+		c = projector.Command{Values: req.Values, Digital: req.Digital}
+	}
+	if roll {
+		if c.Type != "" && c.Type != projector.CmdRoll {
+			return nil, api.Errorf(projector.CodeBadRequest, "the roll verb rolls dice; use declare for %q", c.Type)
+		}
+		c.Type = projector.CmdRoll
+	}
+	return r.Execute(ctx, req.Match, req.Token, c)
+}
+
+func (r *Recorder) branchVerb(ctx context.Context, body []byte) (any, error) {
+	var req api.BranchRequest
+	if err := api.Bind(body, &req); err != nil {
+		return nil, err
+	}
+	return r.Branch(ctx, req)
+}
+
+func (r *Recorder) stateVerb(ctx context.Context, body []byte) (any, error) {
+	var req api.StateRequest
+	if err := api.Bind(body, &req); err != nil {
+		return nil, err
+	}
+	if req.Match == "" {
+		return nil, api.Errorf(projector.CodeBadRequest, "match is required")
+	}
+	return r.State(ctx, req.Match, req.At)
+}
+
+func (r *Recorder) matchesVerb(ctx context.Context, body []byte) (any, error) {
+	if err := api.Bind(body, &struct{}{}); err != nil {
+		return nil, err
+	}
+	return r.Summaries(ctx)
+}
