@@ -13,8 +13,8 @@ import (
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/replay/analytics"
+	"github.com/matchrec/matchrec/replay/analytics/duckdb"
 	"github.com/matchrec/matchrec/store"
-	"github.com/matchrec/matchrec/store/duckdb"
 )
 
 // sums are what a fresh fold of one match says the tables must hold.

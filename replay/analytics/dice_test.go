@@ -8,9 +8,9 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector/sim"
+	"github.com/matchrec/matchrec/replay/analytics/duckdb"
 	"github.com/matchrec/matchrec/replay/analytics/report"
 	"github.com/matchrec/matchrec/replay/generate"
-	"github.com/matchrec/matchrec/store/duckdb"
 )
 
 // dbQuerier runs the reports' queries on a database directly.

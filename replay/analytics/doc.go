@@ -14,5 +14,9 @@
 // folds only the events past it. The fold of a match that goes on stays in
 // memory between rounds; one that was evicted is restored from the
 // store's snapshots (fold.Seeker) instead of being folded from event 1.
-// Where the rows are kept is a Sink's business (store/duckdb).
+// Where the rows are kept is a Sink's business (replay/analytics/duckdb).
+//
+// The Service (service.go) runs it for a node: the database opened on first
+// use, a live consumer fed by the outbox relay (live.go), export cursors
+// (export.go) and the analytics API verbs.
 package analytics

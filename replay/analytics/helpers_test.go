@@ -12,9 +12,10 @@ import (
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/projector/sim"
 	"github.com/matchrec/matchrec/replay/analytics"
+	"github.com/matchrec/matchrec/replay/analytics/duckdb"
 	"github.com/matchrec/matchrec/replay/generate"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/bolt"
-	"github.com/matchrec/matchrec/store/duckdb"
 	"github.com/matchrec/matchrec/store/recorder"
 )
 
@@ -62,7 +63,7 @@ func (e *env) generate(t testing.TB, edition string, n int, seed uint64) generat
 	return res
 }
 
-func catchUp(t testing.TB, up *analytics.Updater) analytics.Stats {
+func catchUp(t testing.TB, up *analytics.Updater) api.SyncStats {
 	t.Helper()
 	st, err := up.CatchUp(context.Background(), analytics.Round{})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // Checkpoint is how far the tables have folded a match: its last event
@@ -20,7 +21,7 @@ type Checkpoint struct {
 	Head events.Hash
 }
 
-// Sink keeps the tables (store/duckdb). Write applies batches atomically:
+// Sink keeps the tables (replay/analytics/duckdb). Write applies batches atomically:
 // either every row and checkpoint of the call is kept, or none.
 type Sink interface {
 	Checkpoints(ctx context.Context) (map[string]Checkpoint, error)
@@ -55,17 +56,6 @@ type Updater struct {
 	order []string              // live, oldest first (eviction)
 }
 
-// Stats says what a round did.
-type Stats struct {
-	Matches   int           `json:"matches"`   // matches in the store
-	Behind    int           `json:"behind"`    // matches that had new events
-	Folded    int           `json:"folded"`    // of those, folded this round
-	Remaining int           `json:"remaining"` // left for the next round (a Budget ran out)
-	Events    uint64        `json:"events"`    // events folded
-	Rows      int           `json:"rows"`      // rows written
-	Took      time.Duration `json:"took_ns"`
-}
-
 // Round says what CatchUp does.
 type Round struct {
 	// IDs limits the round to these matches (nil: every match, and the
@@ -78,13 +68,14 @@ type Round struct {
 	Progress func(done, total int)
 }
 
-// CatchUp folds every event the tables lack and writes the rows.
-func (u *Updater) CatchUp(ctx context.Context, r Round) (Stats, error) {
+// CatchUp folds every event the tables lack and writes the rows; it says
+// what it did (the analytics-sync verb's result).
+func (u *Updater) CatchUp(ctx context.Context, r Round) (api.SyncStats, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	start := time.Now()
 	ids, progress := r.IDs, r.Progress
-	var st Stats
+	var st api.SyncStats
 	if u.cps == nil {
 		cps, err := u.Sink.Checkpoints(ctx)
 		if err != nil {

@@ -38,6 +38,13 @@ type RelayOptions struct {
 	// Poll is how often the outbox is read without a Notify, a safety net
 	// for a missed wake-up; default 1s.
 	Poll time.Duration
+	// Published, when set, is told the match of each event once the stream
+	// has it, in commit order, before the event leaves the outbox (so when
+	// Drained returns, every drained event has been told), on the relay's
+	// goroutine: it must not block. At least once: an event republished
+	// after a failed outbox ack is told again. The node feeds the
+	// analytics' live consumer with it.
+	Published func(match string)
 	// Logger for outages and recoveries. The zero value discards.
 	Logger zerolog.Logger
 }
@@ -316,6 +323,11 @@ func (r *Relay) round(ctx context.Context, nc *nats.Conn, js jetstream.JetStream
 	}
 
 	if acked > 0 {
+		if r.opts.Published != nil {
+			for _, e := range r.entries[:acked] {
+				r.opts.Published(e.Event.Match)
+			}
+		}
 		r.keys = r.keys[:0]
 		for _, e := range r.entries[:acked] {
 			r.keys = append(r.keys, e.Key)

@@ -26,7 +26,8 @@ func TestRelayPublishesInOrderWithHeaders(t *testing.T) {
 	// rounds are needed.
 	a.add("m1", 5)
 	a.add("m2", 3)
-	r := startRelay(t, st, RelayOptions{Connect: srv.Connect, Batch: 7})
+	var told []string // Published runs on the relay's goroutine, before Drained sees the outbox empty
+	r := startRelay(t, st, RelayOptions{Connect: srv.Connect, Batch: 7, Published: func(m string) { told = append(told, m) }})
 	for i := 0; i < 10; i++ {
 		a.add("m1", 2)
 		a.add("m2", 1)
@@ -37,6 +38,19 @@ func TestRelayPublishesInOrderWithHeaders(t *testing.T) {
 	checkFeed(t, a, readStream(t, js, a.total()))
 	if s := r.Stats(); s.Published != uint64(a.total()) || s.Duplicates != 0 {
 		t.Errorf("stats %+v, want %d published, no duplicates", s, a.total())
+	}
+	// Every published event was told, by its match, once.
+	count := map[string]int{}
+	for _, m := range told {
+		count[m]++
+	}
+	for m, log := range a.logs {
+		if count[m] != len(log) {
+			t.Errorf("match %s: told %d times, %d events published", m, count[m], len(log))
+		}
+	}
+	if len(told) != a.total() {
+		t.Errorf("told %d events, %d published", len(told), a.total())
 	}
 }
 

@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"sort"
 
@@ -83,7 +82,7 @@ func Dice(ctx context.Context, q Querier, o DiceOptions) (*DiceReport, error) {
 		if o.Source != "" {
 			what += " from " + o.Source + " dice"
 		}
-		return nil, fmt.Errorf("%w: %s", ErrNoData, what)
+		return nil, noData("%s", what)
 	}
 	idx := map[[2]string]int{}
 	r := &DiceReport{}

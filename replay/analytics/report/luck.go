@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"time"
 
@@ -73,7 +72,7 @@ func Luck(ctx context.Context, q Querier, o LuckOptions) (*LuckReport, error) {
 		return nil, err
 	}
 	if len(t.Rows) == 0 {
-		return nil, fmt.Errorf("%w: no dice with a target number rolled%s", ErrNoData, by(o.Player))
+		return nil, noData("no dice with a target number rolled%s", by(o.Player))
 	}
 	r := &LuckReport{}
 	idx := map[string]int{}

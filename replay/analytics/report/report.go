@@ -9,10 +9,12 @@ package report
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // Table is a query result: values are int64, float64, string, bool,
@@ -27,14 +29,17 @@ type Querier interface {
 	Query(ctx context.Context, sql string) (*Table, error)
 }
 
-// ErrNoData: nothing recorded fits the report's filters (an empty store,
-// an unknown player or source). The message says which.
-var ErrNoData = errors.New("no data")
+// noData is the error when nothing recorded fits the report's filters
+// (an empty store, an unknown player or source): no_data, an api.Error, so
+// the CLI reports it like the node's own. The message says which.
+func noData(format string, args ...any) error {
+	return api.Errorf(projector.CodeNoData, format, args...)
+}
 
 // lit quotes a string as a SQL literal.
 func lit(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// checkPlayer fails with ErrNoData when the store has no match, or no
+// checkPlayer fails with no_data when the store has no match, or no
 // match of player (when given).
 func checkPlayer(ctx context.Context, q Querier, player string) error {
 	t, err := q.Query(ctx, `SELECT count(*), count(*) FILTER (WHERE list_contains(string_split(players, ','), `+lit(player)+`)) FROM matches`)
@@ -42,10 +47,10 @@ func checkPlayer(ctx context.Context, q Querier, player string) error {
 		return err
 	}
 	if len(t.Rows) == 0 || toInt(t.Rows[0][0]) == 0 {
-		return fmt.Errorf("%w: no matches recorded", ErrNoData)
+		return noData("no matches recorded")
 	}
 	if player != "" && toInt(t.Rows[0][1]) == 0 {
-		return fmt.Errorf("%w: no match has a player %q", ErrNoData, player)
+		return noData("no match has a player %q", player)
 	}
 	return nil
 }

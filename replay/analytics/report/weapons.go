@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"fmt"
 	"math"
 )
 
@@ -59,7 +58,7 @@ func Weapons(ctx context.Context, q Querier, o WeaponsOptions) (*WeaponsReport, 
 		if o.Edition != "" {
 			what += " in edition " + o.Edition
 		}
-		return nil, fmt.Errorf("%w: %s", ErrNoData, what)
+		return nil, noData("%s", what)
 	}
 	r := &WeaponsReport{}
 	for _, row := range t.Rows {

@@ -7,10 +7,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
-	"github.com/matchrec/matchrec/replay/analytics"
 	"github.com/matchrec/matchrec/replay/analytics/report"
-	"github.com/matchrec/matchrec/store/duckdb"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // The analytics commands (sql, report, export) read the node's analytic
@@ -39,8 +37,8 @@ func (a *app) syncTables(ctx context.Context, c *recorderAPI) error {
 	defer bar.Done()
 	total, done := -1, 0
 	for {
-		var st analytics.Stats
-		if err := c.callLong(ctx, node.VerbSync, node.SyncRequest{BudgetMS: int(syncBudget / time.Millisecond)}, &st); err != nil {
+		var st api.SyncStats
+		if err := c.callLong(ctx, api.VerbSync, api.SyncRequest{BudgetMS: int(syncBudget / time.Millisecond)}, &st); err != nil {
 			return err
 		}
 		if total < 0 {
@@ -58,7 +56,7 @@ func (a *app) syncTables(ctx context.Context, c *recorderAPI) error {
 // sqlReply is a query result as it comes over the API: values stay raw
 // until their column's kind says how to read them.
 type sqlReply struct {
-	Columns   []duckdb.Column     `json:"columns"`
+	Columns   []api.Column        `json:"columns"`
 	Rows      [][]json.RawMessage `json:"rows"`
 	Truncated bool                `json:"truncated"`
 }
@@ -72,15 +70,15 @@ type exportPage struct {
 // stream opens a stream of rows on the node (a table or a query), hands
 // its description to open and its rows, page by page, to fn. A failure
 // closes the stream on the node.
-func (a *app) stream(ctx context.Context, c *recorderAPI, req node.ExportRequest, open func(node.ExportOpened) error, fn func([][]any) error) error {
-	var op node.ExportOpened
-	if err := c.callLong(ctx, node.VerbExport, req, &op); err != nil {
+func (a *app) stream(ctx context.Context, c *recorderAPI, req api.ExportRequest, open func(api.ExportOpened) error, fn func([][]any) error) error {
+	var op api.ExportOpened
+	if err := c.callLong(ctx, api.VerbExport, req, &op); err != nil {
 		return err
 	}
 	done := false
 	defer func() {
 		if !done {
-			_ = c.call(context.WithoutCancel(ctx), node.VerbExportClose, node.ExportNextRequest{ID: op.ID}, nil)
+			_ = c.call(context.WithoutCancel(ctx), api.VerbExportClose, api.ExportNextRequest{ID: op.ID}, nil)
 		}
 	}()
 	if open != nil {
@@ -90,7 +88,7 @@ func (a *app) stream(ctx context.Context, c *recorderAPI, req node.ExportRequest
 	}
 	for !done {
 		var page exportPage
-		if err := c.callLong(ctx, node.VerbExportNext, node.ExportNextRequest{ID: op.ID}, &page); err != nil {
+		if err := c.callLong(ctx, api.VerbExportNext, api.ExportNextRequest{ID: op.ID}, &page); err != nil {
 			return err
 		}
 		done = page.Done
@@ -107,7 +105,7 @@ func (a *app) stream(ctx context.Context, c *recorderAPI, req node.ExportRequest
 
 // decodeRows turns JSON values back into int64, float64, string, bool,
 // time.Time or nil by their column's kind; other kinds stay JSON text.
-func decodeRows(cols []duckdb.Column, raw [][]json.RawMessage) ([][]any, error) {
+func decodeRows(cols []api.Column, raw [][]json.RawMessage) ([][]any, error) {
 	out := make([][]any, len(raw))
 	for i, r := range raw {
 		if len(r) != len(cols) {
@@ -131,7 +129,7 @@ func decodeValue(kind string, v json.RawMessage) (any, error) {
 		return nil, nil
 	}
 	switch kind {
-	case duckdb.KindInt:
+	case api.KindInt:
 		n, err := strconv.ParseInt(string(v), 10, 64)
 		if err != nil { // a HUGEINT past int64 comes as a string
 			var s string
@@ -141,17 +139,17 @@ func decodeValue(kind string, v json.RawMessage) (any, error) {
 			return nil, err
 		}
 		return n, nil
-	case duckdb.KindFloat:
+	case api.KindFloat:
 		return strconv.ParseFloat(string(v), 64)
-	case duckdb.KindBool:
+	case api.KindBool:
 		var b bool
 		err := json.Unmarshal(v, &b)
 		return b, err
-	case duckdb.KindTime:
+	case api.KindTime:
 		var t time.Time
 		err := json.Unmarshal(v, &t)
 		return t.UTC(), err
-	case duckdb.KindString:
+	case api.KindString:
 		var s string
 		err := json.Unmarshal(v, &s)
 		return s, err
@@ -167,7 +165,7 @@ type apiQuerier struct {
 
 func (q apiQuerier) Query(ctx context.Context, sql string) (*report.Table, error) {
 	t := &report.Table{}
-	err := q.a.stream(ctx, q.c, node.ExportRequest{Query: sql}, func(op node.ExportOpened) error {
+	err := q.a.stream(ctx, q.c, api.ExportRequest{Query: sql}, func(op api.ExportOpened) error {
 		for _, c := range op.Columns {
 			t.Columns = append(t.Columns, c.Name)
 		}

@@ -15,9 +15,9 @@ import (
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay/analytics"
+	"github.com/matchrec/matchrec/replay/analytics/duckdb"
 	"github.com/matchrec/matchrec/replay/generate"
 	"github.com/matchrec/matchrec/store/bolt"
-	"github.com/matchrec/matchrec/store/duckdb"
 	"github.com/matchrec/matchrec/store/recorder"
 )
 

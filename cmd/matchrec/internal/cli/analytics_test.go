@@ -13,7 +13,8 @@ import (
 
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/replay/analytics"
-	"github.com/matchrec/matchrec/store/duckdb"
+	"github.com/matchrec/matchrec/replay/analytics/duckdb"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // sqlJSON runs `sql --json` and decodes its rows.
@@ -120,7 +121,7 @@ func sqlRows(t *testing.T, dir, q string) [][]any {
 	a := &app{data: dir}
 	var rows [][]any
 	err := a.withAPI(context.Background(), func(c *recorderAPI) error {
-		return a.stream(context.Background(), c, node.ExportRequest{Query: q}, nil, func(r [][]any) error {
+		return a.stream(context.Background(), c, api.ExportRequest{Query: q}, nil, func(r [][]any) error {
 			rows = append(rows, r...)
 			return nil
 		})
@@ -170,7 +171,7 @@ func TestAnalyticsBadInput(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"sql", "SELEC count(*) FROM rolls"}, ExitRefused, "bad_query: bad query: Parser Error"},
+		{[]string{"sql", "SELEC count(*) FROM rolls"}, ExitRefused, "bad_query: Parser Error"},
 		{[]string{"sql", "SELECT * FROM nosuchtable"}, ExitRefused, "nosuchtable does not exist"},
 		{[]string{"sql", "SELECT nosuchcolumn FROM rolls"}, ExitRefused, `"nosuchcolumn" not found`},
 		{[]string{"sql", "DELETE FROM rolls"}, ExitRefused, "only queries"},

@@ -14,12 +14,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay/analytics"
-	"github.com/matchrec/matchrec/store/duckdb"
-	"github.com/matchrec/matchrec/store/parquet"
+	"github.com/matchrec/matchrec/replay/analytics/parquet"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // ExportResult is what `export --json` prints.
@@ -88,7 +87,7 @@ complete, so a failed or interrupted export leaves no partial file.`,
 			if edition != "" && !slices.Contains(editions.IDs(), edition) {
 				return usageErr(fmt.Errorf("--edition %q: known editions are %s", edition, strings.Join(editions.IDs(), ", ")))
 			}
-			f := duckdb.Filter{Edition: edition, Player: player}
+			f := api.Filter{Edition: edition, Player: player}
 			if since != "" {
 				if f.Since, err = parseDate(since); err != nil {
 					return usageErr(err)
@@ -102,7 +101,7 @@ complete, so a failed or interrupted export leaves no partial file.`,
 				if err := a.syncTables(ctx, c); err != nil {
 					return err
 				}
-				res, err := a.export(cmd, c, node.ExportRequest{Table: t.Name, Filter: f}, format, out)
+				res, err := a.export(cmd, c, api.ExportRequest{Table: t.Name, Filter: f}, format, out)
 				if err != nil {
 					return err
 				}
@@ -144,7 +143,7 @@ func parseDate(s string) (time.Time, error) {
 
 // export streams the table into a temporary file next to out and renames
 // it into place once complete.
-func (a *app) export(cmd *cobra.Command, c *recorderAPI, req node.ExportRequest, format, out string) (res ExportResult, err error) {
+func (a *app) export(cmd *cobra.Command, c *recorderAPI, req api.ExportRequest, format, out string) (res ExportResult, err error) {
 	ctx := cmd.Context()
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
 	if err != nil {
@@ -164,7 +163,7 @@ func (a *app) export(cmd *cobra.Command, c *recorderAPI, req node.ExportRequest,
 		start = time.Now()
 	)
 	defer bar.Done()
-	err = a.stream(ctx, c, req, func(op node.ExportOpened) error {
+	err = a.stream(ctx, c, req, func(op api.ExportOpened) error {
 		total = op.Total
 		var err error
 		w, err = newTableWriter(format, buf, op.Columns)
@@ -178,10 +177,7 @@ func (a *app) export(cmd *cobra.Command, c *recorderAPI, req node.ExportRequest,
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, duckdb.ErrNoData) {
-			return res, &cliError{exit: ExitRefused, code: projector.CodeNoData, msg: err.Error()}
-		}
-		return res, err
+		return res, err // no_data, bad_query: exit 1 with the node's code
 	}
 	if err = w.close(); err != nil {
 		return res, err
@@ -213,14 +209,10 @@ type tableWriter interface {
 	close() error
 }
 
-func newTableWriter(format string, w io.Writer, cols []duckdb.Column) (tableWriter, error) {
+func newTableWriter(format string, w io.Writer, cols []api.Column) (tableWriter, error) {
 	switch format {
 	case "parquet":
-		pc := make([]parquet.Column, len(cols))
-		for i, c := range cols {
-			pc[i] = parquet.Column{Name: c.Name, Kind: c.Kind}
-		}
-		pw, err := parquet.NewWriter(w, pc)
+		pw, err := parquet.NewWriter(w, cols)
 		if err != nil {
 			return nil, err
 		}
@@ -250,7 +242,7 @@ func (c csvTable) close() error             { return c.c.end(false) }
 // jsonlRows writes one JSON object per line.
 type jsonlRows struct {
 	w    io.Writer
-	cols []duckdb.Column
+	cols []api.Column
 }
 
 func (j *jsonlRows) write(rows [][]any) error {

@@ -60,10 +60,7 @@ func (a *app) runReport(cmd *cobra.Command, compute func(context.Context, report
 			return err
 		}
 		r, err := compute(ctx, apiQuerier{a: a, c: c})
-		if errors.Is(err, report.ErrNoData) {
-			return &cliError{exit: ExitRefused, code: projector.CodeNoData, msg: strings.TrimPrefix(err.Error(), report.ErrNoData.Error()+": ")}
-		}
-		if err != nil {
+		if err != nil { // no_data among them: exit 1 with the code
 			return err
 		}
 		if plotFile != "" {

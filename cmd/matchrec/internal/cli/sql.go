@@ -14,9 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/events"
-	"github.com/matchrec/matchrec/store/duckdb"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 func (a *app) sqlCmd() *cobra.Command {
@@ -62,7 +61,7 @@ parse, or names an unknown table or column, fails with code bad_query (exit 1).`
 				default:
 					out = &textRows{w: a.stdout, max: maxRows}
 				}
-				err := a.stream(ctx, c, node.ExportRequest{Query: args[0]}, func(op node.ExportOpened) error {
+				err := a.stream(ctx, c, api.ExportRequest{Query: args[0]}, func(op api.ExportOpened) error {
 					return out.header(op.Columns)
 				}, out.rows)
 				if err != nil && !errors.Is(err, events.ErrStop) {
@@ -79,7 +78,7 @@ parse, or names an unknown table or column, fails with code bad_query (exit 1).`
 
 // rowWriter prints a result as it streams in.
 type rowWriter interface {
-	header(cols []duckdb.Column) error
+	header(cols []api.Column) error
 	rows(rows [][]any) error
 	end(truncated bool) error
 }
@@ -88,11 +87,11 @@ type rowWriter interface {
 type textRows struct {
 	w    io.Writer
 	max  int
-	cols []duckdb.Column
+	cols []api.Column
 	data [][]string
 }
 
-func (t *textRows) header(cols []duckdb.Column) error { t.cols = cols; return nil }
+func (t *textRows) header(cols []api.Column) error { t.cols = cols; return nil }
 
 func (t *textRows) rows(rows [][]any) error {
 	for _, r := range rows {
@@ -118,7 +117,7 @@ func (t *textRows) end(truncated bool) error {
 			width[i] = max(width[i], utf8.RuneCountInString(c))
 		}
 	}
-	right := func(i int) bool { return t.cols[i].Kind == duckdb.KindInt || t.cols[i].Kind == duckdb.KindFloat }
+	right := func(i int) bool { return t.cols[i].Kind == api.KindInt || t.cols[i].Kind == api.KindFloat }
 	line := func(cells []string) {
 		var b strings.Builder
 		for i, c := range cells {
@@ -194,10 +193,10 @@ func csvCell(v any) string {
 
 type csvRows struct {
 	w    *csv.Writer
-	cols []duckdb.Column
+	cols []api.Column
 }
 
-func (c *csvRows) header(cols []duckdb.Column) error {
+func (c *csvRows) header(cols []api.Column) error {
 	c.cols = cols
 	names := make([]string, len(cols))
 	for i, col := range cols {
@@ -225,11 +224,11 @@ func (c *csvRows) end(bool) error { c.w.Flush(); return c.w.Error() }
 // jsonRows prints one JSON array of objects, streamed.
 type jsonRows struct {
 	w     io.Writer
-	cols  []duckdb.Column
+	cols  []api.Column
 	count int
 }
 
-func (j *jsonRows) header(cols []duckdb.Column) error {
+func (j *jsonRows) header(cols []api.Column) error {
 	j.cols = cols
 	_, err := io.WriteString(j.w, "[")
 	return err
@@ -263,7 +262,7 @@ func (j *jsonRows) end(bool) error {
 }
 
 // rowJSON encodes a row as an object, keys in column order.
-func rowJSON(cols []duckdb.Column, r []any) ([]byte, error) {
+func rowJSON(cols []api.Column, r []any) ([]byte, error) {
 	var b strings.Builder
 	b.WriteByte('{')
 	for i, v := range r {
@@ -273,7 +272,7 @@ func rowJSON(cols []duckdb.Column, r []any) ([]byte, error) {
 		k, _ := json.Marshal(cols[i].Name)
 		var val []byte
 		var err error
-		if s, ok := v.(string); ok && cols[i].Kind == duckdb.KindOther {
+		if s, ok := v.(string); ok && cols[i].Kind == api.KindOther {
 			val = []byte(s) // already JSON
 		} else if val, err = json.Marshal(v); err != nil {
 			return nil, err

@@ -1,6 +1,8 @@
-// Package node is matchrec's composition root: it wires the bbolt store,
-// NATS (embedded or external), the outbox relay, the recorder and the
-// request/reply API into one running recorder on a data directory. The
+// Package node is matchrec's composition root, and wiring only: it opens
+// the bbolt store, NATS (embedded or external) and its stream, the outbox
+// relay, the recorder, the analytics service and the web pages on a data
+// directory, serves the API (the verbs of store/recorder, replay and
+// replay/analytics, merged) over NATS, and closes everything in order. The
 // `serve` command runs one for others to reach; every other command, when
 // no server is running, runs one in-process for the duration of the call,
 // so both paths speak to the recorder through the same NATS API.
@@ -25,6 +27,8 @@ import (
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/replay/analytics"
+	"github.com/matchrec/matchrec/replay/analytics/duckdb"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/bolt"
 	"github.com/matchrec/matchrec/store/natsbus"
@@ -45,6 +49,12 @@ const DefaultListen = "127.0.0.1:4222"
 // DefaultLockTimeout is how long Open waits for the store's file lock. A
 // CLI call that finds the store busy should say so at once, not hang.
 const DefaultLockTimeout = 250 * time.Millisecond
+
+// AnalyticsFile is the DuckDB file of the analytic tables in the data
+// directory. Only the node that owns the directory opens it; everyone else
+// queries through the API, which is how `matchrec sql`, `report` and
+// `export` work both in process and with --server.
+const AnalyticsFile = "analytics.duckdb"
 
 // ErrLocked: another process holds the data directory's store.
 var ErrLocked = bolt.ErrLocked
@@ -90,8 +100,8 @@ type Node struct {
 	rec   *recorder.Recorder
 	relay *natsbus.Relay
 	url   string
-	an    *analyticsSvc // analytic tables (analytics.go)
-	web   *web.Server   // nil without Config.HTTP (web.go)
+	an    *analytics.Service // the analytic tables, opened on first use
+	web   *web.Server        // nil without Config.HTTP (web.go)
 
 	relayStop context.CancelFunc
 	relayDone chan struct{}
@@ -166,7 +176,15 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 		return nil, err
 	}
 
-	n.relay = natsbus.NewRelay(n.store, natsbus.RelayOptions{Connect: connect, Logger: cfg.Log})
+	// The analytic tables follow what the relay publishes; the database
+	// itself opens on first use.
+	n.an = analytics.NewService(analytics.ServiceConfig{
+		Store: n.store, Lookup: cfg.Rules, Log: cfg.Log,
+		Open: func(ctx context.Context) (analytics.DB, error) {
+			return duckdb.Open(ctx, filepath.Join(cfg.DataDir, AnalyticsFile))
+		},
+	})
+	n.relay = natsbus.NewRelay(n.store, natsbus.RelayOptions{Connect: connect, Logger: cfg.Log, Published: n.an.Appended})
 	rctx, rstop := context.WithCancel(context.WithoutCancel(ctx))
 	n.relayStop, n.relayDone = rstop, make(chan struct{})
 	go func() {
@@ -177,9 +195,8 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	}()
 
 	n.rec = recorder.New(n.store, recorder.Options{Rules: cfg.Rules, Log: cfg.Log})
-	n.an = &analyticsSvc{n: n}
 	// One API: the recorder's verbs, the readers' and the analytics'.
-	verbs, err := api.Merge(n.rec.Verbs(AbsDir(cfg.DataDir)), (&replay.Reader{Recorder: n.rec}).Verbs(), n.an.verbs())
+	verbs, err := api.Merge(n.rec.Verbs(AbsDir(cfg.DataDir)), (&replay.Reader{Recorder: n.rec}).Verbs(), n.an.Verbs())
 	if err != nil {
 		return nil, err
 	}
@@ -190,8 +207,8 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	}
 	if !cfg.InProcess {
 		// A serving node keeps the analytic tables current as events
-		// arrive; an in-process one catches up when asked (analytics.go).
-		if err := n.an.startLive(ctx); err != nil {
+		// arrive; an in-process one catches up when asked.
+		if err := n.an.StartLive(ctx); err != nil {
 			n.log.Warn().Err(err).Msg("analytic tables unavailable")
 		}
 	}
@@ -250,7 +267,7 @@ func (n *Node) Close() error {
 			<-n.relayDone
 		}
 		if n.an != nil {
-			if err := n.an.close(); err != nil {
+			if err := n.an.Close(); err != nil {
 				n.log.Warn().Err(err).Msg("closing the analytic tables")
 			}
 		}

@@ -2,28 +2,22 @@ package duckdb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
-	"time"
 
+	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/replay/analytics"
+	"github.com/matchrec/matchrec/store/api"
 )
 
-// ErrNoData: the filter matches no recorded match (an empty store, an
-// unknown player or edition).
-var ErrNoData = errors.New("no data")
-
-// Filter selects the rows of matches with an edition, a player and a
-// creation date; zero fields select everything.
-type Filter struct {
-	Edition string    `json:"edition,omitempty"`
-	Player  string    `json:"player,omitempty"`
-	Since   time.Time `json:"since,omitzero"`
+// noData is the error of a filter that matches no recorded match (an
+// empty store, an unknown player or edition): no_data.
+func noData(format string, args ...any) error {
+	return api.Errorf(projector.CodeNoData, format, args...)
 }
 
-// where returns the SQL condition on the matches table aliased m.
-func (f Filter) where() (string, []any) {
+// where returns the SQL condition of f on the matches table aliased m.
+func where(f api.Filter) (string, []any) {
 	conds, args := []string{"TRUE"}, []any{}
 	if f.Edition != "" {
 		conds, args = append(conds, "m.edition = ?"), append(args, f.Edition)
@@ -38,17 +32,17 @@ func (f Filter) where() (string, []any) {
 }
 
 // Check says why a filter selects nothing: no matches at all, or none of
-// that edition or player (ErrNoData).
-func (d *DB) Check(ctx context.Context, f Filter) error {
+// that edition or player (no_data).
+func (d *DB) Check(ctx context.Context, f api.Filter) error {
 	var all, sel int64
-	where, args := f.where()
-	q := `SELECT count(*), count(*) FILTER (WHERE ` + where + `) FROM matches m`
+	cond, args := where(f)
+	q := `SELECT count(*), count(*) FILTER (WHERE ` + cond + `) FROM matches m`
 	if err := d.db.QueryRowContext(ctx, q, args...).Scan(&all, &sel); err != nil {
-		return fmt.Errorf("%w: %v", ErrQuery, err)
+		return badQuery("%v", err)
 	}
 	switch {
 	case all == 0:
-		return fmt.Errorf("%w: no matches recorded", ErrNoData)
+		return noData("no matches recorded")
 	case sel > 0:
 		return nil
 	}
@@ -70,12 +64,12 @@ func (d *DB) Check(ctx context.Context, f Filter) error {
 	if len(why) == 0 {
 		why = append(why, "no match fits all the filters together")
 	}
-	return fmt.Errorf("%w: %s", ErrNoData, strings.Join(why, "; "))
+	return noData("%s", strings.Join(why, "; "))
 }
 
 // Export streams the rows of table t whose match passes f, in key order,
 // and says how many there are.
-func (d *DB) Export(ctx context.Context, t *analytics.Table, f Filter) (*Cursor, int64, error) {
+func (d *DB) Export(ctx context.Context, t *analytics.Table, f api.Filter) (analytics.Rows, int64, error) {
 	if err := d.Check(ctx, f); err != nil {
 		return nil, 0, err
 	}
@@ -87,14 +81,14 @@ func (d *DB) Export(ctx context.Context, t *analytics.Table, f Filter) (*Cursor,
 	for i, k := range t.Key {
 		keys[i] = "t." + quote(k)
 	}
-	where, args := f.where()
-	from := fmt.Sprintf("FROM %s t JOIN matches m ON m.match = t.match WHERE %s", t.Name, where)
+	cond, args := where(f)
+	from := fmt.Sprintf("FROM %s t JOIN matches m ON m.match = t.match WHERE %s", t.Name, cond)
 	var total int64
 	if err := d.db.QueryRowContext(ctx, "SELECT count(*) "+from, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("%w: %v", ErrQuery, err)
+		return nil, 0, badQuery("%v", err)
 	}
 	q := fmt.Sprintf("SELECT %s %s ORDER BY %s", strings.Join(cols, ", "), from, strings.Join(keys, ", "))
-	c, err := d.Cursor(ctx, q, args...)
+	c, err := d.cursor(ctx, q, args...)
 	if err != nil {
 		return nil, 0, err
 	}

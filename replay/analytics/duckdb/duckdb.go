@@ -1,6 +1,8 @@
 // Package duckdb keeps matchrec's analytic tables (replay/analytics) in an
-// embedded DuckDB file and answers SQL over them. It is the only package
-// that imports DuckDB (cgo): one package per dependency.
+// embedded DuckDB file and answers SQL over them: it is the database the
+// analytics service (analytics.DB) is given. It is the only package that
+// imports DuckDB (cgo): one package per dependency. Its results are the
+// API's types (store/api), so a client of the API links no DuckDB.
 //
 // One process writes the file: the node that owns the data directory
 // (DuckDB, like bbolt, locks its file). Everyone else reaches the tables
@@ -31,7 +33,8 @@ const SchemaVersion = 1
 // ErrLocked: another process has the file open.
 var ErrLocked = errors.New("analytics database is in use by another process")
 
-// DB is an analytics database: a replay/analytics Sink and a SQL engine.
+// DB is an analytics database: a replay/analytics Sink and a SQL engine
+// (analytics.DB).
 type DB struct {
 	db   *sql.DB
 	path string
@@ -41,7 +44,7 @@ type DB struct {
 	w   *sql.Conn
 }
 
-var _ analytics.Sink = (*DB)(nil)
+var _ analytics.DB = (*DB)(nil)
 
 // Open opens (creating if needed) the analytics database at path; "" is
 // an in-memory one (tests, benchmarks).

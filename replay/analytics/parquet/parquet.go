@@ -16,28 +16,14 @@ import (
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/encoding"
-)
 
-// Kinds of columns (the same words store/duckdb uses).
-const (
-	KindInt    = "int"
-	KindFloat  = "float"
-	KindString = "string"
-	KindBool   = "bool"
-	KindTime   = "time"
+	"github.com/matchrec/matchrec/store/api"
 )
-
-// Column is one column of the file. Every column is optional (nullable):
-// a query may return nulls anywhere.
-type Column struct {
-	Name string
-	Kind string
-}
 
 // Writer writes rows of Go values (int64, float64, string, bool,
 // time.Time or nil) as Parquet.
 type Writer struct {
-	cols []Column
+	cols []api.Column
 	w    *pq.Writer
 	buf  []pq.Row
 }
@@ -49,22 +35,23 @@ const (
 	rowsPerGroup = 128 * 1024
 )
 
-// NewWriter starts a Parquet file on out with the given columns
-// (zstd-compressed pages).
-func NewWriter(out io.Writer, cols []Column) (*Writer, error) {
+// NewWriter starts a Parquet file on out with the given columns (the API's
+// column kinds; zstd-compressed pages). Every column is optional
+// (nullable): a query may return nulls anywhere.
+func NewWriter(out io.Writer, cols []api.Column) (*Writer, error) {
 	fields := make([]pq.Field, len(cols))
 	for i, c := range cols {
 		var leaf pq.Node
 		switch c.Kind {
-		case KindInt:
+		case api.KindInt:
 			leaf = pq.Int(64)
-		case KindFloat:
+		case api.KindFloat:
 			leaf = pq.Leaf(pq.DoubleType)
-		case KindString:
+		case api.KindString:
 			leaf = pq.String()
-		case KindBool:
+		case api.KindBool:
 			leaf = pq.Leaf(pq.BooleanType)
-		case KindTime:
+		case api.KindTime:
 			leaf = pq.Timestamp(pq.Microsecond)
 		default:
 			return nil, fmt.Errorf("parquet: column %s: unsupported kind %q", c.Name, c.Kind)
@@ -132,7 +119,7 @@ func (w *Writer) Close() error {
 	return nil
 }
 
-func value(c Column, v any) (pq.Value, error) {
+func value(c api.Column, v any) (pq.Value, error) {
 	if v == nil {
 		return pq.NullValue(), nil
 	}
@@ -140,26 +127,26 @@ func value(c Column, v any) (pq.Value, error) {
 		return pq.Value{}, fmt.Errorf("parquet: column %s (%s): value %v is a %T", c.Name, c.Kind, v, v)
 	}
 	switch c.Kind {
-	case KindInt:
+	case api.KindInt:
 		if x, ok := v.(int64); ok {
 			return pq.Int64Value(x), nil
 		}
-	case KindFloat:
+	case api.KindFloat:
 		switch x := v.(type) {
 		case float64:
 			return pq.DoubleValue(x), nil
 		case int64:
 			return pq.DoubleValue(float64(x)), nil
 		}
-	case KindString:
+	case api.KindString:
 		if x, ok := v.(string); ok {
 			return pq.ByteArrayValue([]byte(x)), nil
 		}
-	case KindBool:
+	case api.KindBool:
 		if x, ok := v.(bool); ok {
 			return pq.BooleanValue(x), nil
 		}
-	case KindTime:
+	case api.KindTime:
 		if x, ok := v.(time.Time); ok {
 			return pq.Int64Value(x.UnixMicro()), nil
 		}

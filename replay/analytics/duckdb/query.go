@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -12,47 +11,29 @@ import (
 	"time"
 
 	duck "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/replay/analytics"
+	"github.com/matchrec/matchrec/store/api"
 )
 
-// ErrQuery: the SQL does not parse, names an unknown table or column, is
-// not a query, or fails while running. The message is DuckDB's.
-var ErrQuery = errors.New("bad query")
-
-// Column names a result column and its kind: int, float, string, bool,
-// time, or other (lists, structs: sent as JSON values).
-type Column struct {
-	Name   string `json:"name"`
-	Kind   string `json:"kind"`
-	DBType string `json:"db_type"`
-}
-
-// Kinds of result columns.
-const (
-	KindInt    = "int"
-	KindFloat  = "float"
-	KindString = "string"
-	KindBool   = "bool"
-	KindTime   = "time"
-	KindOther  = "other"
-)
-
-// Result is a query's columns and rows, at most the rows asked for.
-type Result struct {
-	Columns   []Column `json:"columns"`
-	Rows      [][]any  `json:"rows"`
-	Truncated bool     `json:"truncated,omitempty"` // more rows than were returned
+// badQuery is the error of SQL that does not parse, names an unknown table
+// or column, is not a query, or fails while running: bad_query, with
+// DuckDB's message.
+func badQuery(format string, args ...any) error {
+	return api.Errorf(projector.CodeBadQuery, format, args...)
 }
 
 // Query runs one read-only SQL statement (SELECT, WITH … SELECT, EXPLAIN)
 // and returns up to maxRows rows (0: no limit). Values are normalised to
 // int64, float64, string, bool, time.Time or nil (see Normalize).
-func (d *DB) Query(ctx context.Context, query string, maxRows int, args ...any) (*Result, error) {
-	rows, cols, err := d.open(ctx, query, args...)
+func (d *DB) Query(ctx context.Context, query string, maxRows int) (*api.SQLResult, error) {
+	rows, cols, err := d.open(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	res := &Result{Columns: cols, Rows: [][]any{}}
+	res := &api.SQLResult{Columns: cols, Rows: [][]any{}}
 	for rows.Next() {
 		if maxRows > 0 && len(res.Rows) == maxRows {
 			res.Truncated = true
@@ -65,32 +46,41 @@ func (d *DB) Query(ctx context.Context, query string, maxRows int, args ...any) 
 		res.Rows = append(res.Rows, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrQuery, err)
+		return nil, badQuery("%v", err)
 	}
 	return res, nil
 }
 
-// Cursor streams a query's rows (exports).
-type Cursor struct {
-	Columns []Column
-	rows    *sql.Rows
+// cursor streams a query's rows (exports): an analytics.Rows.
+type cursor struct {
+	cols []api.Column
+	rows *sql.Rows
 }
+
+var _ analytics.Rows = (*cursor)(nil)
 
 // Cursor runs a read-only query and returns its rows as a stream; the
 // caller closes it.
-func (d *DB) Cursor(ctx context.Context, query string, args ...any) (*Cursor, error) {
+func (d *DB) Cursor(ctx context.Context, query string) (analytics.Rows, error) {
+	return d.cursor(ctx, query)
+}
+
+func (d *DB) cursor(ctx context.Context, query string, args ...any) (*cursor, error) {
 	rows, cols, err := d.open(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
-	return &Cursor{Columns: cols, rows: rows}, nil
+	return &cursor{cols: cols, rows: rows}, nil
 }
 
+// Columns names the stream's columns.
+func (c *cursor) Columns() []api.Column { return c.cols }
+
 // Next returns up to n more rows; none at the end.
-func (c *Cursor) Next(n int) ([][]any, error) {
+func (c *cursor) Next(n int) ([][]any, error) {
 	out := make([][]any, 0, n)
 	for len(out) < n && c.rows.Next() {
-		r, err := scan(c.rows, len(c.Columns))
+		r, err := scan(c.rows, len(c.cols))
 		if err != nil {
 			return nil, err
 		}
@@ -98,35 +88,35 @@ func (c *Cursor) Next(n int) ([][]any, error) {
 	}
 	if len(out) < n {
 		if err := c.rows.Err(); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrQuery, err)
+			return nil, badQuery("%v", err)
 		}
 	}
 	return out, nil
 }
 
 // Close ends the stream.
-func (c *Cursor) Close() error { return c.rows.Close() }
+func (c *cursor) Close() error { return c.rows.Close() }
 
 // open checks that query is one read-only statement, then runs it.
-func (d *DB) open(ctx context.Context, query string, args ...any) (*sql.Rows, []Column, error) {
+func (d *DB) open(ctx context.Context, query string, args ...any) (*sql.Rows, []api.Column, error) {
 	if strings.TrimSpace(query) == "" {
-		return nil, nil, fmt.Errorf("%w: empty query", ErrQuery)
+		return nil, nil, badQuery("empty query")
 	}
 	if err := d.readOnly(ctx, query); err != nil {
 		return nil, nil, err
 	}
 	rows, err := d.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrQuery, err)
+		return nil, nil, badQuery("%v", err)
 	}
 	types, err := rows.ColumnTypes()
 	if err != nil {
 		rows.Close()
-		return nil, nil, fmt.Errorf("%w: %v", ErrQuery, err)
+		return nil, nil, badQuery("%v", err)
 	}
-	cols := make([]Column, len(types))
+	cols := make([]api.Column, len(types))
 	for i, t := range types {
-		cols[i] = Column{Name: t.Name(), DBType: t.DatabaseTypeName(), Kind: kindOf(t.DatabaseTypeName())}
+		cols[i] = api.Column{Name: t.Name(), DBType: t.DatabaseTypeName(), Kind: kindOf(t.DatabaseTypeName())}
 	}
 	return rows, cols, nil
 }
@@ -149,7 +139,7 @@ func (d *DB) readOnly(ctx context.Context, query string) error {
 		// than one statement.
 		st, err := c.Prepare(query)
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrQuery, err)
+			return badQuery("%v", err)
 		}
 		defer st.Close()
 		ds, ok := st.(*duck.Stmt)
@@ -158,10 +148,10 @@ func (d *DB) readOnly(ctx context.Context, query string) error {
 		}
 		typ, err := ds.StatementType()
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrQuery, err)
+			return badQuery("%v", err)
 		}
 		if typ != duck.STATEMENT_TYPE_SELECT && typ != duck.STATEMENT_TYPE_EXPLAIN {
-			return fmt.Errorf("%w: only queries (SELECT, WITH, EXPLAIN) may run here", ErrQuery)
+			return badQuery("only queries (SELECT, WITH, EXPLAIN) may run here")
 		}
 		return nil
 	})
@@ -174,7 +164,7 @@ func scan(rows *sql.Rows, n int) ([]any, error) {
 		ptrs[i] = &vals[i]
 	}
 	if err := rows.Scan(ptrs...); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrQuery, err)
+		return nil, badQuery("%v", err)
 	}
 	for i, v := range vals {
 		vals[i] = Normalize(v)
@@ -230,24 +220,24 @@ func Normalize(v any) any {
 func kindOf(db string) string {
 	switch {
 	case db == "BOOLEAN":
-		return KindBool
+		return api.KindBool
 	case strings.HasPrefix(db, "DECIMAL"), db == "DOUBLE", db == "FLOAT":
-		return KindFloat
+		return api.KindFloat
 	case strings.HasSuffix(db, "INT") || db == "BIGINT" || db == "INTEGER" || db == "SMALLINT" || db == "TINYINT" ||
 		db == "HUGEINT" || db == "UBIGINT" || db == "UINTEGER" || db == "USMALLINT" || db == "UTINYINT" || db == "UHUGEINT":
-		return KindInt
+		return api.KindInt
 	case strings.HasPrefix(db, "TIMESTAMP"), db == "DATE":
-		return KindTime
+		return api.KindTime
 	case db == "VARCHAR", db == "BLOB", db == "UUID", db == "ENUM", db == "TIME", db == "INTERVAL":
-		return KindString
+		return api.KindString
 	}
-	return KindOther
+	return api.KindOther
 }
 
 // ReadParquet reads a Parquet file with DuckDB's own reader, in a
 // throw-away in-memory database (the tables' database has no file
 // access): exports are checked against it.
-func ReadParquet(ctx context.Context, path string, orderBy string) (*Result, error) {
+func ReadParquet(ctx context.Context, path string, orderBy string) (*api.SQLResult, error) {
 	connector, err := duck.NewConnector("", nil)
 	if err != nil {
 		return nil, err
@@ -260,16 +250,16 @@ func ReadParquet(ctx context.Context, path string, orderBy string) (*Result, err
 	}
 	rows, err := db.QueryContext(ctx, q, path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrQuery, err)
+		return nil, badQuery("%v", err)
 	}
 	defer rows.Close()
 	types, err := rows.ColumnTypes()
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Rows: [][]any{}}
+	res := &api.SQLResult{Rows: [][]any{}}
 	for _, t := range types {
-		res.Columns = append(res.Columns, Column{Name: t.Name(), DBType: t.DatabaseTypeName(), Kind: kindOf(t.DatabaseTypeName())})
+		res.Columns = append(res.Columns, api.Column{Name: t.Name(), DBType: t.DatabaseTypeName(), Kind: kindOf(t.DatabaseTypeName())})
 	}
 	for rows.Next() {
 		r, err := scan(rows, len(types))

@@ -8,15 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/matchrec/matchrec/store/duckdb"
-	"github.com/matchrec/matchrec/store/parquet"
+	"github.com/matchrec/matchrec/replay/analytics/duckdb"
+	"github.com/matchrec/matchrec/replay/analytics/parquet"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // Rows written read back through DuckDB's own Parquet reader with the
 // same values, nulls and column order.
 func TestRoundTripThroughDuckDB(t *testing.T) {
-	cols := []parquet.Column{{Name: "match", Kind: parquet.KindString}, {Name: "seq", Kind: parquet.KindInt},
-		{Name: "p", Kind: parquet.KindFloat}, {Name: "success", Kind: parquet.KindBool}, {Name: "date", Kind: parquet.KindTime}}
+	cols := []api.Column{{Name: "match", Kind: api.KindString}, {Name: "seq", Kind: api.KindInt},
+		{Name: "p", Kind: api.KindFloat}, {Name: "success", Kind: api.KindBool}, {Name: "date", Kind: api.KindTime}}
 	when := time.Date(2026, 3, 1, 12, 30, 0, 123456000, time.UTC)
 	rows := [][]any{
 		{"m1", int64(1), 0.5, true, when},
@@ -75,14 +76,14 @@ func TestRoundTripThroughDuckDB(t *testing.T) {
 
 // A value of the wrong kind is an error, not a silently wrong file.
 func TestWrongKindIsAnError(t *testing.T) {
-	w, err := parquet.NewWriter(new(discard), []parquet.Column{{Name: "n", Kind: parquet.KindInt}})
+	w, err := parquet.NewWriter(new(discard), []api.Column{{Name: "n", Kind: api.KindInt}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Write([][]any{{"seven"}}); err == nil {
 		t.Fatal("a string in an int column was accepted")
 	}
-	if _, err := parquet.NewWriter(new(discard), []parquet.Column{{Name: "n", Kind: "list"}}); err == nil {
+	if _, err := parquet.NewWriter(new(discard), []api.Column{{Name: "n", Kind: "list"}}); err == nil {
 		t.Fatal("an unknown kind was accepted")
 	}
 }
