@@ -1,7 +1,9 @@
-// Package natsbus connects matchrec to NATS: an embedded JetStream server,
-// the MATCHREC stream that carries every recorded event, a relay that drains
-// a store's outbox into that stream, a follower for live views, and a JSON
-// request/reply API that the stock `nats` CLI can drive.
+// Package natsbus connects matchrec to NATS, and only that: an embedded
+// JetStream server, the MATCHREC stream that carries every recorded event,
+// a relay that drains a store's outbox into that stream, a follower for
+// live views (Subscribe), and the transport of the JSON request/reply API
+// (store/api) that the stock `nats` CLI can drive: ServeAPI serves an
+// api.Handler on matchrec.api.<verb>, Client calls it.
 //
 // The store stays the source of truth. The stream is a derived, ordered feed
 // of it: the relay publishes each event only after it is durable in the

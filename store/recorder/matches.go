@@ -10,11 +10,6 @@ import (
 	"github.com/matchrec/matchrec/store/api"
 )
 
-// Matches lists stored matches.
-func (r *Recorder) Matches(ctx context.Context) ([]store.MatchInfo, error) {
-	return r.st.Matches(ctx)
-}
-
 // Summaries lists stored matches with what event 1 says of each (edition,
 // name, players): the matches verb's answer. A match whose event 1 cannot
 // be read is listed with the store's view alone.

@@ -1,8 +1,14 @@
-// Package recorder is the service around the decider: it loads a match's
-// state, asks the edition to decide a command, appends the resulting events
-// to the store, and folds them into the live state. Publishing happens
-// after the commit, from the store's outbox (see store/natsbus.Relay), so an
-// acknowledged event is never lost to a bus outage.
+// Package recorder is the write side of matchrec, the service around the
+// decider: for each command it checks the caller's token, loads the
+// match's live state, asks the edition to decide (projector.Decide), and
+// appends the resulting events to the store; it folds them into the live
+// state it keeps (projector/fold for a cold start). Publishing happens
+// after the commit, from the store's outbox (see store/natsbus.Relay), so
+// an acknowledged event is never lost to a bus outage.
+//
+// It serves its own API verbs (verbs.go: ping, create, declare, roll,
+// branch, state, matches), with the request and result types of store/api
+// and errors built with their code where they arise (api.Errorf).
 package recorder
 
 import (
