@@ -24,43 +24,6 @@ import (
 
 const envelopeFields = 8 // body fields; the stored record adds the hash
 
-// family is one file's set of event types: their names and a constructor
-// of zero payloads.
-type family struct {
-	types func() []Type
-	make  func(Type) Payload
-}
-
-// families lists every payload family this build knows. No reflection, no
-// registration at init: a type name that no family recognises is
-// ErrUnknownType. Add one line per new payloads_*.go file.
-var families = []family{
-	{coreTypes, corePayload},
-	{auditTypes, auditPayload},
-	{branchTypes, branchPayload},
-	{ed11eTypes, ed11ePayload},
-	{types6e, payloads6e},
-}
-
-// NewPayload returns a zero payload for t, or ErrUnknownType.
-func NewPayload(t Type) (Payload, error) {
-	for _, f := range families {
-		if p := f.make(t); p != nil {
-			return p, nil
-		}
-	}
-	return nil, fmt.Errorf("%w: %q", ErrUnknownType, t)
-}
-
-// KnownTypes lists every event type this build can decode.
-func KnownTypes() []Type {
-	var out []Type
-	for _, f := range families {
-		out = append(out, f.types()...)
-	}
-	return out
-}
-
 var encPool = sync.Pool{New: func() any {
 	var buf bytes.Buffer
 	enc := msgpack.NewEncoder(&buf)
@@ -136,36 +99,25 @@ func EncodeValue(v any) ([]byte, error) {
 	return e.bytes(), nil
 }
 
-// DecodePayload decodes the payload bytes of an event of type t written at
-// schema version v. Older versions are upcast here, in one place; newer ones
-// are refused with ErrNewerVersion. It never panics on bad input.
-func DecodePayload(t Type, v uint16, b []byte) (p Payload, err error) {
-	p, err = NewPayload(t)
-	if err != nil {
-		return nil, err
-	}
-	if cur := p.SchemaVersion(); v > cur {
-		return nil, fmt.Errorf("%w: %s v%d (this build reads up to v%d)", ErrNewerVersion, t, v, cur)
-	} else if v < cur {
-		if b, err = upcast(t, v, b); err != nil {
-			return nil, err
-		}
-	}
+// decodeInto decodes the payload bytes b of an event of type t into p. It
+// never panics on bad input.
+func decodeInto(t Type, b []byte, p Payload) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			p, err = nil, fmt.Errorf("%w: %s payload: %v", ErrMalformed, t, r)
+			err = fmt.Errorf("%w: %s payload: %v", ErrMalformed, t, r)
 		}
 	}()
 	d := getDecoder(b)
 	defer putDecoder(d)
 	if err := d.dec.Decode(p); err != nil {
-		return nil, fmt.Errorf("%w: %s payload: %v", ErrMalformed, t, err)
+		return fmt.Errorf("%w: %s payload: %v", ErrMalformed, t, err)
 	}
-	return p, nil
+	return nil
 }
 
-// upcast rewrites a payload written at an older schema version into the
-// current one. Every version step of every type lives here.
+// upcast rewrites a payload of the core families written at an older
+// schema version into the current one (Family.Upcast). Every version step
+// of every core type lives here.
 func upcast(t Type, v uint16, b []byte) ([]byte, error) {
 	// All types are at version 1; version 0 never existed.
 	return nil, fmt.Errorf("%w: %s has no schema version %d", ErrMalformed, t, v)
@@ -297,15 +249,6 @@ func Verify(e Event, prev Hash) error {
 		return fmt.Errorf("event %d: hash %s does not match its content (%s)", e.Seq, e.Hash, got)
 	}
 	return nil
-}
-
-// Decode decodes e's payload.
-func (e Event) Decode() (Payload, error) {
-	p, err := DecodePayload(e.Type, e.Version, e.Payload)
-	if err != nil {
-		return nil, fmt.Errorf("match %s event %d: %w", e.Match, e.Seq, err)
-	}
-	return p, nil
 }
 
 // DecodeValue decodes bytes written by EncodeValue into v. It never panics.

@@ -42,7 +42,7 @@ func TestRoundTripAndChain(t *testing.T) {
 		}
 		prev = got.Hash
 	}
-	p, err := evs[1].Decode()
+	p, err := Core().Decode(evs[1])
 	if err != nil || p.(*TurnStarted).Turn != 2 {
 		t.Fatalf("decode: %v %+v", err, p)
 	}
@@ -87,8 +87,8 @@ func TestCanonicalEncodingIsStable(t *testing.T) {
 // Payload maps must be map[string]string or map[string]bool: msgpack sorts
 // only those, and the hash chain needs one encoding per value.
 func TestPayloadsUseOnlySortableMaps(t *testing.T) {
-	for _, name := range KnownTypes() {
-		p, err := NewPayload(name)
+	for _, name := range Core().Types() {
+		p, err := Core().NewPayload(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,13 +103,13 @@ func TestPayloadsUseOnlySortableMaps(t *testing.T) {
 
 func TestDecodeErrors(t *testing.T) {
 	e := chain(t, 2)[1]
-	if _, err := DecodePayload("no.such.type", 1, e.Payload); !errors.Is(err, ErrUnknownType) {
+	if _, err := Core().DecodePayload("no.such.type", 1, e.Payload); !errors.Is(err, ErrUnknownType) {
 		t.Fatalf("unknown type: %v", err)
 	}
-	if _, err := DecodePayload(TypeTurnStarted, 2, e.Payload); !errors.Is(err, ErrNewerVersion) {
+	if _, err := Core().DecodePayload(TypeTurnStarted, 2, e.Payload); !errors.Is(err, ErrNewerVersion) {
 		t.Fatalf("newer version: %v", err)
 	}
-	if _, err := DecodePayload(TypeTurnStarted, 1, []byte{0xc1}); !errors.Is(err, ErrMalformed) {
+	if _, err := Core().DecodePayload(TypeTurnStarted, 1, []byte{0xc1}); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("malformed: %v", err)
 	}
 }
@@ -130,7 +130,7 @@ func TestUnmarshalNeverPanics(t *testing.T) {
 		if _, err := Unmarshal(b); err == nil && len(b) > 0 {
 			continue
 		}
-		_, _ = DecodePayload(TypeMatchCreated, 1, b)
+		_, _ = Core().DecodePayload(TypeMatchCreated, 1, b)
 	}
 }
 
@@ -138,7 +138,7 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Add(Marshal(Event{Match: "m", Seq: 1, Type: TypeTurnStarted, Version: 1}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if e, err := Unmarshal(b); err == nil {
-			_, _ = e.Decode()
+			_, _ = Core().Decode(e)
 		}
 	})
 }

@@ -35,7 +35,7 @@ func New(match string) *State { return &State{Match: match} }
 
 // Apply folds one event into s. Events must come in sequence.
 func Apply(r Rules, s *State, e events.Event) error {
-	p, err := e.Decode()
+	p, err := Vocabulary(r).Decode(e)
 	if err != nil {
 		return err
 	}
@@ -276,26 +276,6 @@ func decideMove(r Rules, s *State, actor events.Actor, c Command) ([]events.Payl
 		return nil, Refuse(CodeMoveTooFar, "model %s may move %g\" this phase; (%.1f, %.1f) is %.1f\" from where it started", m.ID, allow, x, y, d)
 	}
 	return []events.Payload{&events.ModelMoved{Unit: u.ID, Model: m.ID, X: x, Y: y, Advance: c.Advance}}, nil
-}
-
-// Explainer is an optional ability of an edition: it states every input
-// to the target number of an attack's dice step and the rule it comes
-// from, for a judge (matchrec audit --roll).
-type Explainer interface {
-	Explain(s *State, a *Attack, d *DiceStep) (inputs []string, rule string)
-}
-
-// Chooser is an optional ability of an edition: it answers the edition's
-// own choices (allocations, re-rolls, …) for simulations and generated
-// matches with a legal, simple default.
-type Chooser interface {
-	Choose(s *State) (Command, error)
-}
-
-// ShootKinds is an optional ability of an edition whose shoot command
-// names a kind of shooting (11e shooting types): the kinds to try, in order.
-type ShootKinds interface {
-	ShootKinds() []string
 }
 
 // OwnUnit finds unit id of the acting player that still has models on the

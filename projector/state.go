@@ -184,6 +184,15 @@ func (s *State) Unit(id string) *Unit {
 	return nil
 }
 
+// UnitName is a unit's display name, or id itself for a unit the state
+// does not have.
+func (s *State) UnitName(id string) string {
+	if u := s.Unit(id); u != nil {
+		return u.DisplayName()
+	}
+	return id
+}
+
 // Player returns the player with id, or nil.
 func (s *State) Player(id string) *Player {
 	for i := range s.Players {

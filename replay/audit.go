@@ -143,7 +143,7 @@ func checkRefold(match string, evs []events.Event, lookup fold.Lookup, o AuditOp
 	f := fold.NewFolder(match, lookup)
 	f.Lineage = o.Lineage
 	for _, e := range evs {
-		if p, err := e.Decode(); err == nil {
+		if p, err := f.Decode(e); err == nil {
 			if roll, ok := p.(*events.DiceRolled); ok && f.State.Seq > 0 && !f.Ruled() {
 				checkRollStep(f.State, e.Seq, roll, fail)
 			}

@@ -54,7 +54,10 @@ func checkDice(evs []events.Event, ancestorReveals []events.Event) DiceCheck {
 	// seeds, and every commitment they answer is among the inherited events.
 	all := append(append([]events.Event(nil), evs...), ancestorReveals...)
 	for _, e := range all {
-		p, err := e.Decode()
+		// Dice, seeds and reveals are core types: the core vocabulary
+		// reads them in a match of any edition, and an edition's own
+		// events, which it does not know, are none of them.
+		p, err := events.Core().Decode(e)
 		if err != nil {
 			continue // the chain check reports undecodable events
 		}

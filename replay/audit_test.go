@@ -200,7 +200,7 @@ func TestAuditCatchesTampering(t *testing.T) {
 		}, chainBrokenAt},
 		{"digital die changed, chain recomputed", func(b *bbolt.Bucket, roll uint64) uint64 {
 			e := get(b, roll)
-			p, _ := e.Decode()
+			p, _ := events.Core().Decode(e)
 			r := p.(*events.DiceRolled)
 			r.Values[0] = r.Values[0]%6 + 1
 			e.Payload, _ = events.EncodePayload(r)
@@ -226,7 +226,7 @@ func TestAuditCatchesTampering(t *testing.T) {
 				}
 			}
 			e := get(b, seq)
-			p, _ := e.Decode()
+			p, _ := events.Core().Decode(e)
 			r := p.(*events.DiceRevealed)
 			r.Seed = hex.EncodeToString(bytes.Repeat([]byte{7}, 32))
 			e.Payload, _ = events.EncodePayload(r)

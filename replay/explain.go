@@ -45,7 +45,7 @@ func Explain(match string, evs []events.Event, lineage []events.BranchPoint, loo
 		if e.Seq != seq {
 			break
 		}
-		p, err := e.Decode()
+		p, err := f.Decode(e)
 		if err != nil {
 			return nil, err
 		}

@@ -69,7 +69,7 @@ func BenchmarkFold(b *testing.B) {
 		for b.Loop() {
 			for _, id := range ids {
 				err := st.Scan(ctx, id, 1, func(e events.Event) error {
-					_, err := e.Decode()
+					_, err := events.Core().Decode(e) // 3e: core types only
 					return err
 				})
 				if err != nil {

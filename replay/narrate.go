@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/fold"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // Narrator folds a match's events one by one and tells each in a line a
@@ -46,7 +48,7 @@ func (n *Narrator) Next(e events.Event) ([]string, error) {
 	if !ok {
 		return nil, fmt.Errorf("match %s: event %d was not folded in order", e.Match, e.Seq)
 	}
-	lines := []string{line(before, after, &e, p)}
+	lines := []string{line(n.f.Rules, before, after, &e, p)}
 	if before.Attack != nil && after.Attack == nil && after.LastAttack != nil && after.LastAttack.Seq == before.Attack.Seq {
 		lines = append(lines, Summary(after, after.LastAttack))
 	}
@@ -67,7 +69,19 @@ func Narrate(rules projector.Rules, evs []events.Event) ([]string, error) {
 	return out, nil
 }
 
-func line(before, after *projector.State, e *events.Event, p events.Payload) string {
+// View renders e, which Next has just told in lines, as people and
+// scripts read it (api.EventView): the events verb, `log --json`,
+// `replay --json` and the web pages all show events through it. The
+// payload is the one the fold decoded, with the edition's event types.
+func (n *Narrator) View(e events.Event, lines []string) (api.EventView, error) {
+	p, ok := n.f.Payload(e.Seq)
+	if !ok {
+		return api.EventView{}, fmt.Errorf("match %s: event %d has not been told", e.Match, e.Seq)
+	}
+	return view(e, p, lines)
+}
+
+func line(r projector.Rules, before, after *projector.State, e *events.Event, p events.Payload) string {
 	actor := actorName(after, e.Actor)
 	switch p := p.(type) {
 	case *events.MatchCreated:
@@ -132,10 +146,22 @@ func line(before, after *projector.State, e *events.Event, p events.Payload) str
 		}
 		return s
 	}
-	if l, ok := editionLine(after, actor, p); ok {
-		return l
+	if nr, ok := r.(projector.Narration); ok {
+		if l, ok := nr.Narrate(after, actor, p); ok {
+			return l
+		}
 	}
 	return genericLine(actor, e, p)
+}
+
+// genericLine tells an event no narrator line knows: its type and its
+// payload as compact JSON, so nothing recorded is ever hidden from the log.
+func genericLine(actor string, e *events.Event, p events.Payload) string {
+	b, err := json.Marshal(p)
+	if err != nil || string(b) == "{}" {
+		return fmt.Sprintf("%s: %s", actor, e.Type)
+	}
+	return fmt.Sprintf("%s: %s %s", actor, e.Type, b)
 }
 
 func created(s *projector.State, p *events.MatchCreated) string {

@@ -78,7 +78,7 @@ func (rd *Reader) events(ctx context.Context, body []byte) (any, error) {
 		if e.Seq < req.From {
 			return nil
 		}
-		ev, err := View(e, lines)
+		ev, err := nar.View(e, lines)
 		if err != nil {
 			return err
 		}

@@ -9,14 +9,9 @@ import (
 	"github.com/matchrec/matchrec/store/api"
 )
 
-// View renders e with its narrated lines as people and scripts read it
-// (api.EventView): the events verb, `log --json`, `replay --json` and the
-// web pages all show events through it.
-func View(e events.Event, lines []string) (api.EventView, error) {
-	p, err := e.Decode()
-	if err != nil {
-		return api.EventView{}, err
-	}
+// view renders e, whose payload is p, with its narrated lines
+// (Narrator.View).
+func view(e events.Event, p events.Payload, lines []string) (api.EventView, error) {
 	if mc, ok := p.(*events.MatchCreated); ok {
 		// Token hashes are not secrets, but they are nobody's business
 		// either: a reader of the log has no use for them.

@@ -153,10 +153,10 @@ func decideAllocate(s *projector.State, actor events.Actor, c projector.Command)
 	if w := wounded(t); len(w) > 0 && m.WoundsLeft == m.W {
 		return nil, projector.Refuse(projector.CodeBadCasualty, "%s has lost wounds: the attack must be allocated to it first, not to %s", w[0].ID, m.ID)
 	}
-	return []events.Payload{&events.AttackAllocated{Model: m.ID}}, nil
+	return []events.Payload{&AttackAllocated{Model: m.ID}}, nil
 }
 
-func evolveAllocated(s *projector.State, p *events.AttackAllocated) error {
+func evolveAllocated(s *projector.State, p *AttackAllocated) error {
 	a := s.Attack
 	if a == nil || a.Stage != stageAllocate {
 		return fmt.Errorf("no allocation is pending")

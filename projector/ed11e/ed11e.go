@@ -28,7 +28,7 @@
 //	action                     a unit starts an action [unit kind]
 //
 // Events: shooting.phase_step, unit.advance_declared, action.started,
-// attack.allocated, reroll.chosen, reroll.declined (events/payloads_11e.go),
+// attack.allocated, reroll.chosen, reroll.declined (events.go),
 // besides the common ones; no outcome is ever an event.
 package ed11e
 
@@ -148,22 +148,22 @@ func (r Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) err
 		x.Step, x.Selected = "", nil
 	case *events.ModelMoved:
 		updateEngagement(s)
-	case *events.ShootingPhaseStep:
+	case *ShootingPhaseStep:
 		return evolveStep(s, p)
-	case *events.AdvanceDeclared:
+	case *AdvanceDeclared:
 		return evolveAdvanceDeclared(s, p)
-	case *events.ActionStarted:
+	case *ActionStarted:
 		return evolveAction(s, e.Seq, p)
 	case *events.ShootingDeclared:
 		return evolveDeclared(s, e.Seq, p)
 	case *events.DiceRolled:
 		projector.NoteRoll(s, e.Seq, p)
 		return evolveRoll(s, e.Seq, p)
-	case *events.RerollChosen:
+	case *RerollChosen:
 		return evolveRerollChosen(s, p)
-	case *events.RerollDeclined:
+	case *RerollDeclined:
 		return evolveRerollDeclined(s, p)
-	case *events.AttackAllocated:
+	case *AttackAllocated:
 		return evolveAllocated(s, p)
 	}
 	return nil

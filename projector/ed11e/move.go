@@ -42,10 +42,10 @@ func decideAdvance(s *projector.State, actor events.Actor, c projector.Command) 
 	case len(u.Engaged) > 0:
 		return nil, projector.Refuse(projector.CodeNotEligible, "%s is engaged and cannot advance", u.DisplayName())
 	}
-	return []events.Payload{&events.AdvanceDeclared{Unit: u.ID}}, nil
+	return []events.Payload{&AdvanceDeclared{Unit: u.ID}}, nil
 }
 
-func evolveAdvanceDeclared(s *projector.State, p *events.AdvanceDeclared) error {
+func evolveAdvanceDeclared(s *projector.State, p *AdvanceDeclared) error {
 	u := s.Unit(p.Unit)
 	if u == nil {
 		return fmt.Errorf("unknown unit %s", p.Unit)

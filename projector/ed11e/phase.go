@@ -13,7 +13,7 @@ import (
 // The shooting phase's steps in order (seed 003: 1 start of phase, 2 shoot,
 // 3 end of phase). Each is recorded as a shooting.phase_step event, so the
 // log says when start- and end-of-phase rules were resolved.
-var steps = []string{events.StepStart, events.StepShoot, events.StepEnd}
+var steps = []string{StepStart, StepShoot, StepEnd}
 
 // stepsUpTo returns the step events still to record for the shooting
 // phase to stand at step want ("" and later steps record nothing).
@@ -22,7 +22,7 @@ func stepsUpTo(s *projector.State, want string) []events.Payload {
 	to := slices.Index(steps, want)
 	var out []events.Payload
 	for i := cur + 1; i <= to; i++ {
-		out = append(out, &events.ShootingPhaseStep{Step: steps[i]})
+		out = append(out, &ShootingPhaseStep{Step: steps[i]})
 	}
 	return out
 }
@@ -37,11 +37,11 @@ func decidePhaseChange(r Rules, s *projector.State, actor events.Actor, c projec
 	}
 	var pre []events.Payload
 	if s.Phase == projector.PhaseShooting && s.Active != "" {
-		pre = stepsUpTo(s, events.StepEnd)
+		pre = stepsUpTo(s, StepEnd)
 	}
 	out = append(pre, out...)
 	if c.Type == projector.CmdPhase && c.Phase == projector.PhaseShooting {
-		out = append(out, &events.ShootingPhaseStep{Step: events.StepStart})
+		out = append(out, &ShootingPhaseStep{Step: StepStart})
 	}
 	return out, nil
 }
@@ -58,10 +58,10 @@ func decideStep(s *projector.State, actor events.Actor) ([]events.Payload, error
 	if i == len(steps)-1 {
 		return nil, projector.Refuse(projector.CodeWrongStep, "the shooting phase is at its end step: go on to the next phase or turn")
 	}
-	return []events.Payload{&events.ShootingPhaseStep{Step: steps[i+1]}}, nil
+	return []events.Payload{&ShootingPhaseStep{Step: steps[i+1]}}, nil
 }
 
-func evolveStep(s *projector.State, p *events.ShootingPhaseStep) error {
+func evolveStep(s *projector.State, p *ShootingPhaseStep) error {
 	if s.Phase != projector.PhaseShooting {
 		return fmt.Errorf("shooting phase step %q outside the shooting phase", p.Step)
 	}
@@ -97,10 +97,10 @@ func decideAction(s *projector.State, actor events.Actor, c projector.Command) (
 		return nil, projector.Refuse(projector.CodeNotEligible,
 			"%s shot this phase: until the end of the shooting phase it is not eligible to start an action", u.DisplayName())
 	}
-	return []events.Payload{&events.ActionStarted{Unit: u.ID, Action: c.Kind}}, nil
+	return []events.Payload{&ActionStarted{Unit: u.ID, Action: c.Kind}}, nil
 }
 
-func evolveAction(s *projector.State, seq uint64, p *events.ActionStarted) error {
+func evolveAction(s *projector.State, seq uint64, p *ActionStarted) error {
 	if s.Unit(p.Unit) == nil {
 		return fmt.Errorf("unknown unit %s", p.Unit)
 	}

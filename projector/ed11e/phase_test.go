@@ -18,18 +18,18 @@ func TestShootingPhaseSteps(t *testing.T) {
 	g.Refused(alice, projector.Command{Type: CmdStep}, projector.CodeWrongPhase)
 	n := len(g.Events)
 	g.Do(alice, projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting})
-	if ts := types(g, n); !slices.Equal(ts, []events.Type{events.TypePhaseStarted, events.TypeShootingPhaseStep}) || g.State.Ed11e.Step != events.StepStart {
+	if ts := types(g, n); !slices.Equal(ts, []events.Type{events.TypePhaseStarted, TypeShootingPhaseStep}) || g.State.Ed11e.Step != StepStart {
 		t.Fatalf("events %v, step %q", ts, g.State.Ed11e.Step)
 	}
 	n = len(g.Events)
 	g.Do(alice, shoot("a", "b", Normal))
-	if ts := types(g, n); !slices.Equal(ts, []events.Type{events.TypeShootingPhaseStep, events.TypeShootingDeclared}) || g.State.Ed11e.Step != events.StepShoot {
+	if ts := types(g, n); !slices.Equal(ts, []events.Type{TypeShootingPhaseStep, events.TypeShootingDeclared}) || g.State.Ed11e.Step != StepShoot {
 		t.Fatalf("events %v, step %q", ts, g.State.Ed11e.Step)
 	}
 	g.Refused(alice, projector.Command{Type: CmdStep}, projector.CodeWrongStep) // an attack is resolving
 	g.Roll(1)
 	g.Do(alice, projector.Command{Type: CmdStep})
-	if g.State.Ed11e.Step != events.StepEnd {
+	if g.State.Ed11e.Step != StepEnd {
 		t.Fatalf("step %q", g.State.Ed11e.Step)
 	}
 	g.Refused(alice, projector.Command{Type: CmdStep}, projector.CodeWrongStep)
@@ -44,7 +44,7 @@ func TestShootingPhaseSteps(t *testing.T) {
 	g.Do(bob, projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting})
 	n = len(g.Events)
 	g.Do(bob, projector.Command{Type: projector.CmdNextTurn})
-	want := []events.Type{events.TypeShootingPhaseStep, events.TypeShootingPhaseStep, events.TypeTurnStarted}
+	want := []events.Type{TypeShootingPhaseStep, TypeShootingPhaseStep, events.TypeTurnStarted}
 	if ts := types(g, n); !slices.Equal(ts, want) {
 		t.Fatalf("events %v, want %v", ts, want)
 	}
@@ -146,7 +146,7 @@ func lastMove(t *testing.T, g *projtest.Game) (events.Event, *events.ModelMoved)
 	t.Helper()
 	for i := len(g.Events) - 1; i >= 0; i-- {
 		if g.Events[i].Type == events.TypeModelMoved {
-			p, err := g.Events[i].Decode()
+			p, err := projector.Vocabulary(g.Rules).Decode(g.Events[i])
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -69,7 +69,7 @@ func decideReroll(s *projector.State, actor events.Actor, c projector.Command) (
 				i, d.Values[i], o.Rule, diceList(d.Values, o.Indices))
 		}
 	}
-	return []events.Payload{&events.RerollChosen{Seq: d.Seq, Indices: idx, Source: o.Rule}}, nil
+	return []events.Payload{&RerollChosen{Seq: d.Seq, Indices: idx, Source: o.Rule}}, nil
 }
 
 // noReroll explains why no re-roll can be taken now.
@@ -102,10 +102,10 @@ func decideDecline(s *projector.State, actor events.Actor) ([]events.Payload, er
 	if actor.Kind != events.ActorPlayer || actor.ID != a.Attacker {
 		return nil, projector.Refuse(projector.CodeWrongPlayer, "%s decides this re-roll", s.PlayerName(a.Attacker))
 	}
-	return []events.Payload{&events.RerollDeclined{Seq: a.Ed11e.Offer.Seq}}, nil
+	return []events.Payload{&RerollDeclined{Seq: a.Ed11e.Offer.Seq}}, nil
 }
 
-func evolveRerollChosen(s *projector.State, p *events.RerollChosen) error {
+func evolveRerollChosen(s *projector.State, p *RerollChosen) error {
 	a := s.Attack
 	if a == nil || a.Ed11e.Offer == nil || a.Ed11e.Offer.Seq != p.Seq || len(p.Indices) == 0 {
 		return fmt.Errorf("no re-roll of roll %d is offered", p.Seq)
@@ -123,7 +123,7 @@ func evolveRerollChosen(s *projector.State, p *events.RerollChosen) error {
 	return nil
 }
 
-func evolveRerollDeclined(s *projector.State, p *events.RerollDeclined) error {
+func evolveRerollDeclined(s *projector.State, p *RerollDeclined) error {
 	a := s.Attack
 	if a == nil || a.Ed11e.Offer == nil || a.Ed11e.Offer.Seq != p.Seq {
 		return fmt.Errorf("no re-roll of roll %d is offered", p.Seq)

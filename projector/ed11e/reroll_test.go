@@ -13,7 +13,7 @@ func lastRoll(t *testing.T, evs []events.Event) (events.Event, *events.DiceRolle
 	t.Helper()
 	for i := len(evs) - 1; i >= 0; i-- {
 		if evs[i].Type == events.TypeDiceRolled {
-			p, err := evs[i].Decode()
+			p, err := projector.Vocabulary(Rules{}).Decode(evs[i])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,7 +41,7 @@ func TestRerollHitRollsOfOne(t *testing.T) {
 	g.Refused(alice, projector.Command{Type: projector.CmdRoll, Values: []int{4, 4}}, projector.CodeWrongStep)
 	n := len(g.Events)
 	g.Do(alice, projector.Command{Type: projector.CmdReroll}) // all the 1s
-	if ts := types(g, n); len(ts) != 1 || ts[0] != events.TypeRerollChosen {
+	if ts := types(g, n); len(ts) != 1 || ts[0] != TypeRerollChosen {
 		t.Fatalf("events %v", ts)
 	}
 	pending(t, g, projector.WaitRoll, "alice", "hit", 2, 4)
@@ -74,7 +74,7 @@ func TestRerollDeclined(t *testing.T) {
 	g.Roll(1, 4)
 	n := len(g.Events)
 	g.Do(alice, projector.Command{Type: projector.CmdDecline})
-	if ts := types(g, n); len(ts) != 1 || ts[0] != events.TypeRerollDeclined {
+	if ts := types(g, n); len(ts) != 1 || ts[0] != TypeRerollDeclined {
 		t.Fatalf("events %v", ts)
 	}
 	pending(t, g, projector.WaitRoll, "alice", "wound", 1, 4)

@@ -18,7 +18,7 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if s.Phase != projector.PhaseShooting {
 		return nil, projector.Refuse(projector.CodeWrongPhase, "units shoot in the shooting phase, not the %s phase", s.Phase)
 	}
-	if ed(s).Step == events.StepEnd {
+	if ed(s).Step == StepEnd {
 		return nil, projector.Refuse(projector.CodeWrongStep, "the shoot step is over: this is the end of the shooting phase")
 	}
 	u, err := projector.OwnUnit(s, actor, c.Unit)
@@ -48,7 +48,7 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if err != nil {
 		return nil, err
 	}
-	out := stepsUpTo(s, events.StepShoot)
+	out := stepsUpTo(s, StepShoot)
 	return append(out, &events.ShootingDeclared{Unit: u.ID, Target: t.ID, Weapons: pl.weapons, Kind: c.Kind}), nil
 }
 

@@ -260,10 +260,10 @@ func decidePools(s *projector.State, actor events.Actor, c projector.Command) ([
 		seen[j] = true
 		keys[i] = pools[j].Key
 	}
-	return []events.Payload{&events.WoundPoolsOrdered{Pools: keys}}, nil
+	return []events.Payload{&WoundPoolsOrdered{Pools: keys}}, nil
 }
 
-func evolvePools(s *projector.State, p *events.WoundPoolsOrdered) error {
+func evolvePools(s *projector.State, p *WoundPoolsOrdered) error {
 	a := s.Attack
 	if a == nil || a.Stage != stageOrder || len(p.Pools) != len(a.Ed6e.Pools) {
 		return fmt.Errorf("no order of %d wound pools is pending", len(p.Pools))

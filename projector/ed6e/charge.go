@@ -59,10 +59,10 @@ func decideCharge(s *projector.State, actor events.Actor, c projector.Command) (
 	if _, d := nearest(u, t); d > ChargeRange+eps {
 		return nil, projector.Refuse(projector.CodeOutOfRange, "%s is %.1f\" from %s: a charge reaches at most %g\"", u.DisplayName(), d, t.DisplayName(), ChargeRange)
 	}
-	return []events.Payload{&events.ChargeDeclared{Unit: u.ID, Target: t.ID}}, nil
+	return []events.Payload{&ChargeDeclared{Unit: u.ID, Target: t.ID}}, nil
 }
 
-func evolveCharge(s *projector.State, seq uint64, p *events.ChargeDeclared) error {
+func evolveCharge(s *projector.State, seq uint64, p *ChargeDeclared) error {
 	u, t := s.Unit(p.Unit), s.Unit(p.Target)
 	if u == nil || t == nil {
 		return fmt.Errorf("unknown unit %s or target %s", p.Unit, p.Target)
@@ -93,13 +93,13 @@ func decideOverwatch(s *projector.State, actor events.Actor, c projector.Command
 	if err != nil {
 		return nil, err
 	}
-	return []events.Payload{&events.OverwatchDeclared{Unit: t.ID, Target: u.ID, Weapons: pl.weapons}}, nil
+	return []events.Payload{&OverwatchDeclared{Unit: t.ID, Target: u.ID, Weapons: pl.weapons}}, nil
 }
 
 // evolveOverwatch starts the Overwatch attack: normal shooting (range,
 // sight, cover) with every shot a snap shot; it causes no Morale or
 // Pinning test (this engine has none for shooting).
-func evolveOverwatch(s *projector.State, seq uint64, p *events.OverwatchDeclared) error {
+func evolveOverwatch(s *projector.State, seq uint64, p *OverwatchDeclared) error {
 	ch := s.Ed6e.Charge
 	if ch == nil || ch.Stage != chargeOverwatch || p.Unit != ch.Target || p.Target != ch.Unit {
 		return fmt.Errorf("no Overwatch by %s is offered", p.Unit)
@@ -115,7 +115,7 @@ func evolveOverwatch(s *projector.State, seq uint64, p *events.OverwatchDeclared
 	return nil
 }
 
-func evolveOverwatchDeclined(s *projector.State, p *events.OverwatchDeclined) error {
+func evolveOverwatchDeclined(s *projector.State, p *OverwatchDeclined) error {
 	ch := s.Ed6e.Charge
 	if ch == nil || ch.Stage != chargeOverwatch || p.Unit != ch.Target {
 		return fmt.Errorf("no Overwatch by %s is offered", p.Unit)

@@ -137,21 +137,21 @@ func (Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) error
 	case *events.DiceRolled:
 		projector.NoteRoll(s, e.Seq, p)
 		err = evolveRoll(s, e.Seq, p)
-	case *events.LookOutSirDeclared:
+	case *LookOutSirDeclared:
 		err = evolveLookOutSir(s, p)
-	case *events.LookOutSirDeclined:
+	case *LookOutSirDeclined:
 		err = evolveLookOutSirDeclined(s, p)
-	case *events.WoundPoolsOrdered:
+	case *WoundPoolsOrdered:
 		err = evolvePools(s, p)
-	case *events.ChargeDeclared:
+	case *ChargeDeclared:
 		err = evolveCharge(s, e.Seq, p)
-	case *events.OverwatchDeclared:
+	case *OverwatchDeclared:
 		err = evolveOverwatch(s, e.Seq, p)
-	case *events.OverwatchDeclined:
+	case *OverwatchDeclined:
 		err = evolveOverwatchDeclined(s, p)
-	case *events.CombatChosen:
+	case *CombatChosen:
 		err = evolveCombat(s, e.Seq, p)
-	case *events.StrikeDeclared:
+	case *StrikeDeclared:
 		err = evolveStrike(s, e.Seq, p)
 	default:
 		return nil

@@ -39,8 +39,8 @@ func TestExampleMatch(t *testing.T) {
 	for _, e := range g.Events {
 		seen[e.Type] = true
 	}
-	for _, ty := range []events.Type{events.TypeLookOutSirDeclared, events.TypeLookOutSirDeclined, events.TypeChargeDeclared,
-		events.TypeOverwatchDeclared, events.TypeCombatChosen, events.TypeStrikeDeclared, events.TypeWoundPoolsOrdered} {
+	for _, ty := range []events.Type{TypeLookOutSirDeclared, TypeLookOutSirDeclined, TypeChargeDeclared,
+		TypeOverwatchDeclared, TypeCombatChosen, TypeStrikeDeclared, TypeWoundPoolsOrdered} {
 		if !seen[ty] {
 			t.Errorf("the example records no %s", ty)
 		}

@@ -84,10 +84,10 @@ func decideFight(s *projector.State, actor events.Actor, c projector.Command) ([
 	if slices.Contains(s.Ed6e.Fought, u.ID) {
 		return nil, projector.Refuse(projector.CodeNotEligible, "the combat of %s has already been fought this turn", u.DisplayName())
 	}
-	return []events.Payload{&events.CombatChosen{Unit: u.ID}}, nil
+	return []events.Payload{&CombatChosen{Unit: u.ID}}, nil
 }
 
-func evolveCombat(s *projector.State, seq uint64, p *events.CombatChosen) error {
+func evolveCombat(s *projector.State, seq uint64, p *CombatChosen) error {
 	u := s.Unit(p.Unit)
 	if u == nil || !locked(s, u) {
 		return fmt.Errorf("%s is not locked in combat", p.Unit)
@@ -262,11 +262,11 @@ func decideStrike(s *projector.State, actor events.Actor, c projector.Command) (
 	}
 	enemies := combatEnemies(s, cb, u)
 	if c.Target == "" && len(enemies) == 1 {
-		return []events.Payload{&events.StrikeDeclared{Unit: u.ID, Target: enemies[0].ID}}, nil
+		return []events.Payload{&StrikeDeclared{Unit: u.ID, Target: enemies[0].ID}}, nil
 	}
 	for _, e := range enemies {
 		if e.ID == c.Target {
-			return []events.Payload{&events.StrikeDeclared{Unit: u.ID, Target: e.ID}}, nil
+			return []events.Payload{&StrikeDeclared{Unit: u.ID, Target: e.ID}}, nil
 		}
 	}
 	return nil, projector.Refuse(projector.CodeNotEligible, "%s must strike an enemy unit of its combat; name it as target (%q is not one)", u.DisplayName(), c.Target)
@@ -283,7 +283,7 @@ func initiatives(u *projector.Unit) string {
 	return fmt.Sprintf("its models fight at Initiative %v", is)
 }
 
-func evolveStrike(s *projector.State, seq uint64, p *events.StrikeDeclared) error {
+func evolveStrike(s *projector.State, seq uint64, p *StrikeDeclared) error {
 	cb := s.Ed6e.Combat
 	u, t := s.Unit(p.Unit), s.Unit(p.Target)
 	if cb == nil || cb.Stage != stageFight || u == nil || t == nil {

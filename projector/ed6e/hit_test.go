@@ -69,7 +69,7 @@ func TestBSTableThroughTheEngine(t *testing.T) {
 			t.Fatalf("BS%d: re-roll step %+v (reroll %+v)", r.bs, p, p.Reroll)
 		}
 		g.Roll(r.reroll)
-		ev, _ := g.Events[len(g.Events)-1].Decode()
+		ev, _ := projector.Vocabulary(g.Rules).Decode(g.Events[len(g.Events)-1])
 		d := ev.(*events.DiceRolled)
 		if d.Reroll == nil || d.Reroll.Seq != hitSeq || d.Reroll.Indices[0] != 0 {
 			t.Fatalf("BS%d: the re-roll event does not name the die it replaces: %+v", r.bs, d.Reroll)

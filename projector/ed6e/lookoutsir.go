@@ -51,7 +51,7 @@ func decideLookOutSir(s *projector.State, actor events.Actor, c projector.Comman
 	ch := targetModel(s, a, a.Ed6e.Wound.Model)
 	for _, m := range lookOutSirRecipients(s, a, ch) {
 		if m.ID == c.Model {
-			return []events.Payload{&events.LookOutSirDeclared{Character: ch.ID, Model: m.ID}}, nil
+			return []events.Payload{&LookOutSirDeclared{Character: ch.ID, Model: m.ID}}, nil
 		}
 	}
 	var ids []string
@@ -78,7 +78,7 @@ func whyNoLookOutSir(s *projector.State) string {
 	return fmt.Sprintf("no other model of %s's unit is within %g\"", w.Model, LookOutSirRange)
 }
 
-func evolveLookOutSir(s *projector.State, p *events.LookOutSirDeclared) error {
+func evolveLookOutSir(s *projector.State, p *LookOutSirDeclared) error {
 	a := s.Attack
 	if a == nil || a.Stage != stageOffer || a.Ed6e.Wound == nil || a.Ed6e.Wound.Model != p.Character {
 		return fmt.Errorf("no Look Out, Sir is offered for %s", p.Character)
@@ -104,7 +104,7 @@ func resolveLookOutSir(a *projector.Attack, d *projector.DiceStep) {
 	}
 }
 
-func evolveLookOutSirDeclined(s *projector.State, p *events.LookOutSirDeclined) error {
+func evolveLookOutSirDeclined(s *projector.State, p *LookOutSirDeclined) error {
 	a := s.Attack
 	if a == nil || a.Stage != stageOffer || a.Ed6e.Wound == nil || a.Ed6e.Wound.Model != p.Character {
 		return fmt.Errorf("no Look Out, Sir is offered for %s", p.Character)
@@ -123,12 +123,12 @@ func decideDecline(s *projector.State, actor events.Actor) ([]events.Payload, er
 		if actor.Kind != events.ActorPlayer || actor.ID != s.Pending.Player {
 			return nil, projector.Refuse(projector.CodeWrongPlayer, "%s decides on Overwatch", s.PlayerName(s.Pending.Player))
 		}
-		return []events.Payload{&events.OverwatchDeclined{Unit: s.Ed6e.Charge.Target}}, nil
+		return []events.Payload{&OverwatchDeclined{Unit: s.Ed6e.Charge.Target}}, nil
 	case WaitLookOutSir:
 		if actor.Kind != events.ActorPlayer || actor.ID != s.Pending.Player {
 			return nil, projector.Refuse(projector.CodeWrongPlayer, "%s decides on Look Out, Sir", s.PlayerName(s.Pending.Player))
 		}
-		return []events.Payload{&events.LookOutSirDeclined{Character: s.Attack.Ed6e.Wound.Model}}, nil
+		return []events.Payload{&LookOutSirDeclined{Character: s.Attack.Ed6e.Wound.Model}}, nil
 	}
 	return nil, projector.Refuse(projector.CodeWrongStep, "nothing is offered to decline; the match waits for: %s", s.Pending.Text)
 }

@@ -97,6 +97,7 @@ type Folder struct {
 
 	id      string // the match folded; "" = whichever match the events say (narration)
 	lookup  Lookup
+	vocab   events.Vocabulary // the core's until event 1 names the edition, then the edition's
 	history []folded
 	rulings map[uint64]*events.RulingMade // ruled event seq → void/amend ruling
 	ruled   bool                          // a void/amend ruling has been seen
@@ -109,7 +110,19 @@ type folded struct {
 
 // NewFolder starts a fold of match id, as ruled.
 func NewFolder(id string, lookup Lookup) *Folder {
-	return &Folder{State: projector.New(id), id: id, lookup: lookup, rulings: map[uint64]*events.RulingMade{}}
+	return &Folder{State: projector.New(id), id: id, lookup: lookup, vocab: events.Core(), rulings: map[uint64]*events.RulingMade{}}
+}
+
+// Resume makes f go on from s, a state of edition r folded elsewhere (a
+// verified snapshot): the next event f applies must follow s.
+func (f *Folder) Resume(s *projector.State, r projector.Rules) {
+	f.State, f.Rules, f.vocab = s, r, projector.Vocabulary(r)
+}
+
+// Decode decodes e's payload with the event types of the match's edition
+// (only the core's before event 1 is folded, which is all event 1 needs).
+func (f *Folder) Decode(e events.Event) (events.Payload, error) {
+	return f.vocab.Decode(e)
 }
 
 // Apply decodes and folds the next event.
@@ -117,7 +130,7 @@ func (f *Folder) Apply(e events.Event) error {
 	if want := RecordedBy(f.Lineage, f.id, e.Seq); f.id != "" && e.Match != want {
 		return fmt.Errorf("event %d was recorded by match %s, but %s of match %s should be", e.Seq, e.Match, want, f.State.Match)
 	}
-	p, err := e.Decode()
+	p, err := f.vocab.Decode(e)
 	if err != nil {
 		return err
 	}
@@ -126,9 +139,11 @@ func (f *Folder) Apply(e events.Event) error {
 		if !ok {
 			return fmt.Errorf("match %s: event %d is %s, not match.created", e.Match, e.Seq, e.Type)
 		}
-		if f.Rules, err = f.lookup(mc.Edition); err != nil {
+		r, err := f.lookup(mc.Edition)
+		if err != nil {
 			return err
 		}
+		f.Rules, f.vocab = r, projector.Vocabulary(r)
 	}
 	f.history = append(f.history, folded{e, p})
 	if r, ok := p.(*events.RulingMade); ok && r.Decision != events.RulingUphold {

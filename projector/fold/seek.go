@@ -54,7 +54,8 @@ func (k *Seeker) StateAt(ctx context.Context, match string, seq uint64) (*projec
 			if err != nil {
 				return nil, err
 			}
-			f.State, f.Rules, from = st, rules, st.Seq+1
+			f.Resume(st, rules)
+			from = st.Seq + 1
 		}
 	}
 	fresh := map[uint64][]byte{}

@@ -93,7 +93,7 @@ func (d *deriver) apply(e events.Event, b *Batch) error {
 	skipped := len(s.Skipped)
 	// Decoded here, not read back from the Folder: a fold restored from a
 	// snapshot has no history before the snapshot.
-	p, err := e.Decode()
+	p, err := d.f.Decode(e)
 	if err != nil {
 		return err
 	}

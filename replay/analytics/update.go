@@ -250,7 +250,8 @@ func (u *Updater) restore(ctx context.Context, mi store.MatchInfo, seq uint64) (
 	if err != nil {
 		return nil, err
 	}
-	d.f.State, d.f.Rules, d.edition, d.silent = s, rules, s.Edition, seq
+	d.f.Resume(s, rules)
+	d.edition, d.silent = s.Edition, seq
 	if s.LastAttack != nil {
 		d.lastAttack = s.LastAttack.Seq
 	}

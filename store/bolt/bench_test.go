@@ -183,7 +183,7 @@ func BenchmarkScanDecode(b *testing.B) {
 				if err != nil {
 					return err
 				}
-				if _, err := events.DecodePayload(e.Type, e.Version, e.Payload); err != nil {
+				if _, err := events.Core().DecodePayload(e.Type, e.Version, e.Payload); err != nil {
 					return err
 				}
 				n++
@@ -198,7 +198,7 @@ func BenchmarkScanDecode(b *testing.B) {
 }
 
 // BenchmarkStoreScanDecode is our read path over the same file: Store.Scan
-// (chunked read transactions, key and match checks) and Event.Decode.
+// (chunked read transactions, key and match checks) and the core vocabulary's Decode.
 func BenchmarkStoreScanDecode(b *testing.B) {
 	path, match := scanFile(b)
 	s, err := bolt.Open(path, bolt.Options{})
@@ -210,7 +210,7 @@ func BenchmarkStoreScanDecode(b *testing.B) {
 	for range b.N {
 		var n int
 		err := s.Scan(bg, match, 0, func(e events.Event) error {
-			_, err := e.Decode()
+			_, err := events.Core().Decode(e)
 			n++
 			return err
 		})

@@ -81,13 +81,14 @@ func (r *Recorder) reveal(ctx context.Context, m *match, s *projector.State, end
 	return out, nil
 }
 
-// history reads earlier events of a match for Decide (rulings that amend).
-func (r *Recorder) history(ctx context.Context, match string) projector.History {
+// history reads earlier events of a match for Decide (rulings that amend),
+// decoded with the event types of its edition (v).
+func (r *Recorder) history(ctx context.Context, match string, v events.Vocabulary) projector.History {
 	return func(seq uint64) (events.Payload, bool) {
 		var p events.Payload
 		err := r.st.Scan(ctx, match, seq, func(e events.Event) error {
 			if e.Seq == seq {
-				p, _ = e.Decode()
+				p, _ = v.Decode(e)
 			}
 			return events.ErrStop
 		})

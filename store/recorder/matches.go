@@ -37,7 +37,7 @@ func (r *Recorder) Summaries(ctx context.Context) ([]api.MatchSummary, error) {
 func (r *Recorder) Created(ctx context.Context, id string) (*events.MatchCreated, error) {
 	var mc *events.MatchCreated
 	err := r.st.Scan(ctx, id, 1, func(e events.Event) error {
-		p, err := e.Decode()
+		p, err := events.Core().Decode(e) // match.created is a core type
 		if err != nil {
 			return err
 		}

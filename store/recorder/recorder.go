@@ -229,7 +229,7 @@ func (r *Recorder) execute(ctx context.Context, m *match, matchID, token string,
 	if c.Type == projector.CmdReveal && actor.Kind == events.ActorJudge {
 		payloads, err = r.reveal(ctx, m, s, false)
 	} else {
-		payloads, err = projector.DecideWith(m.rules, s, actor, c, r.history(ctx, matchID))
+		payloads, err = projector.DecideWith(m.rules, s, actor, c, r.history(ctx, matchID, projector.Vocabulary(m.rules)))
 	}
 	if err != nil {
 		return api.Result{}, err

@@ -125,7 +125,7 @@ func TestDigitalDiceAreDerivedFromTheCommittedSeed(t *testing.T) {
 	seq := out.Events[0].Seq
 	var roll *events.DiceRolled
 	_ = r.st.Scan(ctx, "m1", seq, func(e events.Event) error {
-		p, _ := e.Decode()
+		p, _ := events.Core().Decode(e)
 		roll = p.(*events.DiceRolled)
 		return events.ErrStop
 	})

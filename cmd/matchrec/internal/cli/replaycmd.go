@@ -120,7 +120,7 @@ func (t *teller) tell(ctx context.Context, e events.Event) error {
 	}
 	t.last = e.Time
 	if t.a.json {
-		v, err := replay.View(e, lines)
+		v, err := t.nar.View(e, lines)
 		if err != nil {
 			return err
 		}

@@ -29,7 +29,7 @@ func (t *narrator) next(e events.Event) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	return replay.View(e, lines)
+	return t.n.View(e, lines)
 }
 
 // narrate reads match from the store from event 1 (a line needs the state

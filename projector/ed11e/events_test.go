@@ -1,24 +1,15 @@
-package events
+package ed11e
 
 import (
 	"reflect"
 	"testing"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
 )
 
-// Families are written by different people at once: a type name claimed by
-// two families would decode as whichever comes first. Names must be unique.
-func TestEventTypeNamesAreUnique(t *testing.T) {
-	seen := map[Type]bool{}
-	for _, name := range KnownTypes() {
-		if seen[name] {
-			t.Errorf("event type %q is defined twice", name)
-		}
-		seen[name] = true
-	}
-}
-
-func TestPayloads11eRoundTrip(t *testing.T) {
-	ps := []Payload{
+func TestEventsRoundTrip(t *testing.T) {
+	ps := []events.Payload{
 		&ShootingPhaseStep{Step: StepShoot},
 		&AdvanceDeclared{Unit: "u"},
 		&ActionStarted{Unit: "u", Action: "cleanse"},
@@ -29,17 +20,21 @@ func TestPayloads11eRoundTrip(t *testing.T) {
 	if len(ps) != len(ed11eTypes()) {
 		t.Fatalf("test covers %d of %d 11e types", len(ps), len(ed11eTypes()))
 	}
+	v := projector.Vocabulary(Rules{})
 	for _, p := range ps {
-		b, err := EncodePayload(p)
+		b, err := events.EncodePayload(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := DecodePayload(p.EventType(), p.SchemaVersion(), b)
+		got, err := v.DecodePayload(p.EventType(), p.SchemaVersion(), b)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, p) {
 			t.Errorf("%s: round trip gives %+v, want %+v", p.EventType(), got, p)
+		}
+		if _, err := events.Core().DecodePayload(p.EventType(), p.SchemaVersion(), b); err == nil {
+			t.Errorf("%s decodes without the 11e vocabulary", p.EventType())
 		}
 	}
 }

@@ -1,6 +1,8 @@
-package events
+package ed6e
 
-// Events of the 6e edition (RULES.md "6e", projector/ed6e). They record
+import "github.com/matchrec/matchrec/events"
+
+// Events of the 6e edition (RULES.md "6e"). They record
 // declarations and choices only: whether a charge reaches, who is hit,
 // wounded, saved, removed, who wins a combat and whether a Morale test
 // passes are all derived by the projector from these and the dice.
@@ -12,28 +14,28 @@ package events
 const (
 	// TypeChargeDeclared: the active player declares that Unit charges
 	// Target (charge sub-phase, step 1).
-	TypeChargeDeclared Type = "charge.declared"
+	TypeChargeDeclared events.Type = "charge.declared"
 	// TypeOverwatchDeclared: the charged unit fires Overwatch at the
 	// charger (step 2); all its shots are snap shots.
-	TypeOverwatchDeclared Type = "overwatch.declared"
+	TypeOverwatchDeclared events.Type = "overwatch.declared"
 	// TypeOverwatchDeclined: the charged unit's owner does not fire
 	// Overwatch.
-	TypeOverwatchDeclined Type = "overwatch.declined"
+	TypeOverwatchDeclined events.Type = "overwatch.declined"
 	// TypeLookOutSirDeclared: the owner of a character a wound is
 	// allocated to attempts Look Out, Sir, naming the model of the unit
 	// within 6" that takes the wound if the roll succeeds.
-	TypeLookOutSirDeclared Type = "lookoutsir.declared"
+	TypeLookOutSirDeclared events.Type = "lookoutsir.declared"
 	// TypeLookOutSirDeclined: the owner lets the character take the wound.
-	TypeLookOutSirDeclined Type = "lookoutsir.declined"
+	TypeLookOutSirDeclined events.Type = "lookoutsir.declined"
 	// TypeWoundPoolsOrdered: the attacker picks the order in which the
 	// wound pools (one per Strength/AP) are allocated and saved.
-	TypeWoundPoolsOrdered Type = "woundpools.ordered"
+	TypeWoundPoolsOrdered events.Type = "woundpools.ordered"
 	// TypeCombatChosen: the active player chooses the next combat to fight
 	// (fight sub-phase, step 1).
-	TypeCombatChosen Type = "combat.chosen"
+	TypeCombatChosen events.Type = "combat.chosen"
 	// TypeStrikeDeclared: at the current Initiative step, Unit's models of
 	// that Initiative strike Target (after any pile-in moves).
-	TypeStrikeDeclared Type = "strike.declared"
+	TypeStrikeDeclared events.Type = "strike.declared"
 )
 
 // ChargeDeclared: Unit declares a charge against Target.
@@ -42,8 +44,8 @@ type ChargeDeclared struct {
 	Target string `json:"target"`
 }
 
-func (ChargeDeclared) EventType() Type       { return TypeChargeDeclared }
-func (ChargeDeclared) SchemaVersion() uint16 { return 1 }
+func (ChargeDeclared) EventType() events.Type { return TypeChargeDeclared }
+func (ChargeDeclared) SchemaVersion() uint16  { return 1 }
 
 // OverwatchDeclared: Unit fires Overwatch at Target (the charging unit).
 // Weapons maps every firing model to the weapon it fires, as planned when
@@ -54,16 +56,16 @@ type OverwatchDeclared struct {
 	Weapons map[string]string `json:"weapons,omitempty"`
 }
 
-func (OverwatchDeclared) EventType() Type       { return TypeOverwatchDeclared }
-func (OverwatchDeclared) SchemaVersion() uint16 { return 1 }
+func (OverwatchDeclared) EventType() events.Type { return TypeOverwatchDeclared }
+func (OverwatchDeclared) SchemaVersion() uint16  { return 1 }
 
 // OverwatchDeclined: Unit, the charged unit, holds its fire.
 type OverwatchDeclined struct {
 	Unit string `json:"unit"`
 }
 
-func (OverwatchDeclined) EventType() Type       { return TypeOverwatchDeclined }
-func (OverwatchDeclined) SchemaVersion() uint16 { return 1 }
+func (OverwatchDeclined) EventType() events.Type { return TypeOverwatchDeclined }
+func (OverwatchDeclined) SchemaVersion() uint16  { return 1 }
 
 // LookOutSirDeclared: Character's owner attempts Look Out, Sir; on a
 // success the wound moves to Model.
@@ -72,16 +74,16 @@ type LookOutSirDeclared struct {
 	Model     string `json:"model"`
 }
 
-func (LookOutSirDeclared) EventType() Type       { return TypeLookOutSirDeclared }
-func (LookOutSirDeclared) SchemaVersion() uint16 { return 1 }
+func (LookOutSirDeclared) EventType() events.Type { return TypeLookOutSirDeclared }
+func (LookOutSirDeclared) SchemaVersion() uint16  { return 1 }
 
 // LookOutSirDeclined: no attempt for the wound allocated to Character.
 type LookOutSirDeclined struct {
 	Character string `json:"character"`
 }
 
-func (LookOutSirDeclined) EventType() Type       { return TypeLookOutSirDeclined }
-func (LookOutSirDeclined) SchemaVersion() uint16 { return 1 }
+func (LookOutSirDeclined) EventType() events.Type { return TypeLookOutSirDeclined }
+func (LookOutSirDeclined) SchemaVersion() uint16  { return 1 }
 
 // WoundPoolsOrdered: the wound pools of the attack in progress, named by
 // their key ("S4/AP5", "S8/AP-"), in the order the attacker resolves them.
@@ -89,16 +91,16 @@ type WoundPoolsOrdered struct {
 	Pools []string `json:"pools"`
 }
 
-func (WoundPoolsOrdered) EventType() Type       { return TypeWoundPoolsOrdered }
-func (WoundPoolsOrdered) SchemaVersion() uint16 { return 1 }
+func (WoundPoolsOrdered) EventType() events.Type { return TypeWoundPoolsOrdered }
+func (WoundPoolsOrdered) SchemaVersion() uint16  { return 1 }
 
 // CombatChosen: the combat Unit is locked in is fought next.
 type CombatChosen struct {
 	Unit string `json:"unit"`
 }
 
-func (CombatChosen) EventType() Type       { return TypeCombatChosen }
-func (CombatChosen) SchemaVersion() uint16 { return 1 }
+func (CombatChosen) EventType() events.Type { return TypeCombatChosen }
+func (CombatChosen) SchemaVersion() uint16  { return 1 }
 
 // StrikeDeclared: Unit's models of the current Initiative strike Target.
 type StrikeDeclared struct {
@@ -106,11 +108,17 @@ type StrikeDeclared struct {
 	Target string `json:"target"`
 }
 
-func (StrikeDeclared) EventType() Type       { return TypeStrikeDeclared }
-func (StrikeDeclared) SchemaVersion() uint16 { return 1 }
+func (StrikeDeclared) EventType() events.Type { return TypeStrikeDeclared }
+func (StrikeDeclared) SchemaVersion() uint16  { return 1 }
+
+// EventFamily is the 6e event types (projector.EventFamily): the fold
+// decodes a 6e match's events with them beside the core ones.
+func (Rules) EventFamily() events.Family {
+	return events.Family{Name: Edition, Types: types6e(), New: payloads6e}
+}
 
 // payloads6e returns a zero payload for the 6e event types.
-func payloads6e(t Type) Payload {
+func payloads6e(t events.Type) events.Payload {
 	switch t {
 	case TypeChargeDeclared:
 		return &ChargeDeclared{}
@@ -133,8 +141,8 @@ func payloads6e(t Type) Payload {
 }
 
 // types6e lists the 6e event types.
-func types6e() []Type {
-	return []Type{TypeChargeDeclared, TypeOverwatchDeclared, TypeOverwatchDeclined,
+func types6e() []events.Type {
+	return []events.Type{TypeChargeDeclared, TypeOverwatchDeclared, TypeOverwatchDeclined,
 		TypeLookOutSirDeclared, TypeLookOutSirDeclined, TypeWoundPoolsOrdered,
 		TypeCombatChosen, TypeStrikeDeclared}
 }

@@ -1,25 +1,27 @@
-package events
+package ed11e
 
-// Events of the 11e edition (RULES.md "11e", projector/ed11e). Only
+import "github.com/matchrec/matchrec/events"
+
+// Events of the 11e edition (RULES.md "11e"). Only
 // declarations and choices: hits, wounds, saves, damage and casualties
 // stay derived by the projector from these and the dice.
 const (
 	// TypeShootingPhaseStep: the shooting phase entered one of its three
 	// steps (start, shoot, end).
-	TypeShootingPhaseStep Type = "shooting.phase_step"
+	TypeShootingPhaseStep events.Type = "shooting.phase_step"
 	// TypeAdvanceDeclared: a unit declares an advance; its advance roll
 	// (a dice.rolled of purpose "advance") follows.
-	TypeAdvanceDeclared Type = "unit.advance_declared"
+	TypeAdvanceDeclared events.Type = "unit.advance_declared"
 	// TypeActionStarted: a unit starts an action.
-	TypeActionStarted Type = "action.started"
+	TypeActionStarted events.Type = "action.started"
 	// TypeAttackAllocated: the defender allocates the attack being
 	// resolved to a model of the target unit.
-	TypeAttackAllocated Type = "attack.allocated"
+	TypeAttackAllocated events.Type = "attack.allocated"
 	// TypeRerollChosen: the roller uses an offered re-roll on some dice of
 	// a roll; the replacing dice.rolled (linked by Reroll) follows.
-	TypeRerollChosen Type = "reroll.chosen"
+	TypeRerollChosen events.Type = "reroll.chosen"
 	// TypeRerollDeclined: the roller declines an offered re-roll.
-	TypeRerollDeclined Type = "reroll.declined"
+	TypeRerollDeclined events.Type = "reroll.declined"
 )
 
 // Shooting phase steps (seed 003: start of phase, shoot, end of phase).
@@ -34,16 +36,16 @@ type ShootingPhaseStep struct {
 	Step string `json:"step"`
 }
 
-func (ShootingPhaseStep) EventType() Type       { return TypeShootingPhaseStep }
-func (ShootingPhaseStep) SchemaVersion() uint16 { return 1 }
+func (ShootingPhaseStep) EventType() events.Type { return TypeShootingPhaseStep }
+func (ShootingPhaseStep) SchemaVersion() uint16  { return 1 }
 
 // AdvanceDeclared: Unit will make an advance move this turn.
 type AdvanceDeclared struct {
 	Unit string `json:"unit"`
 }
 
-func (AdvanceDeclared) EventType() Type       { return TypeAdvanceDeclared }
-func (AdvanceDeclared) SchemaVersion() uint16 { return 1 }
+func (AdvanceDeclared) EventType() events.Type { return TypeAdvanceDeclared }
+func (AdvanceDeclared) SchemaVersion() uint16  { return 1 }
 
 // ActionStarted: Unit starts the action named Action.
 type ActionStarted struct {
@@ -51,16 +53,16 @@ type ActionStarted struct {
 	Action string `json:"action"`
 }
 
-func (ActionStarted) EventType() Type       { return TypeActionStarted }
-func (ActionStarted) SchemaVersion() uint16 { return 1 }
+func (ActionStarted) EventType() events.Type { return TypeActionStarted }
+func (ActionStarted) SchemaVersion() uint16  { return 1 }
 
 // AttackAllocated: the defender allocates the current attack to Model.
 type AttackAllocated struct {
 	Model string `json:"model"`
 }
 
-func (AttackAllocated) EventType() Type       { return TypeAttackAllocated }
-func (AttackAllocated) SchemaVersion() uint16 { return 1 }
+func (AttackAllocated) EventType() events.Type { return TypeAttackAllocated }
+func (AttackAllocated) SchemaVersion() uint16  { return 1 }
 
 // RerollChosen: the dice at Indices of the dice.rolled event Seq are to be
 // re-rolled, under the rule named by Source (e.g. "re-roll hit rolls of 1").
@@ -70,8 +72,8 @@ type RerollChosen struct {
 	Source  string `json:"source,omitempty"`
 }
 
-func (RerollChosen) EventType() Type       { return TypeRerollChosen }
-func (RerollChosen) SchemaVersion() uint16 { return 1 }
+func (RerollChosen) EventType() events.Type { return TypeRerollChosen }
+func (RerollChosen) SchemaVersion() uint16  { return 1 }
 
 // RerollDeclined: the re-roll offered on the dice.rolled event Seq is not
 // used.
@@ -79,11 +81,17 @@ type RerollDeclined struct {
 	Seq uint64 `json:"seq"`
 }
 
-func (RerollDeclined) EventType() Type       { return TypeRerollDeclined }
-func (RerollDeclined) SchemaVersion() uint16 { return 1 }
+func (RerollDeclined) EventType() events.Type { return TypeRerollDeclined }
+func (RerollDeclined) SchemaVersion() uint16  { return 1 }
+
+// EventFamily is the 11e event types (projector.EventFamily): the fold
+// decodes an 11e match's events with them beside the core ones.
+func (Rules) EventFamily() events.Family {
+	return events.Family{Name: Edition, Types: ed11eTypes(), New: ed11ePayload}
+}
 
 // ed11ePayload returns a zero payload for the 11e event types.
-func ed11ePayload(t Type) Payload {
+func ed11ePayload(t events.Type) events.Payload {
 	switch t {
 	case TypeShootingPhaseStep:
 		return &ShootingPhaseStep{}
@@ -102,7 +110,7 @@ func ed11ePayload(t Type) Payload {
 }
 
 // ed11eTypes lists the 11e event types.
-func ed11eTypes() []Type {
-	return []Type{TypeShootingPhaseStep, TypeAdvanceDeclared, TypeActionStarted,
+func ed11eTypes() []events.Type {
+	return []events.Type{TypeShootingPhaseStep, TypeAdvanceDeclared, TypeActionStarted,
 		TypeAttackAllocated, TypeRerollChosen, TypeRerollDeclined}
 }

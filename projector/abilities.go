@@ -1,0 +1,54 @@
+package projector
+
+import "github.com/matchrec/matchrec/events"
+
+// An edition is a Rules value; everything else it may do is an optional
+// ability below, found by type assertion where it is needed, so an edition
+// implements only what it has (3e has no events of its own, no state of
+// its own and no choices but the common ones). Each is listed, with what
+// it is for, in the package doc's checklist.
+
+// EventFamily is an optional ability of an edition that records events of
+// its own: their type names and zero payloads. Whoever decodes a match's
+// events decodes them with Vocabulary(rules).
+type EventFamily interface {
+	EventFamily() events.Family
+}
+
+// Vocabulary is the event types a match of edition r may record: the core
+// families and the edition's own (EventFamily).
+func Vocabulary(r Rules) events.Vocabulary {
+	if f, ok := r.(EventFamily); ok {
+		return events.Core().With(f.EventFamily())
+	}
+	return events.Core()
+}
+
+// Narration is an optional ability of an edition that records events of
+// its own: the line a player reads for each of them (replay's narrator
+// tells the core events itself). s is the state after the event, actor
+// the display name of who recorded it; ok is false for a payload the
+// edition does not tell.
+type Narration interface {
+	Narrate(s *State, actor string, p events.Payload) (line string, ok bool)
+}
+
+// Explainer is an optional ability of an edition: it states every input
+// to the target number of an attack's dice step and the rule it comes
+// from, for a judge (matchrec audit --roll).
+type Explainer interface {
+	Explain(s *State, a *Attack, d *DiceStep) (inputs []string, rule string)
+}
+
+// Chooser is an optional ability of an edition: it answers the edition's
+// own choices (allocations, re-rolls, …) for simulations and generated
+// matches with a legal, simple default.
+type Chooser interface {
+	Choose(s *State) (Command, error)
+}
+
+// ShootKinds is an optional ability of an edition whose shoot command
+// names a kind of shooting (11e shooting types): the kinds to try, in order.
+type ShootKinds interface {
+	ShootKinds() []string
+}
