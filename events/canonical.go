@@ -8,7 +8,13 @@ import "reflect"
 // interfaces. Payloads and projected states must have none, or the same
 // value could hash two ways. Unexported fields and fields tagged json:"-"
 // are not encoded and not looked at.
-func NonCanonical(root string, ty reflect.Type) []string {
+//
+// An interface type that impls lists is an extension point (the editions'
+// parts of a projected state): msgpack encodes the concrete value inside,
+// so each concrete type listed is walked in its place, named
+// "path(type)". A listed interface with no types is left to whoever knows
+// its implementations.
+func NonCanonical(root string, ty reflect.Type, impls map[reflect.Type][]reflect.Type) []string {
 	var out []string
 	seen := map[reflect.Type]bool{}
 	var walk func(path string, ty reflect.Type)
@@ -33,7 +39,13 @@ func NonCanonical(root string, ty reflect.Type) []string {
 				out = append(out, path+" is "+ty.String())
 			}
 		case reflect.Interface:
-			out = append(out, path+" is an interface")
+			concrete, ok := impls[ty]
+			if !ok {
+				out = append(out, path+" is an interface")
+			}
+			for _, c := range concrete {
+				walk(path+"("+c.String()+")", c)
+			}
 		}
 	}
 	walk(root, ty)

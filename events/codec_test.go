@@ -95,7 +95,7 @@ func TestPayloadsUseOnlySortableMaps(t *testing.T) {
 		if p.EventType() != name {
 			t.Errorf("%s constructs a %s payload", name, p.EventType())
 		}
-		for _, bad := range NonCanonical(string(name), reflect.TypeOf(p)) {
+		for _, bad := range NonCanonical(string(name), reflect.TypeOf(p), nil) {
 			t.Errorf("%s: not canonically encodable", bad)
 		}
 	}
@@ -153,8 +153,29 @@ func TestNonCanonicalFindsBadMaps(t *testing.T) {
 		Skip   map[int]int `json:"-"`
 		hidden map[int]int
 	}
-	got := NonCanonical("outer", reflect.TypeOf(outer{}))
+	got := NonCanonical("outer", reflect.TypeOf(outer{}), nil)
 	if len(got) != 2 || got[0] != "outer.Bad.M is map[string]int" || got[1] != "outer.Any is an interface" {
 		t.Fatalf("NonCanonical = %v", got)
+	}
+}
+
+// An extension point is walked through every concrete type listed for it.
+func TestNonCanonicalWalksExtensions(t *testing.T) {
+	type ext interface{ ext() }
+	type good struct{ S []string }
+	type bad struct{ M map[int]string }
+	type state struct {
+		Ext  ext
+		More []ext
+	}
+	extType := reflect.TypeOf((*ext)(nil)).Elem()
+	got := NonCanonical("state", reflect.TypeOf(state{}), map[reflect.Type][]reflect.Type{
+		extType: {reflect.TypeOf(&good{}), reflect.TypeOf(&bad{})},
+	})
+	if len(got) != 1 || got[0] != "state.Ext(*events.bad).M is map[int]string" {
+		t.Fatalf("NonCanonical = %v", got)
+	}
+	if got := NonCanonical("state", reflect.TypeOf(state{}), map[reflect.Type][]reflect.Type{extType: nil}); len(got) != 0 {
+		t.Fatalf("an extension point with no types listed: %v", got)
 	}
 }

@@ -52,3 +52,22 @@ type Chooser interface {
 type ShootKinds interface {
 	ShootKinds() []string
 }
+
+// ChargeRoll is a charge as its roll decided it: what the analytics'
+// charges table keeps of each.
+type ChargeRoll struct {
+	Seq      uint64 // the charge's declaring event
+	Unit     string
+	Target   string
+	Dice     []int
+	Needed   float64 // inches the charge had to cover
+	Distance float64 // inches the roll gave
+	Success  bool
+}
+
+// Charges is an optional ability of an edition whose units charge with a
+// roll: when roll is a charge roll, the charge it decided, read from s,
+// the state just after it (ok false for any other roll).
+type Charges interface {
+	ChargeRolled(s *State, roll *events.DiceRolled) (ChargeRoll, bool)
+}

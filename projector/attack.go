@@ -32,9 +32,9 @@ type Attack struct {
 	Casualties []string `json:"casualties,omitempty"`
 	// Expected unsaved wounds, from the exact odds of each step.
 	Expected float64 `json:"expected"`
-	// Edition-specific parts of the attack, nil for the others.
-	Ed6e  *Attack6e  `json:"ed6e,omitempty"`
-	Ed11e *Attack11e `json:"ed11e,omitempty"`
+	// Ext is the edition's own part of the attack (Extension), nil for an
+	// edition that has none.
+	Ext Ext `json:"ext,omitempty"`
 }
 
 // Shooter is one firing model and what it fires.

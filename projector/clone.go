@@ -20,8 +20,9 @@ func (s *State) Clone() *State {
 	c.Dice.Manual = slices.Clone(s.Dice.Manual)
 	c.Disputes = slices.Clone(s.Disputes)
 	c.Skipped = slices.Clone(s.Skipped)
-	c.Ed6e = s.Ed6e.Clone()
-	c.Ed11e = s.Ed11e.Clone()
+	if s.Ext != nil {
+		c.Ext = s.Ext.CloneExt()
+	}
 	if s.Branch != nil {
 		b := *s.Branch
 		c.Branch = &b
@@ -57,8 +58,9 @@ func (a *Attack) Clone() *Attack {
 	c.Eligible = slices.Clone(a.Eligible)
 	c.Assigned = slices.Clone(a.Assigned)
 	c.Casualties = slices.Clone(a.Casualties)
-	c.Ed6e = a.Ed6e.Clone()
-	c.Ed11e = a.Ed11e.Clone()
+	if a.Ext != nil {
+		c.Ext = a.Ext.CloneExt()
+	}
 	c.Steps = make([]DiceStep, len(a.Steps))
 	for i, d := range a.Steps {
 		d.Models = slices.Clone(d.Models)

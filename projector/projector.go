@@ -77,6 +77,7 @@ func applyCommon(r Rules, s *State, e *events.Event, p events.Payload) error {
 			id = e.Match
 		}
 		initState(s, id, p)
+		s.Ext = newExt(r)
 	case *events.TurnStarted:
 		s.Turn, s.Active, s.Attack = p.Turn, p.Player, nil
 		for _, u := range s.Units {

@@ -163,9 +163,9 @@ type State struct {
 	Dice     DiceState      `json:"dice"`
 	Disputes []Dispute      `json:"disputes,omitempty"`
 	Skipped  []SkippedEvent `json:"skipped,omitempty"`
-	// Edition-specific state, nil for the editions that have none.
-	Ed6e  *State6e  `json:"ed6e,omitempty"`
-	Ed11e *State11e `json:"ed11e,omitempty"`
+	// Ext is the edition's own part of the state (Extension), nil for an
+	// edition that has none.
+	Ext Ext `json:"ext,omitempty"`
 
 	// areaCache holds the terrain as geometry (board.go): derived, never
 	// encoded (unexported), and shared by clones since terrain never changes.
@@ -273,13 +273,6 @@ func (s *State) Hash() (events.Hash, error) {
 // StateVersion names the shape of State and the way events fold into it.
 // Bump it whenever either changes: every cached snapshot of an older
 // version is then stale and is folded again from the events.
-const StateVersion = 1
-
-// DecodeState decodes a state written by Encode.
-func DecodeState(b []byte) (*State, error) {
-	var s State
-	if err := events.DecodeValue(b, &s); err != nil {
-		return nil, fmt.Errorf("decode state: %w", err)
-	}
-	return &s, nil
-}
+//
+// 2: the editions' parts moved from the ed6e/ed11e fields to Ext.
+const StateVersion = 2

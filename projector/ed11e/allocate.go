@@ -25,7 +25,7 @@ const (
 // resolveWounds resolves the queued wounds until one waits for someone;
 // it reports whether one does (false: every wound is resolved).
 func resolveWounds(s *projector.State, a *projector.Attack) bool {
-	x := a.Ed11e
+	x := edAttack(a)
 	t := s.Unit(a.Target)
 	for x.Cur < len(x.Wounds) {
 		w := &x.Wounds[x.Cur]
@@ -108,14 +108,14 @@ func wounded(t *projector.Unit) []*projector.Model {
 
 // inflict takes the wound's damage off its model; damage beyond the
 // wounds the model has left is lost (it does not spill to another model).
-func inflict(s *projector.State, a *projector.Attack, t *projector.Unit, w *projector.Wound11e) {
+func inflict(s *projector.State, a *projector.Attack, t *projector.Unit, w *Wound) {
 	m := t.Model(w.Model)
 	if !m.Alive() {
 		return
 	}
 	w.Lost = min(w.Damage, m.WoundsLeft)
 	m.WoundsLeft -= w.Lost
-	a.Ed11e.Damage += w.Lost
+	edAttack(a).Damage += w.Lost
 	s.AddTally(a.Attacker, func(tl *projector.Tally) { tl.WoundsCaused += w.Lost })
 	if m.WoundsLeft <= 0 {
 		m.Removed = true
@@ -161,7 +161,7 @@ func evolveAllocated(s *projector.State, p *AttackAllocated) error {
 	if a == nil || a.Stage != stageAllocate {
 		return fmt.Errorf("no allocation is pending")
 	}
-	x := a.Ed11e
+	x := edAttack(a)
 	t := s.Unit(a.Target)
 	if m := t.Model(p.Model); m == nil || !m.Alive() {
 		return fmt.Errorf("%s is not a model of %s on the table", p.Model, t.ID)

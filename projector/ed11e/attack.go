@@ -23,7 +23,7 @@ const (
 // start plans the attacks rolls (variable attacks are rolled as their own
 // dice, one expression per firing model) and goes on.
 func start(s *projector.State, a *projector.Attack) {
-	x := a.Ed11e
+	x := edAttack(a)
 	for i := range x.Groups {
 		g := &x.Groups[i]
 		e, _ := rules.ParseExpr(g.Attacks) // checked by the plan
@@ -42,7 +42,7 @@ func start(s *projector.State, a *projector.Attack) {
 // advance moves the attack on until it waits for someone: a roll, a
 // re-roll choice, an allocation, or nothing (it is finished).
 func advance(s *projector.State, a *projector.Attack) {
-	x := a.Ed11e
+	x := edAttack(a)
 	for {
 		if x.Offer != nil || x.Rerolling != nil || a.Next < len(a.Steps) {
 			setPending(s, a)
@@ -83,7 +83,7 @@ func advance(s *projector.State, a *projector.Attack) {
 // planHits: one hit roll per group, BS as a target number with the
 // group's cover, capped modifiers and indirect threshold folded in.
 func planHits(a *projector.Attack) {
-	x := a.Ed11e
+	x := edAttack(a)
 	for i := range x.Groups {
 		g := &x.Groups[i]
 		if g.Count == 0 {
@@ -98,7 +98,7 @@ func planHits(a *projector.Attack) {
 
 // planWounds: one wound roll per group that hit, S against the target's T.
 func planWounds(a *projector.Attack) {
-	x := a.Ed11e
+	x := edAttack(a)
 	for i := range x.Groups {
 		g := &x.Groups[i]
 		if g.HitStep < 0 || a.Steps[g.HitStep].Successes == 0 {
@@ -114,7 +114,7 @@ func planWounds(a *projector.Attack) {
 // queueWounds lines up the successful wound rolls, in roll order, for
 // allocation one at a time.
 func queueWounds(a *projector.Attack) {
-	x := a.Ed11e
+	x := edAttack(a)
 	for i, g := range x.Groups {
 		if g.WndStep < 0 {
 			continue
@@ -122,7 +122,7 @@ func queueWounds(a *projector.Attack) {
 		d := a.Steps[g.WndStep]
 		for _, v := range d.Values {
 			if v >= d.Need {
-				x.Wounds = append(x.Wounds, projector.Wound11e{Group: i})
+				x.Wounds = append(x.Wounds, Wound{Group: i})
 			}
 		}
 	}
@@ -140,7 +140,7 @@ func successes(a *projector.Attack, purpose string) int {
 }
 
 // groupOf returns the group whose attacks, hit or wound roll is step i.
-func groupOf(x *projector.Attack11e, i int) *projector.Group11e {
+func groupOf(x *Attack, i int) *Group {
 	for k := range x.Groups {
 		if g := &x.Groups[k]; g.AttStep == i || g.HitStep == i || g.WndStep == i {
 			return g
@@ -153,7 +153,7 @@ func groupOf(x *projector.Attack11e, i int) *projector.Group11e {
 // dice, or the re-roll chosen.
 func evolveAttackRoll(s *projector.State, seq uint64, p *events.DiceRolled) error {
 	a := s.Attack
-	x := a.Ed11e
+	x := edAttack(a)
 	if x.Rerolling != nil {
 		return applyReroll(s, a, p)
 	}
@@ -230,7 +230,7 @@ func expected(s *projector.State, a *projector.Attack) float64 {
 	t := s.Unit(a.Target)
 	models := t.AliveModels()
 	var total float64
-	for _, g := range a.Ed11e.Groups {
+	for _, g := range edAttack(a).Groups {
 		att, _ := rules.ParseExpr(g.Attacks)
 		dmg, _ := rules.ParseExpr(g.D)
 		var fail float64
@@ -239,14 +239,14 @@ func expected(s *projector.State, a *projector.Attack) float64 {
 		}
 		fail /= float64(len(models))
 		total += float64(len(g.Shooters)) * att.Mean() * pReroll(g.Need, g.Reroll) *
-			pReroll(WoundNeed(g.S, a.Ed11e.T), g.WReroll) * fail * dmg.Mean()
+			pReroll(WoundNeed(g.S, edAttack(a).T), g.WReroll) * fail * dmg.Mean()
 	}
 	return total
 }
 
 // setPending says what the attack waits for.
 func setPending(s *projector.State, a *projector.Attack) {
-	x := a.Ed11e
+	x := edAttack(a)
 	switch {
 	case x.Offer != nil:
 		d := a.Steps[x.Offer.Step]

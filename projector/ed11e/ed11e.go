@@ -134,15 +134,11 @@ func (r Rules) Decide(s *projector.State, actor events.Actor, c projector.Comman
 
 // Evolve folds this edition's events and its reading of common ones.
 func (r Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) error {
-	if s.Ed11e == nil {
-		s.Ed11e = &projector.State11e{}
-	}
 	switch p := p.(type) {
 	case *events.MatchCreated:
-		s.Ed11e = &projector.State11e{}
 		updateEngagement(s)
 	case *events.TurnStarted:
-		*ed(s) = projector.State11e{}
+		*ed(s) = State{}
 	case *events.PhaseStarted:
 		x := ed(s)
 		x.Step, x.Selected = "", nil
@@ -167,16 +163,6 @@ func (r Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) err
 		return evolveAllocated(s, p)
 	}
 	return nil
-}
-
-// ed is the edition's state. Decide only reads it and must not change s,
-// so a state without one (never after match.created) reads as empty
-// without being given one; Evolve makes sure it has one.
-func ed(s *projector.State) *projector.State11e {
-	if s.Ed11e == nil {
-		return &projector.State11e{}
-	}
-	return s.Ed11e
 }
 
 // evolveRoll routes a roll: to the attack in progress, or to the advance

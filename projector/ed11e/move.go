@@ -64,7 +64,7 @@ func evolveAdvanceRoll(s *projector.State, p *events.DiceRolled) error {
 		return fmt.Errorf("advance roll of %d dice (%s), want %d", len(p.Values), p.Purpose, e.Dice())
 	}
 	u := s.Unit(x.AdvancePending)
-	x.Advances = append(x.Advances, projector.Advance11e{Unit: u.ID, Inches: e.Eval(p.Values)})
+	x.Advances = append(x.Advances, Advance{Unit: u.ID, Inches: e.Eval(p.Values)})
 	x.AdvancePending = ""
 	u.Advanced = true
 	s.Pending = s.PendingDeclare()

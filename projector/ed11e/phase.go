@@ -105,7 +105,7 @@ func evolveAction(s *projector.State, seq uint64, p *ActionStarted) error {
 		return fmt.Errorf("unknown unit %s", p.Unit)
 	}
 	x := ed(s)
-	x.Actions = append(x.Actions, projector.Action11e{Unit: p.Unit, Action: p.Action, Phase: s.Phase, Seq: seq})
+	x.Actions = append(x.Actions, Action{Unit: p.Unit, Action: p.Action, Phase: s.Phase, Seq: seq})
 	s.Pending = declare(s)
 	return nil
 }

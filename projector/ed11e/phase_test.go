@@ -18,25 +18,25 @@ func TestShootingPhaseSteps(t *testing.T) {
 	g.Refused(alice, projector.Command{Type: CmdStep}, projector.CodeWrongPhase)
 	n := len(g.Events)
 	g.Do(alice, projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting})
-	if ts := types(g, n); !slices.Equal(ts, []events.Type{events.TypePhaseStarted, TypeShootingPhaseStep}) || g.State.Ed11e.Step != StepStart {
-		t.Fatalf("events %v, step %q", ts, g.State.Ed11e.Step)
+	if ts := types(g, n); !slices.Equal(ts, []events.Type{events.TypePhaseStarted, TypeShootingPhaseStep}) || ed(g.State).Step != StepStart {
+		t.Fatalf("events %v, step %q", ts, ed(g.State).Step)
 	}
 	n = len(g.Events)
 	g.Do(alice, shoot("a", "b", Normal))
-	if ts := types(g, n); !slices.Equal(ts, []events.Type{TypeShootingPhaseStep, events.TypeShootingDeclared}) || g.State.Ed11e.Step != StepShoot {
-		t.Fatalf("events %v, step %q", ts, g.State.Ed11e.Step)
+	if ts := types(g, n); !slices.Equal(ts, []events.Type{TypeShootingPhaseStep, events.TypeShootingDeclared}) || ed(g.State).Step != StepShoot {
+		t.Fatalf("events %v, step %q", ts, ed(g.State).Step)
 	}
 	g.Refused(alice, projector.Command{Type: CmdStep}, projector.CodeWrongStep) // an attack is resolving
 	g.Roll(1)
 	g.Do(alice, projector.Command{Type: CmdStep})
-	if g.State.Ed11e.Step != StepEnd {
-		t.Fatalf("step %q", g.State.Ed11e.Step)
+	if ed(g.State).Step != StepEnd {
+		t.Fatalf("step %q", ed(g.State).Step)
 	}
 	g.Refused(alice, projector.Command{Type: CmdStep}, projector.CodeWrongStep)
 	g.Refused(alice, shoot("a", "b", Normal), projector.CodeWrongStep)
 	n = len(g.Events)
 	g.Do(alice, projector.Command{Type: projector.CmdNextTurn})
-	if ts := types(g, n); !slices.Equal(ts, []events.Type{events.TypeTurnStarted}) || g.State.Ed11e.Step != "" {
+	if ts := types(g, n); !slices.Equal(ts, []events.Type{events.TypeTurnStarted}) || ed(g.State).Step != "" {
 		t.Fatalf("events %v", ts)
 	}
 	// Bob goes to shooting and straight on to the next turn: the shoot
@@ -74,7 +74,7 @@ func TestShootingEligibility(t *testing.T) {
 	// Next turn of alice: selectable again.
 	g.Do(alice, projector.Command{Type: projector.CmdNextTurn})
 	g.Do(bob, projector.Command{Type: projector.CmdNextTurn})
-	if g.State.Unit("a").Fired || len(g.State.Ed11e.Selected) != 0 {
+	if g.State.Unit("a").Fired || len(ed(g.State).Selected) != 0 {
 		t.Fatal("selection must not outlive the phase")
 	}
 	same(t, g)
@@ -97,7 +97,7 @@ func TestNoActionAfterShooting(t *testing.T) {
 	g.Do(alice, projector.Command{Type: CmdAction, Unit: "c", Kind: "cleanse"})
 	g.Do(alice, projector.Command{Type: CmdStep}) // end of the phase: still refused
 	refusedWith(t, g, projector.Command{Type: CmdAction, Unit: "a", Kind: "cleanse"}, projector.CodeNotEligible, "until the end of the shooting phase")
-	if acts := g.State.Ed11e.Actions; len(acts) != 2 || acts[1].Unit != "c" || acts[1].Action != "cleanse" || acts[1].Phase != projector.PhaseShooting {
+	if acts := ed(g.State).Actions; len(acts) != 2 || acts[1].Unit != "c" || acts[1].Action != "cleanse" || acts[1].Phase != projector.PhaseShooting {
 		t.Fatalf("actions %+v", acts)
 	}
 	// The phase over (alice's next turn), a may start one.

@@ -18,7 +18,7 @@ import (
 type plan struct {
 	weapons  map[string]string // firing model → its firing weapons, comma-separated
 	shooters []projector.Shooter
-	groups   []projector.Group11e
+	groups   []Group
 	engaged  bool
 	t        int
 }
@@ -146,7 +146,7 @@ func planShooting(s *projector.State, u, t *projector.Unit, kind string, choice 
 				}
 				continue
 			}
-			g := projector.Group11e{Weapon: w.ID, Name: weaponName(w), BS: w.BS, S: w.S, AP: w.AP, D: dmg.String(), Attacks: attacks.String(),
+			g := Group{Weapon: w.ID, Name: weaponName(w), BS: w.BS, S: w.S, AP: w.AP, D: dmg.String(), Attacks: attacks.String(),
 				Cover: cover || indirect, Indirect: indirect, Reroll: hitReroll(u, w), WReroll: woundReroll(w),
 				AttStep: -1, HitStep: -1, WndStep: -1}
 			var mods []string
@@ -185,7 +185,7 @@ func planShooting(s *projector.State, u, t *projector.Unit, kind string, choice 
 }
 
 // addGroup puts shooter sh into the group of attacks that roll like g.
-func (pl *plan) addGroup(g projector.Group11e, sh int) {
+func (pl *plan) addGroup(g Group, sh int) {
 	for i := range pl.groups {
 		o := &pl.groups[i]
 		if o.Weapon == g.Weapon && o.Need == g.Need && o.Mod == g.Mod && o.Cover == g.Cover &&
@@ -287,7 +287,7 @@ func toughness(t *projector.Unit) int {
 	return best
 }
 
-func groupLabel(w *events.WeaponSpec, g projector.Group11e, mods []string) string {
+func groupLabel(w *events.WeaponSpec, g Group, mods []string) string {
 	parts := []string{fmt.Sprintf("%s BS%d+", weaponName(w), g.BS)}
 	if g.Cover {
 		parts = append(parts, "cover")

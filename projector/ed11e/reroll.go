@@ -29,7 +29,7 @@ func offer(a *projector.Attack, i int, rule string) {
 		}
 	}
 	if len(idx) > 0 {
-		a.Ed11e.Offer = &projector.Reroll11e{Step: i, Seq: d.Seq, Rule: rule, Indices: idx}
+		edAttack(a).Offer = &Reroll{Step: i, Seq: d.Seq, Rule: rule, Indices: idx}
 	}
 }
 
@@ -38,10 +38,10 @@ func offer(a *projector.Attack, i int, rule string) {
 // digital dice can say "re-roll the 1s" before knowing where they are).
 func decideReroll(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
 	a := s.Attack
-	if a == nil || a.Ed11e == nil || a.Ed11e.Offer == nil {
+	if a == nil || edAttack(a).Offer == nil {
 		return nil, noReroll(s)
 	}
-	o := a.Ed11e.Offer
+	o := edAttack(a).Offer
 	if actor.Kind != events.ActorPlayer || actor.ID != a.Attacker {
 		return nil, projector.Refuse(projector.CodeWrongPlayer, "%s decides this re-roll", s.PlayerName(a.Attacker))
 	}
@@ -78,13 +78,13 @@ func noReroll(s *projector.State) error {
 	if a == nil {
 		a = s.LastAttack
 	}
-	if a != nil && a.Ed11e != nil && a.Next > 0 {
+	if a != nil && a.Next > 0 {
 		i := a.Next - 1
-		if g := groupOf(a.Ed11e, i); g != nil && g.HitStep == i && g.Indirect {
+		if g := groupOf(edAttack(a), i); g != nil && g.HitStep == i && g.Indirect {
 			return projector.Refuse(projector.CodeNotEligible,
 				"hit rolls of [INDIRECT FIRE] attacks in indirect shooting cannot be re-rolled (10.07)")
 		}
-		for _, r := range a.Ed11e.Rerolled {
+		for _, r := range edAttack(a).Rerolled {
 			if r.Step == i {
 				return projector.Refuse(projector.CodeNotEligible,
 					"the %s roll has been re-rolled already: a die is re-rolled at most once", a.Steps[i].Purpose)
@@ -96,28 +96,28 @@ func noReroll(s *projector.State) error {
 
 func decideDecline(s *projector.State, actor events.Actor) ([]events.Payload, error) {
 	a := s.Attack
-	if a == nil || a.Ed11e == nil || a.Ed11e.Offer == nil {
+	if a == nil || edAttack(a).Offer == nil {
 		return nil, projector.Refuse(projector.CodeWrongStep, "nothing to decline; the match waits for: %s", s.Pending.Text)
 	}
 	if actor.Kind != events.ActorPlayer || actor.ID != a.Attacker {
 		return nil, projector.Refuse(projector.CodeWrongPlayer, "%s decides this re-roll", s.PlayerName(a.Attacker))
 	}
-	return []events.Payload{&RerollDeclined{Seq: a.Ed11e.Offer.Seq}}, nil
+	return []events.Payload{&RerollDeclined{Seq: edAttack(a).Offer.Seq}}, nil
 }
 
 func evolveRerollChosen(s *projector.State, p *RerollChosen) error {
 	a := s.Attack
-	if a == nil || a.Ed11e.Offer == nil || a.Ed11e.Offer.Seq != p.Seq || len(p.Indices) == 0 {
+	if a == nil || edAttack(a).Offer == nil || edAttack(a).Offer.Seq != p.Seq || len(p.Indices) == 0 {
 		return fmt.Errorf("no re-roll of roll %d is offered", p.Seq)
 	}
-	x := a.Ed11e
+	x := edAttack(a)
 	n := len(a.Steps[x.Offer.Step].Values)
 	for _, i := range p.Indices {
 		if i < 0 || i >= n {
 			return fmt.Errorf("roll %d has no die %d", p.Seq, i)
 		}
 	}
-	x.Rerolling = &projector.Reroll11e{Step: x.Offer.Step, Seq: p.Seq, Rule: p.Source, Indices: slices.Clone(p.Indices)}
+	x.Rerolling = &Reroll{Step: x.Offer.Step, Seq: p.Seq, Rule: p.Source, Indices: slices.Clone(p.Indices)}
 	x.Offer = nil
 	advance(s, a)
 	return nil
@@ -125,17 +125,17 @@ func evolveRerollChosen(s *projector.State, p *RerollChosen) error {
 
 func evolveRerollDeclined(s *projector.State, p *RerollDeclined) error {
 	a := s.Attack
-	if a == nil || a.Ed11e.Offer == nil || a.Ed11e.Offer.Seq != p.Seq {
+	if a == nil || edAttack(a).Offer == nil || edAttack(a).Offer.Seq != p.Seq {
 		return fmt.Errorf("no re-roll of roll %d is offered", p.Seq)
 	}
-	a.Ed11e.Offer = nil
+	edAttack(a).Offer = nil
 	advance(s, a)
 	return nil
 }
 
 // applyReroll puts the re-rolled values in place of the dice they replace.
 func applyReroll(s *projector.State, a *projector.Attack, p *events.DiceRolled) error {
-	x := a.Ed11e
+	x := edAttack(a)
 	r := x.Rerolling
 	if p.Reroll == nil || p.Reroll.Seq != r.Seq || !slices.Equal(p.Reroll.Indices, r.Indices) || len(p.Values) != len(r.Indices) {
 		return fmt.Errorf("expected the re-roll of dice %v of roll %d", r.Indices, r.Seq)
@@ -172,10 +172,10 @@ func fixedDamage(s *projector.State) (string, string) {
 	if a == nil {
 		a = s.LastAttack
 	}
-	if a == nil || a.Ed11e == nil {
+	if a == nil {
 		return "", ""
 	}
-	x := a.Ed11e
+	x := edAttack(a)
 	for _, i := range []int{x.Cur - 1, x.Cur} {
 		if i < 0 || i >= len(x.Wounds) {
 			continue

@@ -105,7 +105,7 @@ func TestRerollHitsAndTwinLinked(t *testing.T) {
 	toShooting(g)
 	g.Do(alice, shoot("a", "b", Normal))
 	g.Roll(2, 3, 6)
-	if o := g.State.Attack.Ed11e.Offer; o == nil || !slices.Equal(o.Indices, []int{0}) || o.Rule != RuleHits {
+	if o := edAttack(g.State.Attack).Offer; o == nil || !slices.Equal(o.Indices, []int{0}) || o.Rule != RuleHits {
 		t.Fatalf("offer %+v", o)
 	}
 	g.Do(alice, projector.Command{Type: projector.CmdReroll, Indices: []int{0, 1}}) // a success may be re-rolled too
@@ -135,7 +135,7 @@ func TestRerollBeforeModifiers(t *testing.T) {
 	g.Do(alice, shoot("beast", "b", CloseQuarters))
 	pending(t, g, projector.WaitRoll, "alice", "hit", 3, 4) // BS3+ with −1
 	g.Roll(2, 1, 4)
-	if o := g.State.Attack.Ed11e.Offer; o == nil || !slices.Equal(o.Indices, []int{1}) {
+	if o := edAttack(g.State.Attack).Offer; o == nil || !slices.Equal(o.Indices, []int{1}) {
 		t.Fatalf("offer %+v: only the unmodified 1 may be re-rolled", o)
 	}
 	g.Refused(alice, projector.Command{Type: projector.CmdReroll, Indices: []int{0}}, projector.CodeBadDice)

@@ -25,7 +25,7 @@ func TestAttackSequence(t *testing.T) {
 	pending(t, g, projector.WaitRoll, "bob", "save", 1, 4)
 	g.Roll(3) // failed
 	la := g.State.LastAttack
-	if g.State.Attack != nil || la.Hits != 2 || la.Wounds != 1 || la.Unsaved != 1 || la.Ed11e.Damage != 1 {
+	if g.State.Attack != nil || la.Hits != 2 || la.Wounds != 1 || la.Unsaved != 1 || edAttack(la).Damage != 1 {
 		t.Fatalf("outcome %+v", la)
 	}
 	if u := g.State.Unit("b"); u.Model("b-2").Alive() || !u.Model("b-1").Alive() {
@@ -55,8 +55,8 @@ func TestWoundedModelFirst(t *testing.T) {
 	g.Roll(1) // b-3 loses 1 of 3
 	// b-3 has lost wounds: the next attacks go to it without a choice.
 	pending(t, g, projector.WaitRoll, "bob", "save", 1, 4)
-	if a := g.State.Attack; a.Ed11e.Wounds[1].Model != "b-3" {
-		t.Fatalf("second attack allocated to %q", a.Ed11e.Wounds[1].Model)
+	if a := g.State.Attack; edAttack(a).Wounds[1].Model != "b-3" {
+		t.Fatalf("second attack allocated to %q", edAttack(a).Wounds[1].Model)
 	}
 	g.Roll(1)
 	g.Roll(1)
@@ -154,8 +154,8 @@ func TestD3DamageAndExcessLost(t *testing.T) {
 	g.Roll(2)
 	g.Roll(3) // D3 of a 3 = 2
 	la := g.State.LastAttack
-	if !u.Destroyed() || la.Ed11e.Damage != 4 || la.Ed11e.Wounds[0].Damage != 3 || la.Ed11e.Wounds[0].Lost != 2 || la.Ed11e.Wounds[1].Damage != 2 {
-		t.Fatalf("damage %d, wounds %+v", la.Ed11e.Damage, la.Ed11e.Wounds)
+	if !u.Destroyed() || edAttack(la).Damage != 4 || edAttack(la).Wounds[0].Damage != 3 || edAttack(la).Wounds[0].Lost != 2 || edAttack(la).Wounds[1].Damage != 2 {
+		t.Fatalf("damage %d, wounds %+v", edAttack(la).Damage, edAttack(la).Wounds)
 	}
 	if g.State.TallyOf("alice").WoundsCaused != 4 {
 		t.Fatalf("tally %+v", g.State.Tally)

@@ -76,7 +76,7 @@ func evolveDeclared(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 	a := &projector.Attack{
 		Seq: seq, Kind: "shooting", Type: p.Kind, Firer: u.ID, Target: t.ID,
 		Attacker: u.Player, Defender: t.Player, Shooters: pl.shooters,
-		Ed11e: &projector.Attack11e{Engaged: pl.engaged, T: pl.t, Groups: pl.groups},
+		Ext: &Attack{Engaged: pl.engaged, T: pl.t, Groups: pl.groups},
 	}
 	for _, m := range t.AliveModels() { // every model of the target may be allocated an attack
 		a.Eligible = append(a.Eligible, m.ID)

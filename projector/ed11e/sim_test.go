@@ -28,7 +28,7 @@ func simulate(t *testing.T, seed uint64, a, b events.UnitSpec) (mean, exact floa
 		if err := sim.FinishAttack(Rules{}, s, dice, Choose); err != nil {
 			t.Fatal(err)
 		}
-		total += s.LastAttack.Ed11e.Damage
+		total += edAttack(s.LastAttack).Damage
 	}
 	if start.Attack == nil || start.Attack.Next != 0 || start.Unit(b.ID).Destroyed() {
 		t.Fatal("simulation changed the state it started from")

@@ -68,8 +68,8 @@ func TestWoundsNoEligibleModelCanTakeAreLost(t *testing.T) {
 	g.Roll(ones(5, 6)...)
 	g.Roll(ones(5, 1)...)
 	la := g.State.LastAttack
-	if g.State.Attack != nil || la.Unsaved != 5 || la.Ed6e.Applied != 1 || la.Ed6e.Lost != 4 {
-		t.Fatalf("outcome %+v / %+v", la, la.Ed6e)
+	if g.State.Attack != nil || la.Unsaved != 5 || edAttack(la).Applied != 1 || edAttack(la).Lost != 4 {
+		t.Fatalf("outcome %+v / %+v", la, edAttack(la))
 	}
 	if got := alive(g, "boyz"); !slices.Equal(got, []string{"boyz-2", "boyz-3"}) {
 		t.Fatalf("alive %v", got)

@@ -19,7 +19,7 @@ import (
 // allocate resolves the pools in order until a roll or a choice is
 // needed, or every wound is resolved.
 func allocate(s *projector.State, a *projector.Attack) {
-	x := a.Ed6e
+	x := edAttack(a)
 	for {
 		if x.Wound != nil {
 			if !saveSingle(s, a) {
@@ -48,7 +48,7 @@ func allocate(s *projector.State, a *projector.Attack) {
 			continue
 		}
 		m := closest(s, a, cands)
-		x.Wound = &projector.Wound6e{Model: m.ID}
+		x.Wound = &Wound{Model: m.ID}
 		if isCharacter(m) && len(lookOutSirRecipients(s, a, m)) > 0 {
 			x.Wound.Character = m.ID
 			a.Stage = stageOffer
@@ -58,14 +58,14 @@ func allocate(s *projector.State, a *projector.Attack) {
 }
 
 // pool is the pool being resolved.
-func pool(a *projector.Attack) *projector.Pool6e {
-	return &a.Ed6e.Pools[a.Ed6e.Order[a.Ed6e.Pool-1]]
+func pool(a *projector.Attack) *Pool {
+	return &edAttack(a).Pools[edAttack(a).Order[edAttack(a).Pool-1]]
 }
 
 // startPool begins the next pool: batch when every candidate has the same
 // best save and none is a character (default).
 func startPool(s *projector.State, a *projector.Attack) {
-	x := a.Ed6e
+	x := edAttack(a)
 	x.Pool++
 	pl := pool(a)
 	x.Left, x.Batch = pl.Wounds, true
@@ -88,7 +88,7 @@ func candidates(s *projector.State, a *projector.Attack) []*projector.Model {
 	t := s.Unit(a.Target)
 	var out []*projector.Model
 	for _, id := range a.Eligible {
-		if m := t.Model(id); m != nil && m.Alive() && focusAllows(a.Ed6e.Focus, coverSave(a, id)) {
+		if m := t.Model(id); m != nil && m.Alive() && focusAllows(edAttack(a).Focus, coverSave(a, id)) {
 			out = append(out, m)
 		}
 	}
@@ -139,7 +139,7 @@ func bestSave(a *projector.Attack, m *projector.Model, ap int) (int, string) {
 // applies it when the model has no save. It reports whether allocation
 // may go on without a roll.
 func saveSingle(s *projector.State, a *projector.Attack) bool {
-	x := a.Ed6e
+	x := edAttack(a)
 	m := targetModel(s, a, x.Wound.Model)
 	sv, why := bestSave(a, m, pool(a).AP)
 	if sv == 0 {
@@ -151,7 +151,7 @@ func saveSingle(s *projector.State, a *projector.Attack) bool {
 		return true
 	}
 	addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeSave, Label: fmt.Sprintf("%s, %s %d+", modelLabel(m), why, sv),
-		Dice: 1, Need: sv, Models: []string{m.ID}}, projector.Step6e{AP: pool(a).AP})
+		Dice: 1, Need: sv, Models: []string{m.ID}}, Step{AP: pool(a).AP})
 	a.Stage = stageSave
 	return false
 }
@@ -159,7 +159,7 @@ func saveSingle(s *projector.State, a *projector.Attack) bool {
 // saveBatch asks for the pool's saves in one roll, or applies every wound
 // when the candidates have no save.
 func saveBatch(s *projector.State, a *projector.Attack, cands []*projector.Model) bool {
-	x := a.Ed6e
+	x := edAttack(a)
 	sv, why := bestSave(a, cands[0], pool(a).AP)
 	if sv == 0 {
 		a.Unsaved += x.Left
@@ -169,7 +169,7 @@ func saveBatch(s *projector.State, a *projector.Attack, cands []*projector.Model
 		return true
 	}
 	addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeSave, Label: fmt.Sprintf("%s, %s %d+", pool(a).Key, why, sv),
-		Dice: x.Left, Need: sv}, projector.Step6e{AP: pool(a).AP})
+		Dice: x.Left, Need: sv}, Step{AP: pool(a).AP})
 	a.Stage = stageSave
 	return false
 }
@@ -177,7 +177,7 @@ func saveBatch(s *projector.State, a *projector.Attack, cands []*projector.Model
 // resolveSave applies a save roll: a batch removes the closest models, a
 // single save wounds its model or not.
 func resolveSave(s *projector.State, a *projector.Attack, d *projector.DiceStep) {
-	x, pl := a.Ed6e, pool(a)
+	x, pl := edAttack(a), pool(a)
 	unsaved := d.Dice - d.Successes
 	a.Saves += d.Successes
 	a.Unsaved += unsaved
@@ -201,7 +201,7 @@ func removeClosest(s *projector.State, a *projector.Attack, n int) {
 	for ; n > 0; n-- {
 		cands := candidates(s, a)
 		if len(cands) == 0 {
-			a.Ed6e.Lost += n
+			edAttack(a).Lost += n
 			return
 		}
 		applyWound(s, a, closest(s, a, cands))
@@ -211,7 +211,7 @@ func removeClosest(s *projector.State, a *projector.Attack, n int) {
 // applyWound takes one wound off m, removing it at zero.
 func applyWound(s *projector.State, a *projector.Attack, m *projector.Model) {
 	m.WoundsLeft--
-	a.Ed6e.Applied++
+	edAttack(a).Applied++
 	s.AddTally(a.Attacker, func(t *projector.Tally) { t.WoundsCaused++ })
 	if m.WoundsLeft > 0 {
 		return
@@ -247,7 +247,7 @@ func decidePools(s *projector.State, actor events.Actor, c projector.Command) ([
 	if actor.Kind != events.ActorPlayer || actor.ID != a.Attacker {
 		return nil, projector.Refuse(projector.CodeWrongPlayer, "%s orders the wound pools", s.PlayerName(a.Attacker))
 	}
-	pools := a.Ed6e.Pools
+	pools := edAttack(a).Pools
 	if len(c.Indices) != len(pools) {
 		return nil, projector.Refuse(projector.CodeBadCommand, "order all %d pools (indices 0..%d), got %d indices", len(pools), len(pools)-1, len(c.Indices))
 	}
@@ -265,14 +265,14 @@ func decidePools(s *projector.State, actor events.Actor, c projector.Command) ([
 
 func evolvePools(s *projector.State, p *WoundPoolsOrdered) error {
 	a := s.Attack
-	if a == nil || a.Stage != stageOrder || len(p.Pools) != len(a.Ed6e.Pools) {
+	if a == nil || a.Stage != stageOrder || len(p.Pools) != len(edAttack(a).Pools) {
 		return fmt.Errorf("no order of %d wound pools is pending", len(p.Pools))
 	}
 	for _, key := range p.Pools {
 		found := false
-		for j, pl := range a.Ed6e.Pools {
+		for j, pl := range edAttack(a).Pools {
 			if pl.Key == key {
-				a.Ed6e.Order = append(a.Ed6e.Order, j)
+				edAttack(a).Order = append(edAttack(a).Order, j)
 				found = true
 			}
 		}

@@ -79,14 +79,14 @@ func planHits(s *projector.State, a *projector.Attack, specs []hitSpec) {
 		a.Shots += sh.Shots
 		if sp.auto {
 			a.Hits += sh.Shots
-			a.Ed6e.AutoHits = append(a.Ed6e.AutoHits, projector.AutoHit6e{Weapon: sh.Weapon, S: sh.S, AP: sh.AP, Hits: sh.Shots})
+			edAttack(a).AutoHits = append(edAttack(a).AutoHits, AutoHit{Weapon: sh.Weapon, S: sh.S, AP: sh.AP, Hits: sh.Shots})
 			continue
 		}
 		j, ok := idx[sp.key]
 		if !ok {
 			j = len(a.Steps)
 			idx[sp.key] = j
-			info := projector.Step6e{AP: sh.AP}
+			info := Step{AP: sh.AP}
 			switch {
 			case sp.mc: // the weapon's own re-roll wins over the table
 				info.Reroll, info.RerollNeed = ruleMC, sp.need
@@ -97,16 +97,16 @@ func planHits(s *projector.State, a *projector.Attack, specs []hitSpec) {
 		}
 		a.Steps[j].Dice += sh.Shots
 		if sp.mc {
-			a.Ed6e.Steps[j].RerollMax += MasterCraftedRerolls
+			edAttack(a).Steps[j].RerollMax += MasterCraftedRerolls
 		}
 	}
 	a.Expected = expected(s, a)
 }
 
 // addStep inserts a dice step and its 6e details at index i.
-func addStep(a *projector.Attack, i int, d projector.DiceStep, info projector.Step6e) {
+func addStep(a *projector.Attack, i int, d projector.DiceStep, info Step) {
 	a.Steps = append(a.Steps[:i], append([]projector.DiceStep{d}, a.Steps[i:]...)...)
-	a.Ed6e.Steps = append(a.Ed6e.Steps[:i], append([]projector.Step6e{info}, a.Ed6e.Steps[i:]...)...)
+	edAttack(a).Steps = append(edAttack(a).Steps[:i], append([]Step{info}, edAttack(a).Steps[i:]...)...)
 }
 
 // evolveAttackRoll folds a roll of the attack in progress.
@@ -120,7 +120,7 @@ func evolveAttackRoll(s *projector.State, seq uint64, p *events.DiceRolled) erro
 		return fmt.Errorf("roll of %d dice for %s, but the step is %d dice for %s", len(p.Values), p.Purpose, d.Dice, d.Purpose)
 	}
 	i := a.Next
-	info := a.Ed6e.Steps[i]
+	info := edAttack(a).Steps[i]
 	if info.IsReroll && (p.Reroll == nil || p.Reroll.Seq != a.Steps[info.Of].Seq) {
 		return fmt.Errorf("a re-roll must name the roll it replaces (event %d)", a.Steps[info.Of].Seq)
 	}
@@ -148,7 +148,7 @@ func evolveAttackRoll(s *projector.State, seq uint64, p *events.DiceRolled) erro
 // the 1s (BS6+) or failed dice (master-crafted, up to one per model). A
 // re-roll step is never re-rolled: no die is re-rolled twice.
 func queueReroll(a *projector.Attack, i int) {
-	d, info := &a.Steps[i], a.Ed6e.Steps[i]
+	d, info := &a.Steps[i], edAttack(a).Steps[i]
 	var idx []int
 	for j, v := range d.Values {
 		fail := v < d.Need
@@ -167,7 +167,7 @@ func queueReroll(a *projector.Attack, i int) {
 		label = d.Label + ", master-crafted re-roll"
 	}
 	addStep(a, i+1, projector.DiceStep{Purpose: purposeHit, Label: label, Dice: len(idx), Need: info.RerollNeed, S: d.S},
-		projector.Step6e{AP: info.AP, Reroll: info.Reroll, IsReroll: true, Of: i, Indices: idx})
+		Step{AP: info.AP, Reroll: info.Reroll, IsReroll: true, Of: i, Indices: idx})
 }
 
 // advance moves the attack on once no roll of the current stage is left.
@@ -188,8 +188,8 @@ func advance(s *projector.State, a *projector.Attack) {
 
 // hitsByPool sums the hits of each Strength/AP, in the order they first
 // appear.
-func hitsByPool(a *projector.Attack) []projector.Pool6e {
-	var out []projector.Pool6e
+func hitsByPool(a *projector.Attack) []Pool {
+	var out []Pool
 	add := func(st, ap, n int) {
 		if n == 0 {
 			return
@@ -201,14 +201,14 @@ func hitsByPool(a *projector.Attack) []projector.Pool6e {
 				return
 			}
 		}
-		out = append(out, projector.Pool6e{Key: key, S: st, AP: ap, Wounds: n})
+		out = append(out, Pool{Key: key, S: st, AP: ap, Wounds: n})
 	}
 	for i, d := range a.Steps {
 		if d.Purpose == purposeHit {
-			add(d.S, a.Ed6e.Steps[i].AP, d.Successes)
+			add(d.S, edAttack(a).Steps[i].AP, d.Successes)
 		}
 	}
-	for _, h := range a.Ed6e.AutoHits {
+	for _, h := range edAttack(a).AutoHits {
 		add(h.S, h.AP, h.Hits)
 	}
 	return out
@@ -228,7 +228,7 @@ func planWounds(s *projector.State, a *projector.Attack) {
 			continue
 		}
 		addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeWound, Label: fmt.Sprintf("S%d vs T%d", h.S, tough),
-			Dice: h.Wounds, Need: need, S: h.S, T: tough}, projector.Step6e{AP: h.AP, Pool: h.Key})
+			Dice: h.Wounds, Need: need, S: h.S, T: tough}, Step{AP: h.AP, Pool: h.Key})
 	}
 	if a.Next == len(a.Steps) {
 		finish(s, a)
@@ -239,16 +239,16 @@ func planWounds(s *projector.State, a *projector.Attack) {
 // one, the attacker picks their order.
 func planPools(s *projector.State, a *projector.Attack) {
 	for i, d := range a.Steps {
-		info := a.Ed6e.Steps[i]
+		info := edAttack(a).Steps[i]
 		if d.Purpose == purposeWound && d.Successes > 0 {
-			a.Ed6e.Pools = append(a.Ed6e.Pools, projector.Pool6e{Key: info.Pool, S: d.S, AP: info.AP, Wounds: d.Successes})
+			edAttack(a).Pools = append(edAttack(a).Pools, Pool{Key: info.Pool, S: d.S, AP: info.AP, Wounds: d.Successes})
 		}
 	}
-	switch len(a.Ed6e.Pools) {
+	switch len(edAttack(a).Pools) {
 	case 0:
 		finish(s, a)
 	case 1:
-		a.Ed6e.Order = []int{0}
+		edAttack(a).Order = []int{0}
 		a.Stage = stageAlloc
 		allocate(s, a)
 	default:
@@ -302,8 +302,8 @@ func finish(s *projector.State, a *projector.Attack) {
 			u.Fired = true
 		}
 	case KindOverwatch:
-		s.Ed6e.Overwatched = append(s.Ed6e.Overwatched, a.Firer)
-		if ch := s.Ed6e.Charge; ch != nil && ch.Stage == chargeOverwatch {
+		ed(s).Overwatched = append(ed(s).Overwatched, a.Firer)
+		if ch := ed(s).Charge; ch != nil && ch.Stage == chargeOverwatch {
 			ch.Stage = chargeRoll
 			if s.Unit(ch.Unit).Destroyed() { // shot down: nobody is left to charge
 				ch.Stage = chargeFailed

@@ -36,7 +36,7 @@ func decideCharge(s *projector.State, actor events.Actor, c projector.Command) (
 	if s.Phase != projector.PhaseAssault {
 		return nil, projector.Refuse(projector.CodeWrongPhase, "charges are declared in the assault phase, not the %s phase", s.Phase)
 	}
-	if s.Ed6e.Subphase != SubCharge {
+	if ed(s).Subphase != SubCharge {
 		return nil, projector.Refuse(projector.CodeWrongPhase, "the charge sub-phase is over: combats are being fought")
 	}
 	if why := mandatory(s); why != "" {
@@ -46,7 +46,7 @@ func decideCharge(s *projector.State, actor events.Actor, c projector.Command) (
 	if err != nil {
 		return nil, err
 	}
-	if slices.Contains(s.Ed6e.Charged, u.ID) {
+	if slices.Contains(ed(s).Charged, u.ID) {
 		return nil, projector.Refuse(projector.CodeNotEligible, "%s has already charged this phase", u.DisplayName())
 	}
 	if locked(s, u) {
@@ -68,17 +68,17 @@ func evolveCharge(s *projector.State, seq uint64, p *ChargeDeclared) error {
 		return fmt.Errorf("unknown unit %s or target %s", p.Unit, p.Target)
 	}
 	closeOpen(s)
-	ch := &projector.Charge6e{Seq: seq, Unit: u.ID, Target: t.ID, Stage: chargeRoll}
-	if !locked(s, t) && !slices.Contains(s.Ed6e.Overwatched, t.ID) && armed(t) {
+	ch := &Charge{Seq: seq, Unit: u.ID, Target: t.ID, Stage: chargeRoll}
+	if !locked(s, t) && !slices.Contains(ed(s).Overwatched, t.ID) && armed(t) {
 		ch.Stage = chargeOverwatch // once per phase, and not from inside a combat
 	}
-	s.Ed6e.Charge = ch
-	s.Ed6e.Charged = append(s.Ed6e.Charged, u.ID)
+	ed(s).Charge = ch
+	ed(s).Charged = append(ed(s).Charged, u.ID)
 	return nil
 }
 
 func decideOverwatch(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
-	ch := s.Ed6e.Charge
+	ch := ed(s).Charge
 	if s.Pending.Kind != WaitOverwatch || ch == nil {
 		return nil, projector.Refuse(projector.CodeWrongStep, "Overwatch is fired by a charged unit when its charge is declared; the match waits for: %s", s.Pending.Text)
 	}
@@ -100,7 +100,7 @@ func decideOverwatch(s *projector.State, actor events.Actor, c projector.Command
 // sight, cover) with every shot a snap shot; it causes no Morale or
 // Pinning test (this engine has none for shooting).
 func evolveOverwatch(s *projector.State, seq uint64, p *OverwatchDeclared) error {
-	ch := s.Ed6e.Charge
+	ch := ed(s).Charge
 	if ch == nil || ch.Stage != chargeOverwatch || p.Unit != ch.Target || p.Target != ch.Unit {
 		return fmt.Errorf("no Overwatch by %s is offered", p.Unit)
 	}
@@ -116,7 +116,7 @@ func evolveOverwatch(s *projector.State, seq uint64, p *OverwatchDeclared) error
 }
 
 func evolveOverwatchDeclined(s *projector.State, p *OverwatchDeclined) error {
-	ch := s.Ed6e.Charge
+	ch := ed(s).Charge
 	if ch == nil || ch.Stage != chargeOverwatch || p.Unit != ch.Target {
 		return fmt.Errorf("no Overwatch by %s is offered", p.Unit)
 	}
@@ -141,7 +141,7 @@ func armed(u *projector.Unit) bool {
 // evolveChargeRoll sets the charge distance and decides whether the charge
 // reaches: the first charger must cover the gap to the closest target model.
 func evolveChargeRoll(s *projector.State, p *events.DiceRolled) error {
-	ch := s.Ed6e.Charge
+	ch := ed(s).Charge
 	if len(p.Values) != ChargeDice || p.Purpose != purposeCharge {
 		return fmt.Errorf("a charge roll is %dD6", ChargeDice)
 	}
@@ -160,7 +160,7 @@ func evolveChargeRoll(s *projector.State, p *events.DiceRolled) error {
 	}
 	ch.Success, ch.Stage = true, chargeFirst
 	for _, m := range u.AliveModels() {
-		s.Ed6e.Moves = append(s.Ed6e.Moves, projector.Move6e{Kind: moveCharge, Unit: u.ID, Model: m.ID, X: m.X, Y: m.Y, Allow: ch.Distance})
+		ed(s).Moves = append(ed(s).Moves, AssaultMove{Kind: moveCharge, Unit: u.ID, Model: m.ID, X: m.X, Y: m.Y, Allow: ch.Distance})
 	}
 	return nil
 }
@@ -242,4 +242,17 @@ func lockedWith(s *projector.State, u *projector.Unit) []*projector.Unit {
 		}
 	}
 	return out
+}
+
+var _ projector.Charges = Rules{}
+
+// ChargeRolled is the charge a charge roll decided (projector.Charges),
+// for the analytics.
+func (Rules) ChargeRolled(s *projector.State, roll *events.DiceRolled) (projector.ChargeRoll, bool) {
+	ch := ed(s).Charge
+	if roll.Purpose != purposeCharge || ch == nil {
+		return projector.ChargeRoll{}, false
+	}
+	return projector.ChargeRoll{Seq: ch.Seq, Unit: ch.Unit, Target: ch.Target, Dice: slices.Clone(ch.Dice),
+		Needed: ch.Needed, Distance: ch.Distance, Success: ch.Success}, true
 }

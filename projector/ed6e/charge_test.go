@@ -42,7 +42,7 @@ func TestChargeDistanceDecidesSuccess(t *testing.T) {
 	}
 	g.Refused(alice, charge("tac", "boyz"), projector.CodeWrongStep)
 	g.Roll(3, 3)
-	ch := g.State.Ed6e.Charge
+	ch := ed(g.State).Charge
 	if ch.Success || ch.Stage != chargeFailed || ch.Distance != 6 || ch.First != "tac-1" {
 		t.Fatalf("6\" must fail: %+v", ch)
 	}
@@ -118,7 +118,7 @@ func TestOverwatch(t *testing.T) {
 		t.Fatalf("the charge roll follows Overwatch: %+v", p)
 	}
 	g.Roll(4, 4)
-	if ch := g.State.Ed6e.Charge; ch.First != "tac-2" || !ch.Success {
+	if ch := ed(g.State).Charge; ch.First != "tac-2" || !ch.Success {
 		t.Fatalf("the first charger is the closest survivor: %+v", ch)
 	}
 	same(t, g)
@@ -146,7 +146,7 @@ func TestOverwatchRefusalsAndOncePerPhase(t *testing.T) {
 	g.Do(bob, projector.Command{Type: CmdOverwatch})
 	g.Roll(1, 1)
 	g.Roll(1, 1) // charge roll: fails
-	if ch := g.State.Ed6e.Charge; ch.Stage != chargeFailed {
+	if ch := ed(g.State).Charge; ch.Stage != chargeFailed {
 		t.Fatalf("charge %+v", ch)
 	}
 	g.Do(alice, charge("scouts", "shootas"))
@@ -165,7 +165,7 @@ func TestOverwatchCanStopTheCharge(t *testing.T) {
 	g.Roll(6, 1, 1, 1, 1, 1)
 	g.Roll(6)
 	g.Roll(1)
-	if ch := g.State.Ed6e.Charge; ch.Stage != chargeFailed {
+	if ch := ed(g.State).Charge; ch.Stage != chargeFailed {
 		t.Fatalf("charge %+v", ch)
 	}
 	pending(t, g, projector.WaitDeclare, "alice")

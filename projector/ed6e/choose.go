@@ -25,7 +25,7 @@ func Choose(s *projector.State) (projector.Command, error) {
 		}
 		return projector.Command{Type: CmdPools, Indices: idx}, nil
 	case WaitStrike:
-		cb := s.Ed6e.Combat
+		cb := ed(s).Combat
 		u := dueUnits(s, cb)[0]
 		return projector.Command{Type: CmdStrike, Unit: u.ID, Target: combatEnemies(s, cb, u)[0].ID}, nil
 	}

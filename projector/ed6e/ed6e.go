@@ -119,14 +119,14 @@ func (Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) error
 	var err error
 	switch p := p.(type) {
 	case *events.MatchCreated:
-		s.Ed6e = &projector.State6e{}
+		// The core has made the 6e state (NewStateExt).
 	case *events.TurnStarted:
-		s.Ed6e = &projector.State6e{}
+		s.Ext = &State{}
 	case *events.PhaseStarted:
 		closeOpen(s)
-		s.Ed6e.Subphase = ""
+		ed(s).Subphase = ""
 		if p.Phase == projector.PhaseAssault {
-			s.Ed6e.Subphase = SubCharge
+			ed(s).Subphase = SubCharge
 		}
 	case *events.MatchEnded:
 		closeOpen(s)

@@ -32,13 +32,13 @@ func expected(s *projector.State, a *projector.Attack) float64 {
 	}
 	var total float64
 	for i, d := range a.Steps {
-		info := a.Ed6e.Steps[i]
+		info := edAttack(a).Steps[i]
 		if d.Purpose != purposeHit || info.IsReroll {
 			continue
 		}
 		total += expectedHits(d, info) * perHit(d.S, info.AP)
 	}
-	for _, h := range a.Ed6e.AutoHits {
+	for _, h := range edAttack(a).AutoHits {
 		total += float64(h.Hits) * perHit(h.S, h.AP)
 	}
 	return total
@@ -47,7 +47,7 @@ func expected(s *projector.State, a *projector.Attack) float64 {
 // expectedHits is a hit step's expected hits with its re-roll: every 1 at
 // the BS6+ target, or up to RerollMax failures at the same target
 // (E[min(failures, max)] from the binomial distribution).
-func expectedHits(d projector.DiceStep, info projector.Step6e) float64 {
+func expectedHits(d projector.DiceStep, info Step) float64 {
 	ph := rules.P(d.Need)
 	n := float64(d.Dice)
 	switch info.Reroll {

@@ -81,7 +81,7 @@ func decideFight(s *projector.State, actor events.Actor, c projector.Command) ([
 	if u.Destroyed() || !locked(s, u) {
 		return nil, projector.Refuse(projector.CodeNotEligible, "%s is not locked in combat", u.DisplayName())
 	}
-	if slices.Contains(s.Ed6e.Fought, u.ID) {
+	if slices.Contains(ed(s).Fought, u.ID) {
 		return nil, projector.Refuse(projector.CodeNotEligible, "the combat of %s has already been fought this turn", u.DisplayName())
 	}
 	return []events.Payload{&CombatChosen{Unit: u.ID}}, nil
@@ -93,10 +93,10 @@ func evolveCombat(s *projector.State, seq uint64, p *CombatChosen) error {
 		return fmt.Errorf("%s is not locked in combat", p.Unit)
 	}
 	closeOpen(s)
-	s.Ed6e.Subphase = SubFight
-	cb := &projector.Combat6e{Seq: seq, Units: combatOf(s, u), Stage: stageFight}
+	ed(s).Subphase = SubFight
+	cb := &Combat{Seq: seq, Units: combatOf(s, u), Stage: stageFight}
 	for _, pl := range s.Players {
-		cb.Caused = append(cb.Caused, projector.Caused6e{Player: pl.ID})
+		cb.Caused = append(cb.Caused, Caused{Player: pl.ID})
 	}
 	for _, id := range cb.Units {
 		for _, m := range s.Unit(id).AliveModels() {
@@ -106,15 +106,15 @@ func evolveCombat(s *projector.State, seq uint64, p *CombatChosen) error {
 		}
 	}
 	slices.SortFunc(cb.Steps, func(a, b int) int { return b - a })
-	s.Ed6e.Fought = append(s.Ed6e.Fought, cb.Units...)
-	s.Ed6e.Combat = cb
+	ed(s).Fought = append(ed(s).Fought, cb.Units...)
+	ed(s).Combat = cb
 	startStep(s, cb)
 	return nil
 }
 
 // startStep starts the current Initiative step, or the first later one
 // with units to strike; after the last, the combat result.
-func startStep(s *projector.State, cb *projector.Combat6e) {
+func startStep(s *projector.State, cb *Combat) {
 	for ; cb.Step < len(cb.Steps); cb.Step++ {
 		cb.Alive, cb.Struck = nil, nil
 		for _, id := range cb.Units {
@@ -133,7 +133,7 @@ func startStep(s *projector.State, cb *projector.Combat6e) {
 // dueUnits are the units still to strike at the current step: those with
 // a model of that Initiative alive when the step began, the active
 // player's first, each side in unit order.
-func dueUnits(s *projector.State, cb *projector.Combat6e) []*projector.Unit {
+func dueUnits(s *projector.State, cb *Combat) []*projector.Unit {
 	var mine, theirs []*projector.Unit
 	for _, id := range cb.Units {
 		u := s.Unit(id)
@@ -152,7 +152,7 @@ func dueUnits(s *projector.State, cb *projector.Combat6e) []*projector.Unit {
 // combatEnemies are the enemy units of the combat still on the table: the
 // units u's blows may go to. (A unit wiped out at a step still strikes at
 // it, at enemies no longer locked with it, so this does not read Engaged.)
-func combatEnemies(s *projector.State, cb *projector.Combat6e, u *projector.Unit) []*projector.Unit {
+func combatEnemies(s *projector.State, cb *Combat, u *projector.Unit) []*projector.Unit {
 	var out []*projector.Unit
 	for _, id := range cb.Units {
 		if o := s.Unit(id); o.Player != u.Player && !o.Destroyed() {
@@ -167,12 +167,12 @@ func combatEnemies(s *projector.State, cb *projector.Combat6e, u *projector.Unit
 func modelKey(unit, model string) string { return unit + "/" + model }
 
 // aliveAtStep reports whether m of u was alive when the step began.
-func aliveAtStep(cb *projector.Combat6e, u *projector.Unit, m *projector.Model) bool {
+func aliveAtStep(cb *Combat, u *projector.Unit, m *projector.Model) bool {
 	return slices.Contains(cb.Alive, modelKey(u.ID, m.ID))
 }
 
 // atStep are u's models of the current Initiative alive when it began.
-func atStep(u *projector.Unit, cb *projector.Combat6e) []*projector.Model {
+func atStep(u *projector.Unit, cb *Combat) []*projector.Model {
 	var out []*projector.Model
 	for _, m := range u.Models {
 		if m.I == cb.Steps[cb.Step] && aliveAtStep(cb, u, m) {
@@ -184,12 +184,12 @@ func atStep(u *projector.Unit, cb *projector.Combat6e) []*projector.Model {
 
 // openPileIns lets the due units' models of this Initiative that are not
 // in base contact pile in.
-func openPileIns(s *projector.State, cb *projector.Combat6e, due []*projector.Unit) {
-	s.Ed6e.Moves = nil
+func openPileIns(s *projector.State, cb *Combat, due []*projector.Unit) {
+	ed(s).Moves = nil
 	for _, u := range due {
 		for _, m := range atStep(u, cb) {
 			if m.Alive() && !inContact(s, cb, u, m) {
-				s.Ed6e.Moves = append(s.Ed6e.Moves, projector.Move6e{Kind: movePileIn, Unit: u.ID, Model: m.ID, X: m.X, Y: m.Y, Allow: PileIn})
+				ed(s).Moves = append(ed(s).Moves, AssaultMove{Kind: movePileIn, Unit: u.ID, Model: m.ID, X: m.X, Y: m.Y, Allow: PileIn})
 			}
 		}
 	}
@@ -197,7 +197,7 @@ func openPileIns(s *projector.State, cb *projector.Combat6e, due []*projector.Un
 
 // inContact reports whether m of u touches a model of an enemy unit of the
 // combat that was alive when the step began.
-func inContact(s *projector.State, cb *projector.Combat6e, u *projector.Unit, m *projector.Model) bool {
+func inContact(s *projector.State, cb *Combat, u *projector.Unit, m *projector.Model) bool {
 	mb := projector.Body(u, m)
 	for _, id := range cb.Units {
 		o := s.Unit(id)
@@ -216,7 +216,7 @@ func inContact(s *projector.State, cb *projector.Combat6e, u *projector.Unit, m 
 // strikers are u's models that fight at this step: of this Initiative,
 // alive when it began, and in base contact with the enemy or within
 // Support of a model of their unit that is.
-func strikers(s *projector.State, cb *projector.Combat6e, u *projector.Unit) []*projector.Model {
+func strikers(s *projector.State, cb *Combat, u *projector.Unit) []*projector.Model {
 	var front []*projector.Model
 	for _, m := range u.Models {
 		if aliveAtStep(cb, u, m) && inContact(s, cb, u, m) {
@@ -237,7 +237,7 @@ func strikers(s *projector.State, cb *projector.Combat6e, u *projector.Unit) []*
 }
 
 func decideStrike(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
-	cb := s.Ed6e.Combat
+	cb := ed(s).Combat
 	if cb == nil || cb.Stage != stageFight || s.Pending.Kind != WaitStrike {
 		return nil, projector.Refuse(projector.CodeWrongStep, "blows are struck at a combat's Initiative steps; the match waits for: %s", s.Pending.Text)
 	}
@@ -284,12 +284,12 @@ func initiatives(u *projector.Unit) string {
 }
 
 func evolveStrike(s *projector.State, seq uint64, p *StrikeDeclared) error {
-	cb := s.Ed6e.Combat
+	cb := ed(s).Combat
 	u, t := s.Unit(p.Unit), s.Unit(p.Target)
 	if cb == nil || cb.Stage != stageFight || u == nil || t == nil {
 		return fmt.Errorf("no strike of %s is due", p.Unit)
 	}
-	s.Ed6e.Moves = slices.DeleteFunc(s.Ed6e.Moves, func(m projector.Move6e) bool { return m.Unit == u.ID })
+	ed(s).Moves = slices.DeleteFunc(ed(s).Moves, func(m AssaultMove) bool { return m.Unit == u.ID })
 	ms := strikers(s, cb, u)
 	if len(ms) == 0 { // no model of it reaches the enemy: no blows
 		cb.Struck = append(cb.Struck, u.ID)
@@ -298,7 +298,7 @@ func evolveStrike(s *projector.State, seq uint64, p *StrikeDeclared) error {
 	}
 	def := majorityOf(t.AliveModels(), func(m *projector.Model) int { return m.WS })
 	a := &projector.Attack{Seq: seq, Kind: KindMelee, Firer: u.ID, Target: t.ID,
-		Attacker: u.Player, Defender: t.Player, Stage: stageHit, Ed6e: &projector.Attack6e{}}
+		Attacker: u.Player, Defender: t.Player, Stage: stageHit, Ext: &Attack{}}
 	for _, m := range t.AliveModels() {
 		a.Eligible = append(a.Eligible, m.ID)
 	}
@@ -324,10 +324,10 @@ func evolveStrike(s *projector.State, seq uint64, p *StrikeDeclared) error {
 // struck closes a unit's blows at the current step: they count for the
 // combat result.
 func struck(s *projector.State, a *projector.Attack) {
-	cb := s.Ed6e.Combat
+	cb := ed(s).Combat
 	for i := range cb.Caused {
 		if cb.Caused[i].Player == a.Attacker {
-			cb.Caused[i].Wounds += a.Ed6e.Applied
+			cb.Caused[i].Wounds += edAttack(a).Applied
 		}
 	}
 	cb.Struck = append(cb.Struck, a.Firer)
@@ -336,7 +336,7 @@ func struck(s *projector.State, a *projector.Attack) {
 
 // nextInCombat goes to the next Initiative step once every unit due at
 // this one has struck.
-func nextInCombat(s *projector.State, cb *projector.Combat6e) {
+func nextInCombat(s *projector.State, cb *Combat) {
 	if len(dueUnits(s, cb)) > 0 {
 		return
 	}

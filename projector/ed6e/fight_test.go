@@ -23,7 +23,7 @@ func engaged(t *testing.T, tac, orks events.UnitSpec, fight bool) *projtest.Game
 	toAssault(g)
 	g.Do(alice, charge(tac.ID, orks.ID))
 	g.Roll(1, 1)
-	first := g.State.Ed6e.Charge.First
+	first := ed(g.State).Charge.First
 	_, m := g.State.FindModel(first)
 	g.Do(alice, move(tac.ID, first, m.X, m.Y))
 	if fight {
@@ -60,8 +60,8 @@ func TestFightByInitiativeSteps(t *testing.T) {
 	g.Refused(alice, strike("tac"), projector.CodeWrongStep) // no combat chosen yet
 	g.Refused(alice, projector.Command{Type: projector.CmdNextTurn}, projector.CodeWrongStep)
 	g.Do(alice, projector.Command{Type: CmdFight, Unit: "boyz"})
-	cb := g.State.Ed6e.Combat
-	if !slices.Equal(cb.Steps, []int{5, 4, 2}) || !slices.Equal(cb.Units, []string{"tac", "boyz"}) || g.State.Ed6e.Subphase != SubFight {
+	cb := ed(g.State).Combat
+	if !slices.Equal(cb.Steps, []int{5, 4, 2}) || !slices.Equal(cb.Units, []string{"tac", "boyz"}) || ed(g.State).Subphase != SubFight {
 		t.Fatalf("combat %+v", cb)
 	}
 	g.Refused(alice, charge("tac", "boyz"), projector.CodeWrongPhase)
@@ -130,7 +130,7 @@ func TestFightByInitiativeSteps(t *testing.T) {
 
 	// Combat result: alice 2, bob 3 unsaved wounds; alice's squad tests on
 	// Ld 8 − 1 = 7 and passes; both sides may then pile in.
-	cb = g.State.Ed6e.Combat
+	cb = ed(g.State).Combat
 	if cb.Winner != "bob" || cb.Loser != "alice" || cb.Diff != 1 || cb.Caused[0].Wounds != 2 || cb.Caused[1].Wounds != 3 {
 		t.Fatalf("combat result %+v", cb)
 	}
@@ -140,7 +140,7 @@ func TestFightByInitiativeSteps(t *testing.T) {
 	}
 	g.Roll(3, 4)
 	if !cb.Tests[0].Passed || cb.Stage != stageMoves || !locked(g.State, g.State.Unit("tac")) {
-		t.Fatalf("a 7 passes: %+v", g.State.Ed6e.Combat)
+		t.Fatalf("a 7 passes: %+v", ed(g.State).Combat)
 	}
 	pending(t, g, projector.WaitDeclare, "alice")
 	g.Do(bob, move("boyz", "boyz-4", 11, 12.4))
@@ -160,7 +160,7 @@ func moraleFight(t *testing.T) *projtest.Game {
 	g.Do(bob, strike("boyz"))
 	g.Roll(1, 1)
 	p := pending(t, g, projector.WaitRoll, "bob")
-	if p.Purpose != purposeMorale || g.State.Ed6e.Combat.Tests[0].Need != 5 || !strings.Contains(p.Text, "5 or less") {
+	if p.Purpose != purposeMorale || ed(g.State).Combat.Tests[0].Need != 5 || !strings.Contains(p.Text, "5 or less") {
 		t.Fatalf("morale %+v", p)
 	}
 	return g
@@ -170,12 +170,12 @@ func moraleFight(t *testing.T) *projtest.Game {
 func TestMoraleTest(t *testing.T) {
 	g := moraleFight(t)
 	g.Roll(2, 3)
-	if cb := g.State.Ed6e.Combat; !cb.Tests[0].Passed || cb.Stage != stageMoves {
+	if cb := ed(g.State).Combat; !cb.Tests[0].Passed || cb.Stage != stageMoves {
 		t.Fatalf("5 passes: %+v", cb)
 	}
 	g = moraleFight(t)
 	g.Roll(3, 3)
-	cb := g.State.Ed6e.Combat
+	cb := ed(g.State).Combat
 	if cb.Tests[0].Passed || cb.Stage != stageSweep {
 		t.Fatalf("6 fails: %+v", cb)
 	}
@@ -191,7 +191,7 @@ func TestSweepingAdvanceAndConsolidation(t *testing.T) {
 	g.Roll(2) // 2 + 4
 	pending(t, g, projector.WaitRoll, "bob")
 	g.Roll(4) // 4 + 2: caught
-	cb := g.State.Ed6e.Combat
+	cb := ed(g.State).Combat
 	if !cb.Tests[0].Caught || !g.State.Unit("boyz").Destroyed() || locked(g.State, g.State.Unit("tac")) {
 		t.Fatalf("caught: %+v", cb.Tests[0])
 	}
@@ -212,7 +212,7 @@ func TestSweepingAdvanceAndConsolidation(t *testing.T) {
 	g.Roll(6, 6)
 	g.Roll(1)
 	g.Roll(4)
-	cb = g.State.Ed6e.Combat
+	cb = ed(g.State).Combat
 	if !cb.Tests[0].Fled || g.State.Unit("boyz").Destroyed() || locked(g.State, g.State.Unit("boyz")) {
 		t.Fatalf("fled: %+v", cb.Tests[0])
 	}
@@ -234,7 +234,7 @@ func TestEveryCombatIsFoughtOnce(t *testing.T) {
 	g.Roll(1)
 	g.Do(bob, strike("boyz"))
 	g.Roll(1, 1) // a draw: 0–0, nobody tests
-	if cb := g.State.Ed6e.Combat; cb.Winner != "" || len(cb.Tests) != 0 || cb.Stage != stageMoves {
+	if cb := ed(g.State).Combat; cb.Winner != "" || len(cb.Tests) != 0 || cb.Stage != stageMoves {
 		t.Fatalf("draw %+v", cb)
 	}
 	g.Refused(alice, projector.Command{Type: CmdFight, Unit: "tac"}, projector.CodeNotEligible)
@@ -269,7 +269,7 @@ func TestWipedOutUnitStillStrikesAtItsStep(t *testing.T) {
 	g.Roll(4, 1)
 	g.Roll(6)
 	g.Roll(1) // tac-1 falls
-	cb := g.State.Ed6e.Combat
+	cb := ed(g.State).Combat
 	if cb.Caused[0].Wounds != 1 || cb.Caused[1].Wounds != 1 || cb.Winner != "" {
 		t.Fatalf("a 1–1 draw: %+v", cb.Caused)
 	}
@@ -284,7 +284,7 @@ func TestWipedOutUnitStillStrikesAtItsStep(t *testing.T) {
 	g.Roll(6, 6)
 	g.Roll(6, 6)
 	g.Roll(1, 1)
-	cb = g.State.Ed6e.Combat
+	cb = ed(g.State).Combat
 	if cb.Winner != "alice" || len(cb.Tests) != 0 || cb.Stage != stageConsolidate {
 		t.Fatalf("combat %+v", cb)
 	}

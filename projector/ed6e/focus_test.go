@@ -35,12 +35,12 @@ func TestCoverByTerrainRecordedPerModel(t *testing.T) {
 	toShooting(g)
 	g.Do(alice, shoot("tac", "boyz"))
 	want := []int{0, CoverWire, CoverWoods, CoverRuins, CoverFort}
-	for i, c := range g.State.Attack.Ed6e.Cover {
+	for i, c := range edAttack(g.State.Attack).Cover {
 		if c.Save != want[i] {
 			t.Errorf("%s: cover %d (%s), want %d", c.Model, c.Save, c.Why, want[i])
 		}
 	}
-	if c := g.State.Attack.Ed6e.Cover[2]; !strings.Contains(c.Why, "woods") {
+	if c := edAttack(g.State.Attack).Cover[2]; !strings.Contains(c.Why, "woods") {
 		t.Errorf("why %q", c.Why)
 	}
 }
@@ -52,7 +52,7 @@ func TestCoverFromInterveningModels(t *testing.T) {
 	g := newGame(t, marines("tac", 1, 10, bolter()), screen, boyz("boyz", 1, 20))
 	toShooting(g)
 	g.Do(alice, shoot("tac", "boyz"))
-	if c := g.State.Attack.Ed6e.Cover[0]; c.Save != CoverModels || !strings.Contains(c.Why, "intervening model scr-1") {
+	if c := edAttack(g.State.Attack).Cover[0]; c.Save != CoverModels || !strings.Contains(c.Why, "intervening model scr-1") {
 		t.Fatalf("cover %+v", c)
 	}
 }
@@ -96,7 +96,7 @@ func TestFocusFireSkipsModelsInBetterCover(t *testing.T) {
 	g := coverField(t)
 	toShooting(g)
 	g.Do(alice, projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "boyz", FocusFire: "6+"})
-	if g.State.Attack.Ed6e.FocusFire != "6+" {
+	if edAttack(g.State.Attack).FocusFire != "6+" {
 		t.Fatal("focus fire not recorded")
 	}
 	g.Roll(ones(5, 6)...)
@@ -109,8 +109,8 @@ func TestFocusFireSkipsModelsInBetterCover(t *testing.T) {
 	if got := alive(g, "boyz"); !slices.Equal(got, []string{"boyz-3", "boyz-4", "boyz-5"}) {
 		t.Fatalf("alive %v", got)
 	}
-	if la := g.State.LastAttack; la.Ed6e.Lost != 3 {
-		t.Fatalf("lost %d, want 3", la.Ed6e.Lost)
+	if la := g.State.LastAttack; edAttack(la).Lost != 3 {
+		t.Fatalf("lost %d, want 3", edAttack(la).Lost)
 	}
 	same(t, g)
 }

@@ -42,13 +42,13 @@ func lookOutSirNeed(m *projector.Model) int {
 
 func decideLookOutSir(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
 	a := s.Attack
-	if s.Pending.Kind != WaitLookOutSir || a == nil || a.Ed6e.Wound == nil {
+	if s.Pending.Kind != WaitLookOutSir || a == nil || edAttack(a).Wound == nil {
 		return nil, projector.Refuse(CodeNoLookOutSir, "no Look Out, Sir is allowed now: %s; the match waits for: %s", whyNoLookOutSir(s), s.Pending.Text)
 	}
 	if actor.Kind != events.ActorPlayer || actor.ID != a.Defender {
 		return nil, projector.Refuse(projector.CodeWrongPlayer, "%s decides on Look Out, Sir", s.PlayerName(a.Defender))
 	}
-	ch := targetModel(s, a, a.Ed6e.Wound.Model)
+	ch := targetModel(s, a, edAttack(a).Wound.Model)
 	for _, m := range lookOutSirRecipients(s, a, ch) {
 		if m.ID == c.Model {
 			return []events.Payload{&LookOutSirDeclared{Character: ch.ID, Model: m.ID}}, nil
@@ -64,10 +64,10 @@ func decideLookOutSir(s *projector.State, actor events.Actor, c projector.Comman
 // whyNoLookOutSir explains a refused attempt from the step the match is at.
 func whyNoLookOutSir(s *projector.State) string {
 	a := s.Attack
-	if a == nil || a.Ed6e == nil || a.Ed6e.Wound == nil {
+	if a == nil || edAttack(a).Wound == nil {
 		return "no wound is allocated to a character"
 	}
-	w := a.Ed6e.Wound
+	w := edAttack(a).Wound
 	m := targetModel(s, a, w.Model)
 	switch {
 	case w.Tried:
@@ -80,18 +80,18 @@ func whyNoLookOutSir(s *projector.State) string {
 
 func evolveLookOutSir(s *projector.State, p *LookOutSirDeclared) error {
 	a := s.Attack
-	if a == nil || a.Stage != stageOffer || a.Ed6e.Wound == nil || a.Ed6e.Wound.Model != p.Character {
+	if a == nil || a.Stage != stageOffer || edAttack(a).Wound == nil || edAttack(a).Wound.Model != p.Character {
 		return fmt.Errorf("no Look Out, Sir is offered for %s", p.Character)
 	}
 	ch := targetModel(s, a, p.Character)
 	if m := targetModel(s, a, p.Model); m == nil || !m.Alive() {
 		return fmt.Errorf("unknown model %s", p.Model)
 	}
-	w := a.Ed6e.Wound
+	w := edAttack(a).Wound
 	w.Tried, w.Recipient = true, p.Model
 	addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeLookOutSir,
 		Label: fmt.Sprintf("Look Out, Sir: %s → %s", p.Character, p.Model), Dice: 1, Need: lookOutSirNeed(ch)},
-		projector.Step6e{AP: pool(a).AP})
+		Step{AP: pool(a).AP})
 	a.Stage = stageLookOutSir
 	return nil
 }
@@ -99,17 +99,17 @@ func evolveLookOutSir(s *projector.State, p *LookOutSirDeclared) error {
 // resolveLookOutSir moves the wound on a success; either way it cannot
 // move again, and its save comes next.
 func resolveLookOutSir(a *projector.Attack, d *projector.DiceStep) {
-	if w := a.Ed6e.Wound; d.Successes > 0 {
+	if w := edAttack(a).Wound; d.Successes > 0 {
 		w.Model, w.Moved = w.Recipient, true
 	}
 }
 
 func evolveLookOutSirDeclined(s *projector.State, p *LookOutSirDeclined) error {
 	a := s.Attack
-	if a == nil || a.Stage != stageOffer || a.Ed6e.Wound == nil || a.Ed6e.Wound.Model != p.Character {
+	if a == nil || a.Stage != stageOffer || edAttack(a).Wound == nil || edAttack(a).Wound.Model != p.Character {
 		return fmt.Errorf("no Look Out, Sir is offered for %s", p.Character)
 	}
-	a.Ed6e.Wound.Tried = true
+	edAttack(a).Wound.Tried = true
 	a.Stage = stageAlloc
 	allocate(s, a)
 	return nil
@@ -123,12 +123,12 @@ func decideDecline(s *projector.State, actor events.Actor) ([]events.Payload, er
 		if actor.Kind != events.ActorPlayer || actor.ID != s.Pending.Player {
 			return nil, projector.Refuse(projector.CodeWrongPlayer, "%s decides on Overwatch", s.PlayerName(s.Pending.Player))
 		}
-		return []events.Payload{&OverwatchDeclined{Unit: s.Ed6e.Charge.Target}}, nil
+		return []events.Payload{&OverwatchDeclined{Unit: ed(s).Charge.Target}}, nil
 	case WaitLookOutSir:
 		if actor.Kind != events.ActorPlayer || actor.ID != s.Pending.Player {
 			return nil, projector.Refuse(projector.CodeWrongPlayer, "%s decides on Look Out, Sir", s.PlayerName(s.Pending.Player))
 		}
-		return []events.Payload{&LookOutSirDeclined{Character: s.Attack.Ed6e.Wound.Model}}, nil
+		return []events.Payload{&LookOutSirDeclined{Character: edAttack(s.Attack).Wound.Model}}, nil
 	}
 	return nil, projector.Refuse(projector.CodeWrongStep, "nothing is offered to decline; the match waits for: %s", s.Pending.Text)
 }

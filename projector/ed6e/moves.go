@@ -59,7 +59,7 @@ func decideAssaultMove(s *projector.State, actor events.Actor, c projector.Comma
 	if mv == nil {
 		return nil, projector.Refuse(projector.CodeWrongStep, "%s may not move now: %s", m.ID, whyNoMove(s, u, m))
 	}
-	ch := s.Ed6e.Charge
+	ch := ed(s).Charge
 	first := mv.Kind == moveCharge && ch.Stage == chargeFirst
 	if first && m.ID != ch.First {
 		return nil, projector.Refuse(projector.CodeWrongStep, "move the first charger, %s (the charging model closest to the target), before the others", ch.First)
@@ -93,7 +93,7 @@ func evolveMoved(s *projector.State, p *events.ModelMoved) error {
 	if s.Phase != projector.PhaseAssault {
 		return nil
 	}
-	if ch := s.Ed6e.Charge; ch != nil && ch.Stage == chargeFirst && p.Model == ch.First && p.Unit == ch.Unit {
+	if ch := ed(s).Charge; ch != nil && ch.Stage == chargeFirst && p.Model == ch.First && p.Unit == ch.Unit {
 		ch.Stage = chargeRest
 		lock(s.Unit(ch.Unit), s.Unit(ch.Target))
 	}
@@ -101,10 +101,10 @@ func evolveMoved(s *projector.State, p *events.ModelMoved) error {
 }
 
 // openMove is the open assault move of model id of unit, or nil.
-func openMove(s *projector.State, unit, id string) *projector.Move6e {
-	for i := range s.Ed6e.Moves {
-		if s.Ed6e.Moves[i].Unit == unit && s.Ed6e.Moves[i].Model == id {
-			return &s.Ed6e.Moves[i]
+func openMove(s *projector.State, unit, id string) *AssaultMove {
+	for i := range ed(s).Moves {
+		if ed(s).Moves[i].Unit == unit && ed(s).Moves[i].Model == id {
+			return &ed(s).Moves[i]
 		}
 	}
 	return nil
@@ -126,7 +126,7 @@ func closestEnemy(b geom.Body, us []*projector.Unit) (*projector.Model, float64)
 
 // whyNoMove says which step a refused assault move would skip.
 func whyNoMove(s *projector.State, u *projector.Unit, m *projector.Model) string {
-	if ch := s.Ed6e.Charge; ch != nil && ch.Unit == u.ID {
+	if ch := ed(s).Charge; ch != nil && ch.Unit == u.ID {
 		switch ch.Stage {
 		case chargeOverwatch, chargeRoll:
 			return "a charge move comes after the charge roll; the match waits for: " + s.Pending.Text
@@ -137,7 +137,7 @@ func whyNoMove(s *projector.State, u *projector.Unit, m *projector.Model) string
 			return fmt.Sprintf("the charge failed (%g\" rolled, %.1f\" needed): the unit does not move", ch.Distance, ch.Needed)
 		}
 	}
-	if cb := s.Ed6e.Combat; cb != nil && cb.Stage == stageFight && contains(cb.Units, u.ID) {
+	if cb := ed(s).Combat; cb != nil && cb.Stage == stageFight && contains(cb.Units, u.ID) {
 		step := cb.Steps[cb.Step]
 		switch {
 		case m.I != step:
@@ -153,7 +153,7 @@ func whyNoMove(s *projector.State, u *projector.Unit, m *projector.Model) string
 // closeOpen ends the optional moves left open (the rest of a charge, the
 // pile-ins and consolidations after a combat) when the player moves on.
 func closeOpen(s *projector.State) {
-	x := s.Ed6e
+	x := ed(s)
 	if x.Charge != nil && x.Charge.Stage == chargeRest {
 		x.Charge.Stage = chargeDone
 	}
@@ -166,7 +166,7 @@ func closeOpen(s *projector.State) {
 // mandatory describes the required step the match waits for, or "" when
 // the active player is free to move on.
 func mandatory(s *projector.State) string {
-	x := s.Ed6e
+	x := ed(s)
 	switch {
 	case s.Attack != nil:
 	case x.Charge != nil && (x.Charge.Stage == chargeOverwatch || x.Charge.Stage == chargeRoll || x.Charge.Stage == chargeFirst):
@@ -187,7 +187,7 @@ func guardNextTurn(s *projector.State, actor events.Actor) error {
 		return projector.Refuse(projector.CodeWrongStep, "the turn cannot end yet: %s", why)
 	}
 	for _, cb := range combats(s) {
-		if !contains(s.Ed6e.Fought, cb[0]) {
+		if !contains(ed(s).Fought, cb[0]) {
 			return projector.Refuse(projector.CodeWrongStep, "the combat of %s has not been fought this turn: go to the assault phase and fight it (fight)", s.Unit(cb[0]).DisplayName())
 		}
 	}

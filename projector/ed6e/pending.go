@@ -14,7 +14,7 @@ import (
 
 // evolveRoll folds a roll into whatever asked for it.
 func evolveRoll(s *projector.State, seq uint64, p *events.DiceRolled) error {
-	x := s.Ed6e
+	x := ed(s)
 	switch {
 	case s.Attack != nil:
 		return evolveAttackRoll(s, seq, p)
@@ -28,7 +28,7 @@ func evolveRoll(s *projector.State, seq uint64, p *events.DiceRolled) error {
 
 // refreshPending sets s.Pending from the state.
 func refreshPending(s *projector.State) {
-	x := s.Ed6e
+	x := ed(s)
 	switch {
 	case s.Ended || s.Active == "":
 		s.Pending = s.PendingDeclare()
@@ -42,7 +42,7 @@ func refreshPending(s *projector.State) {
 }
 
 func attackPending(s *projector.State, a *projector.Attack) projector.Pending {
-	x := a.Ed6e
+	x := edAttack(a)
 	switch a.Stage {
 	case stageOrder:
 		var ls []string
@@ -73,7 +73,7 @@ func attackPending(s *projector.State, a *projector.Attack) projector.Pending {
 
 // chargePending sets the pending step of a charge, reporting whether the
 // charge has one.
-func chargePending(s *projector.State, ch *projector.Charge6e) bool {
+func chargePending(s *projector.State, ch *Charge) bool {
 	u, t := s.Unit(ch.Unit), s.Unit(ch.Target)
 	switch ch.Stage {
 	case chargeOverwatch:
@@ -94,7 +94,7 @@ func chargePending(s *projector.State, ch *projector.Charge6e) bool {
 
 // combatPending sets the pending step of a combat, reporting whether the
 // combat has one.
-func combatPending(s *projector.State, cb *projector.Combat6e) bool {
+func combatPending(s *projector.State, cb *Combat) bool {
 	switch cb.Stage {
 	case stageFight:
 		u := dueUnits(s, cb)[0]
@@ -131,7 +131,7 @@ func declarePending(s *projector.State) projector.Pending {
 	if s.Phase != projector.PhaseAssault {
 		return p
 	}
-	x := s.Ed6e
+	x := ed(s)
 	var can []string
 	if ch := x.Charge; ch != nil && ch.Stage == chargeRest {
 		can = append(can, fmt.Sprintf("move the rest of %s up to %g\"", s.Unit(ch.Unit).DisplayName(), ch.Distance))

@@ -22,7 +22,7 @@ type plan struct {
 	shooters []projector.Shooter
 	snap     []bool // per shooter: fires snap shots
 	eligible []string
-	cover    []projector.Cover6e // every model of the target on the table
+	cover    []Cover // every model of the target on the table
 }
 
 // fire is how a unit fires.
@@ -53,10 +53,10 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 	world := s.World(WoodsVisibility)
 	targets := t.AliveModels()
 	tb := make([]geom.Body, len(targets))
-	cover := make([]projector.Cover6e, len(targets))
+	cover := make([]Cover, len(targets))
 	for i, m := range targets {
 		tb[i] = projector.Body(t, m)
-		cover[i] = projector.Cover6e{Model: m.ID}
+		cover[i] = Cover{Model: m.ID}
 		for _, ai := range world.AreasAt(tb[i].Pos) {
 			improve(&cover[i], areaCover(world.Areas[ai]))
 		}
@@ -177,9 +177,9 @@ func defaultWeapon(u *projector.Unit, m *projector.Model, f fire, why string) (s
 
 // areaCover is the cover a terrain piece gives a model in it or seen
 // across it (default table); blocking pieces give none, they block.
-func areaCover(a geom.Area) projector.Cover6e {
+func areaCover(a geom.Area) Cover {
 	if a.Blocks() {
-		return projector.Cover6e{}
+		return Cover{}
 	}
 	save := CoverArea
 	switch a.Kind {
@@ -199,13 +199,13 @@ func areaCover(a geom.Area) projector.Cover6e {
 	return coverOf(save, kind+" "+a.ID)
 }
 
-func coverOf(save int, what string) projector.Cover6e {
-	return projector.Cover6e{Save: save, Why: fmt.Sprintf("%s %d+", what, save)}
+func coverOf(save int, what string) Cover {
+	return Cover{Save: save, Why: fmt.Sprintf("%s %d+", what, save)}
 }
 
 // improve keeps the better (lower) of two cover saves; the first found
 // wins a tie, so the reason is stable.
-func improve(c *projector.Cover6e, o projector.Cover6e) {
+func improve(c *Cover, o Cover) {
 	if o.Save > 0 && (c.Save == 0 || o.Save < c.Save) {
 		c.Save, c.Why = o.Save, o.Why
 	}
@@ -213,10 +213,7 @@ func improve(c *projector.Cover6e, o projector.Cover6e) {
 
 // coverSave is model id's cover save in attack a (0 = none).
 func coverSave(a *projector.Attack, id string) int {
-	if a.Ed6e == nil {
-		return 0
-	}
-	for _, c := range a.Ed6e.Cover {
+	for _, c := range edAttack(a).Cover {
 		if c.Model == id {
 			return c.Save
 		}

@@ -22,8 +22,8 @@ const (
 )
 
 // combatResult works out who won and starts the Morale tests.
-func combatResult(s *projector.State, cb *projector.Combat6e) {
-	s.Ed6e.Moves = nil
+func combatResult(s *projector.State, cb *Combat) {
+	ed(s).Moves = nil
 	cb.Alive, cb.Struck = nil, nil
 	best, second := -1, -1
 	for i, c := range cb.Caused {
@@ -44,7 +44,7 @@ func combatResult(s *projector.State, cb *projector.Combat6e) {
 		u := s.Unit(id)
 		if u.Player == cb.Loser && !u.Destroyed() && locked(s, u) {
 			ld := highest(u, func(m *projector.Model) int { return m.Ld })
-			cb.Tests = append(cb.Tests, projector.Morale6e{Unit: id, Ld: ld, Need: ld - cb.Diff})
+			cb.Tests = append(cb.Tests, Morale{Unit: id, Ld: ld, Need: ld - cb.Diff})
 		}
 	}
 	cb.Test = 0
@@ -57,7 +57,7 @@ func combatResult(s *projector.State, cb *projector.Combat6e) {
 
 // evolveCombatRoll folds a Morale, sweeping advance or consolidation roll.
 func evolveCombatRoll(s *projector.State, p *events.DiceRolled) error {
-	cb := s.Ed6e.Combat
+	cb := ed(s).Combat
 	switch cb.Stage {
 	case stageMorale:
 		t := &cb.Tests[cb.Test]
@@ -109,7 +109,7 @@ func evolveCombatRoll(s *projector.State, p *events.DiceRolled) error {
 
 // startSweep begins the roll-off of a unit that failed its test against
 // the first winning unit locked with it; with none, it simply falls back.
-func startSweep(s *projector.State, cb *projector.Combat6e, t *projector.Morale6e) {
+func startSweep(s *projector.State, cb *Combat, t *Morale) {
 	u := s.Unit(t.Unit)
 	for _, w := range lockedWith(s, u) {
 		if w.Player == cb.Winner {
@@ -125,7 +125,7 @@ func startSweep(s *projector.State, cb *projector.Combat6e, t *projector.Morale6
 	nextTest(s, cb)
 }
 
-func nextTest(s *projector.State, cb *projector.Combat6e) {
+func nextTest(s *projector.State, cb *Combat) {
 	cb.Test++
 	if cb.Test < len(cb.Tests) {
 		cb.Stage = stageMorale
@@ -145,7 +145,7 @@ func destroy(s *projector.State, u *projector.Unit) {
 
 // consolidations lists the units of the combat no longer locked, but for
 // those that fell back; each rolls its D3" before the moves open.
-func consolidations(s *projector.State, cb *projector.Combat6e) {
+func consolidations(s *projector.State, cb *Combat) {
 	fled := func(id string) bool {
 		for _, t := range cb.Tests {
 			if t.Unit == id && t.Fled {
@@ -156,7 +156,7 @@ func consolidations(s *projector.State, cb *projector.Combat6e) {
 	}
 	for _, id := range cb.Units {
 		if u := s.Unit(id); !u.Destroyed() && !locked(s, u) && !fled(id) {
-			cb.Consolidate = append(cb.Consolidate, projector.Consolidate6e{Unit: id})
+			cb.Consolidate = append(cb.Consolidate, Consolidation{Unit: id})
 		}
 	}
 	if consolidationDue(cb) != nil {
@@ -167,7 +167,7 @@ func consolidations(s *projector.State, cb *projector.Combat6e) {
 }
 
 // consolidationDue is the next unit to roll its consolidation, or nil.
-func consolidationDue(cb *projector.Combat6e) *projector.Consolidate6e {
+func consolidationDue(cb *Combat) *Consolidation {
 	for i := range cb.Consolidate {
 		if cb.Consolidate[i].Roll == 0 {
 			return &cb.Consolidate[i]
@@ -178,9 +178,9 @@ func consolidationDue(cb *projector.Combat6e) *projector.Consolidate6e {
 
 // openEndMoves lets the consolidating units move their D3" and the units
 // still locked pile in; they stay open until the active player moves on.
-func openEndMoves(s *projector.State, cb *projector.Combat6e) {
+func openEndMoves(s *projector.State, cb *Combat) {
 	cb.Stage = stageMoves
-	s.Ed6e.Moves = nil
+	ed(s).Moves = nil
 	for _, id := range cb.Units {
 		u := s.Unit(id)
 		allow, kind := 0.0, movePileIn
@@ -199,7 +199,7 @@ func openEndMoves(s *projector.State, cb *projector.Combat6e) {
 			if kind == movePileIn && touching(s, u, m) {
 				continue
 			}
-			s.Ed6e.Moves = append(s.Ed6e.Moves, projector.Move6e{Kind: kind, Unit: id, Model: m.ID, X: m.X, Y: m.Y, Allow: allow})
+			ed(s).Moves = append(ed(s).Moves, AssaultMove{Kind: kind, Unit: id, Model: m.ID, X: m.X, Y: m.Y, Allow: allow})
 		}
 	}
 }

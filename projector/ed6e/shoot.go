@@ -81,7 +81,7 @@ func evolveShooting(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 		return fmt.Errorf("declaration no longer valid: %w", err)
 	}
 	a := newAttack(seq, KindShooting, u, t, pl)
-	a.Ed6e.FocusFire, a.Ed6e.Focus = p.FocusFire, focus
+	edAttack(a).FocusFire, edAttack(a).Focus = p.FocusFire, focus
 	if p.Snap {
 		a.Type = "snap"
 	}
@@ -95,7 +95,7 @@ func newAttack(seq uint64, kind string, u, t *projector.Unit, pl plan) *projecto
 		Seq: seq, Kind: kind, Firer: u.ID, Target: t.ID,
 		Attacker: u.Player, Defender: t.Player,
 		Shooters: pl.shooters, Eligible: pl.eligible, Stage: stageHit,
-		Ed6e: &projector.Attack6e{Cover: pl.cover},
+		Ext: &Attack{Cover: pl.cover},
 	}
 }
 

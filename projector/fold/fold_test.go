@@ -101,7 +101,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := fold.DecodeSnapshot(b)
+	back, err := fold.DecodeSnapshot(b, editions.Lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,13 +134,14 @@ func TestDecodeSnapshotRejectsBadOnes(t *testing.T) {
 	damaged := append([]byte(nil), good...)
 	damaged[len(damaged)/2] ^= 0xff
 	for name, b := range map[string][]byte{
-		"damaged":       damaged,
-		"not msgpack":   []byte("nothing"),
-		"stale version": reframed(func(m map[string]any) { m["v"] = projector.StateVersion + 1 }),
-		"bad checksum":  reframed(func(m map[string]any) { m["c"] = []byte("x") }),
-		"framing lies":  reframed(func(m map[string]any) { m["s"] = g.State.Seq + 1 }),
+		"damaged":         damaged,
+		"not msgpack":     []byte("nothing"),
+		"stale version":   reframed(func(m map[string]any) { m["v"] = projector.StateVersion + 1 }),
+		"bad checksum":    reframed(func(m map[string]any) { m["c"] = []byte("x") }),
+		"framing lies":    reframed(func(m map[string]any) { m["s"] = g.State.Seq + 1 }),
+		"no such edition": reframed(func(m map[string]any) { m["e"] = "9e" }),
 	} {
-		if _, err := fold.DecodeSnapshot(b); !errors.Is(err, fold.ErrBadSnapshot) {
+		if _, err := fold.DecodeSnapshot(b, editions.Lookup); !errors.Is(err, fold.ErrBadSnapshot) {
 			t.Errorf("%s: %v, want ErrBadSnapshot", name, err)
 		}
 	}

@@ -105,7 +105,7 @@ func (k *Seeker) trusted(ctx context.Context, snaps Snapshots, match string, seq
 		if err != nil {
 			return nil, false
 		}
-		st, err := DecodeSnapshot(data)
+		st, err := DecodeSnapshot(data, k.Lookup)
 		if err == nil && st.Seq == at && k.onLog(ctx, match, st) {
 			return st, true
 		}
@@ -158,7 +158,7 @@ func (k *Seeker) VerifySnapshots(ctx context.Context, match string) ([]uint64, e
 			return nil
 		}
 		want, _ := f.State.Hash()
-		st, err := DecodeSnapshot(data)
+		st, err := DecodeSnapshot(data, k.Lookup)
 		var got events.Hash
 		if err == nil {
 			got, _ = st.Hash()

@@ -44,8 +44,10 @@ func EncodeSnapshot(s *projector.State) ([]byte, error) {
 	return events.EncodeValue(snapshotRecord{Version: projector.StateVersion, Edition: s.Edition, Seq: s.Seq, Head: s.Head, Sum: sum[:], State: b})
 }
 
-// DecodeSnapshot checks and decodes a cached snapshot.
-func DecodeSnapshot(b []byte) (*projector.State, error) {
+// DecodeSnapshot checks and decodes a cached snapshot, with the rules of
+// the edition its framing names (lookup): the state's edition part is the
+// edition's own type.
+func DecodeSnapshot(b []byte, lookup Lookup) (*projector.State, error) {
 	var r snapshotRecord
 	if err := events.DecodeValue(b, &r); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadSnapshot, err)
@@ -56,7 +58,11 @@ func DecodeSnapshot(b []byte) (*projector.State, error) {
 	if sum := sha256.Sum256(r.State); !bytes.Equal(sum[:], r.Sum) {
 		return nil, fmt.Errorf("%w: checksum mismatch", ErrBadSnapshot)
 	}
-	s, err := projector.DecodeState(r.State)
+	rules, err := lookup(r.Edition)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadSnapshot, err)
+	}
+	s, err := projector.DecodeState(r.State, rules)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadSnapshot, err)
 	}

@@ -33,8 +33,9 @@ func (b *Batch) Rows() int { return len(b.Rolls) + len(b.Attacks) + len(b.Charge
 
 // deriver folds one match event by event and derives the rows each event
 // adds. It reads only what every edition keeps in projector.State (dice
-// rolled, the attack in progress and the last completed one, the 6e
-// charge), so it works for any edition without knowing its rules.
+// rolled, the attack in progress and the last completed one) and what an
+// edition's abilities tell (projector.Charges), so it works for any
+// edition without knowing its rules.
 type deriver struct {
 	id      string
 	info    store.MatchInfo
@@ -119,8 +120,10 @@ func (d *deriver) apply(e events.Event, b *Batch) error {
 		}
 		if emit {
 			b.Rolls = append(b.Rolls, d.rollRows(e, p, turn, phase, cur, label)...)
-			if p.Purpose == "charge" && s.Ed6e != nil && s.Ed6e.Charge != nil {
-				b.Charges = append(b.Charges, d.chargeRow(e, s, turn))
+			if cr, ok := d.f.Rules.(projector.Charges); ok {
+				if ch, ok := cr.ChargeRolled(s, p); ok {
+					b.Charges = append(b.Charges, d.chargeRow(e, s, ch, turn))
+				}
 			}
 		}
 	}
@@ -205,8 +208,7 @@ func (d *deriver) rollRows(e events.Event, p *events.DiceRolled, turn int, phase
 	return rows
 }
 
-func (d *deriver) chargeRow(e events.Event, s *projector.State, turn int) Row {
-	ch := s.Ed6e.Charge
+func (d *deriver) chargeRow(e events.Event, s *projector.State, ch projector.ChargeRoll, turn int) Row {
 	sum := 0
 	for _, v := range ch.Dice {
 		sum += v

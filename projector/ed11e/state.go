@@ -1,45 +1,46 @@
-package projector
+package ed11e
 
-import "slices"
+import (
+	"slices"
 
-// State11e is the 11e edition's own part of the board state (owned by
-// projector/ed11e). Every field must be deep-copied by Clone. No maps:
-// the state is hashed, and slices keep one encoding per value.
-type State11e struct {
+	"github.com/matchrec/matchrec/projector"
+)
+
+// State is the 11e edition's own part of the board state (its
+// projector.State.Ext). Every field must be deep-copied by CloneExt. No
+// maps: the state is hashed, and slices keep one encoding per value.
+type State struct {
 	// Step is the shooting phase's current step: "" before the phase's
-	// start is recorded, then start, shoot, end (events.Step*).
+	// start is recorded, then start, shoot, end (Step*).
 	Step string `json:"step,omitempty"`
 	// Selected lists the units selected to shoot this phase, in order: they
 	// are no longer eligible to shoot, nor to start an action until the
 	// phase ends.
 	Selected []string `json:"selected,omitempty"`
 	// Advances are this turn's advance rolls.
-	Advances []Advance11e `json:"advances,omitempty"`
+	Advances []Advance `json:"advances,omitempty"`
 	// AdvancePending is the unit whose advance roll is awaited.
 	AdvancePending string `json:"advance_pending,omitempty"`
 	// Actions are the actions started this turn.
-	Actions []Action11e `json:"actions,omitempty"`
+	Actions []Action `json:"actions,omitempty"`
 }
 
-// Advance11e is a unit's advance roll: it may move Move + Inches.
-type Advance11e struct {
+// Advance is a unit's advance roll: it may move Move + Inches.
+type Advance struct {
 	Unit   string `json:"unit"`
 	Inches int    `json:"inches"`
 }
 
-// Action11e is an action a unit started.
-type Action11e struct {
+// Action is an action a unit started.
+type Action struct {
 	Unit   string `json:"unit"`
 	Action string `json:"action"`
 	Phase  string `json:"phase"`
 	Seq    uint64 `json:"seq"`
 }
 
-// Clone deep-copies the 11e state (nil stays nil).
-func (s *State11e) Clone() *State11e {
-	if s == nil {
-		return nil
-	}
+// CloneExt deep-copies the 11e state (projector.Ext).
+func (s *State) CloneExt() projector.Ext {
 	c := *s
 	c.Selected = slices.Clone(s.Selected)
 	c.Advances = slices.Clone(s.Advances)
@@ -47,27 +48,47 @@ func (s *State11e) Clone() *State11e {
 	return &c
 }
 
-// Attack11e is the 11e edition's own part of an attack in progress: the
+var (
+	_ projector.Ext       = (*State)(nil)
+	_ projector.Ext       = (*Attack)(nil)
+	_ projector.Extension = Rules{}
+)
+
+// NewStateExt is a new match's 11e state (projector.Extension).
+func (Rules) NewStateExt() projector.Ext { return &State{} }
+
+// NewAttackExt is an empty 11e attack part (projector.Extension).
+func (Rules) NewAttackExt() projector.Ext { return &Attack{} }
+
+// ed is the 11e part of s. The core makes it at match.created
+// (NewStateExt); see projector.ExtAs.
+func ed(s *projector.State) *State { return projector.ExtAs[*State](s.Ext) }
+
+// edAttack is the 11e part of attack a; every 11e attack is made with one.
+func edAttack(a *projector.Attack) *Attack { return projector.ExtAs[*Attack](a.Ext) }
+
+// Attack is the 11e edition's own part of an attack in progress (its
+// projector.Attack.Ext): the
 // attacks grouped by how they roll, the queue of successful wound rolls
 // the defender allocates one at a time, and the re-roll being offered or
 // made.
-type Attack11e struct {
-	Engaged bool       `json:"engaged,omitempty"` // the target is engaged with the firing unit
-	T       int        `json:"t"`                 // the Toughness the wound rolls use
-	Groups  []Group11e `json:"groups"`
-	Wounds  []Wound11e `json:"wounds,omitempty"`
-	Cur     int        `json:"cur"` // the wound being resolved
+type Attack struct {
+	Engaged bool    `json:"engaged,omitempty"` // the target is engaged with the firing unit
+	T       int     `json:"t"`                 // the Toughness the wound rolls use
+	Groups  []Group `json:"groups"`
+	Wounds  []Wound `json:"wounds,omitempty"`
+	Cur     int     `json:"cur"` // the wound being resolved
 	// Offer is a re-roll the roller may use now; Rerolling the re-roll
 	// chosen, waiting for its dice.
-	Offer     *Reroll11e  `json:"offer,omitempty"`
-	Rerolling *Reroll11e  `json:"rerolling,omitempty"`
-	Rerolled  []Reroll11e `json:"rerolled,omitempty"` // re-rolls made, so no die is re-rolled twice
-	Damage    int         `json:"damage"`             // wounds the target actually lost
+	Offer     *Reroll  `json:"offer,omitempty"`
+	Rerolling *Reroll  `json:"rerolling,omitempty"`
+	Rerolled  []Reroll `json:"rerolled,omitempty"` // re-rolls made, so no die is re-rolled twice
+	Damage    int      `json:"damage"`             // wounds the target actually lost
 }
 
-// Group11e is the attacks of one weapon that roll alike: same hit need,
+// Group is the attacks of one weapon that roll alike: same hit need,
 // modifier, cover and re-roll.
-type Group11e struct {
+type Group struct {
 	Weapon   string `json:"weapon"`
 	Name     string `json:"name"` // the weapon's name, for people
 	Label    string `json:"label"`
@@ -90,9 +111,9 @@ type Group11e struct {
 	WndStep  int    `json:"wound_step"` // of its wound roll, -1 none
 }
 
-// Wound11e is one successful wound roll on its way through allocation,
+// Wound is one successful wound roll on its way through allocation,
 // save and damage.
-type Wound11e struct {
+type Wound struct {
 	Group    int    `json:"group"`
 	Model    string `json:"model,omitempty"` // allocated model
 	State    string `json:"state,omitempty"` // ed11e's wound states
@@ -102,15 +123,15 @@ type Wound11e struct {
 	Lost     int    `json:"lost,omitempty"` // wounds the model lost (damage less the excess)
 }
 
-// Reroll11e is a re-roll offered or made on some dice of a roll step.
-type Reroll11e struct {
+// Reroll is a re-roll offered or made on some dice of a roll step.
+type Reroll struct {
 	Step    int    `json:"step"` // index into Attack.Steps
 	Seq     uint64 `json:"seq"`  // the dice.rolled event of that step
 	Rule    string `json:"rule"`
 	Indices []int  `json:"indices"`
 }
 
-func (r *Reroll11e) clone() *Reroll11e {
+func (r *Reroll) clone() *Reroll {
 	if r == nil {
 		return nil
 	}
@@ -119,11 +140,8 @@ func (r *Reroll11e) clone() *Reroll11e {
 	return &c
 }
 
-// Clone deep-copies the 11e attack part (nil stays nil).
-func (a *Attack11e) Clone() *Attack11e {
-	if a == nil {
-		return nil
-	}
+// CloneExt deep-copies the 11e attack part (projector.Ext).
+func (a *Attack) CloneExt() projector.Ext {
 	c := *a
 	c.Groups = slices.Clone(a.Groups)
 	for i := range c.Groups {

@@ -1,33 +1,37 @@
-package projector
+package ed6e
 
-import "slices"
+import (
+	"slices"
 
-// State6e is the 6e edition's own part of the board state (owned by
-// projector/ed6e): the assault phase's sub-phase, the charge and the
+	"github.com/matchrec/matchrec/projector"
+)
+
+// State is the 6e edition's own part of the board state (its
+// projector.State.Ext): the assault phase's sub-phase, the charge and the
 // combat being resolved, and the assault moves still open. Everything
 // here is derived from events; slices only, never maps, so the state
-// encodes (and hashes) one way. Every field must be deep-copied by Clone.
-type State6e struct {
+// encodes (and hashes) one way. Every field must be deep-copied by clone.
+type State struct {
 	// Subphase of the assault phase: "charge" until a combat is chosen,
 	// then "fight"; empty in the other phases.
 	Subphase string `json:"subphase,omitempty"`
 	// Charge is the charge being resolved, or the last one of the phase.
-	Charge *Charge6e `json:"charge,omitempty"`
+	Charge *Charge `json:"charge,omitempty"`
 	// Charged lists the units that declared a charge this phase.
 	Charged []string `json:"charged,omitempty"`
 	// Overwatched lists the units that fired Overwatch this phase.
 	Overwatched []string `json:"overwatched,omitempty"`
 	// Combat is the combat being fought, or the last one of the phase.
-	Combat *Combat6e `json:"combat,omitempty"`
+	Combat *Combat `json:"combat,omitempty"`
 	// Fought lists the units whose combat has been fought this turn.
 	Fought []string `json:"fought,omitempty"`
 	// Moves are the assault moves still open: which model may move, from
 	// where, how far.
-	Moves []Move6e `json:"moves,omitempty"`
+	Moves []AssaultMove `json:"moves,omitempty"`
 }
 
-// Charge6e is one charge: its declaration, roll and outcome.
-type Charge6e struct {
+// Charge is one charge: its declaration, roll and outcome.
+type Charge struct {
 	Seq    uint64 `json:"seq"` // the charge.declared event
 	Unit   string `json:"unit"`
 	Target string `json:"target"`
@@ -42,8 +46,8 @@ type Charge6e struct {
 	Success  bool    `json:"success,omitempty"`
 }
 
-// Combat6e is one combat of the fight sub-phase.
-type Combat6e struct {
+// Combat is one combat of the fight sub-phase.
+type Combat struct {
 	Seq   uint64   `json:"seq"`   // the combat.chosen event
 	Units []string `json:"units"` // every unit locked in it, in unit order
 	// Steps are the Initiative values of its models, highest first; Step
@@ -57,29 +61,29 @@ type Combat6e struct {
 	// Struck are the units that have struck at the current step.
 	Struck []string `json:"struck,omitempty"`
 	// Caused is the combat result: unsaved wounds each side caused.
-	Caused []Caused6e `json:"caused"`
+	Caused []Caused `json:"caused"`
 	// Stage: fight, morale, sweep, consolidate, moves (pile-in and
 	// consolidation moves open), done.
-	Stage  string     `json:"stage"`
-	Winner string     `json:"winner,omitempty"` // player; empty on a draw
-	Loser  string     `json:"loser,omitempty"`
-	Diff   int        `json:"diff,omitempty"`
-	Tests  []Morale6e `json:"tests,omitempty"` // the losing units' Morale tests, in order
-	Test   int        `json:"test"`
+	Stage  string   `json:"stage"`
+	Winner string   `json:"winner,omitempty"` // player; empty on a draw
+	Loser  string   `json:"loser,omitempty"`
+	Diff   int      `json:"diff,omitempty"`
+	Tests  []Morale `json:"tests,omitempty"` // the losing units' Morale tests, in order
+	Test   int      `json:"test"`
 	// Consolidate lists the units no longer locked after the combat, each
 	// with its consolidation roll once made.
-	Consolidate []Consolidate6e `json:"consolidate,omitempty"`
+	Consolidate []Consolidation `json:"consolidate,omitempty"`
 }
 
-// Caused6e is what one side caused in a combat.
-type Caused6e struct {
+// Caused is what one side caused in a combat.
+type Caused struct {
 	Player string `json:"player"`
 	Wounds int    `json:"wounds"`
 }
 
-// Morale6e is a losing unit's Morale test and, if failed, its sweeping
+// Morale is a losing unit's Morale test and, if failed, its sweeping
 // advance roll-off.
-type Morale6e struct {
+type Morale struct {
 	Unit   string `json:"unit"`
 	Ld     int    `json:"ld"`
 	Need   int    `json:"need"` // 2D6 at most this passes (Ld − combat result)
@@ -95,16 +99,16 @@ type Morale6e struct {
 	Fled     bool   `json:"fled,omitempty"`
 }
 
-// Consolidate6e is a unit's consolidation move allowance (D3").
-type Consolidate6e struct {
+// Consolidation is a unit's consolidation move allowance (D3").
+type Consolidation struct {
 	Unit     string  `json:"unit"`
 	Roll     int     `json:"roll,omitempty"`
 	Distance float64 `json:"distance,omitempty"`
 }
 
-// Move6e is one open assault move: Model of Unit may move up to Allow
+// AssaultMove is one open assault move: Model of Unit may move up to Allow
 // inches from (X, Y).
-type Move6e struct {
+type AssaultMove struct {
 	Kind  string  `json:"kind"` // charge, pile-in, consolidate
 	Unit  string  `json:"unit"`
 	Model string  `json:"model"`
@@ -113,11 +117,8 @@ type Move6e struct {
 	Allow float64 `json:"allow"`
 }
 
-// Clone deep-copies the 6e state (nil stays nil).
-func (s *State6e) Clone() *State6e {
-	if s == nil {
-		return nil
-	}
+// CloneExt deep-copies the 6e state (projector.Ext).
+func (s *State) CloneExt() projector.Ext {
 	c := *s
 	if s.Charge != nil {
 		ch := *s.Charge
@@ -126,14 +127,14 @@ func (s *State6e) Clone() *State6e {
 	}
 	c.Charged = slices.Clone(s.Charged)
 	c.Overwatched = slices.Clone(s.Overwatched)
-	c.Combat = s.Combat.Clone()
+	c.Combat = s.Combat.clone()
 	c.Fought = slices.Clone(s.Fought)
 	c.Moves = slices.Clone(s.Moves)
 	return &c
 }
 
-// Clone deep-copies a combat (nil stays nil).
-func (cb *Combat6e) Clone() *Combat6e {
+// clone deep-copies a combat (nil stays nil).
+func (cb *Combat) clone() *Combat {
 	if cb == nil {
 		return nil
 	}
@@ -143,7 +144,7 @@ func (cb *Combat6e) Clone() *Combat6e {
 	c.Alive = slices.Clone(cb.Alive)
 	c.Struck = slices.Clone(cb.Struck)
 	c.Caused = slices.Clone(cb.Caused)
-	c.Tests = make([]Morale6e, len(cb.Tests))
+	c.Tests = make([]Morale, len(cb.Tests))
 	for i, t := range cb.Tests {
 		t.Roll = slices.Clone(t.Roll)
 		c.Tests[i] = t
@@ -155,46 +156,66 @@ func (cb *Combat6e) Clone() *Combat6e {
 	return &c
 }
 
-// Attack6e is the 6e edition's own part of an attack in progress: focus
+var (
+	_ projector.Ext       = (*State)(nil)
+	_ projector.Ext       = (*Attack)(nil)
+	_ projector.Extension = Rules{}
+)
+
+// NewStateExt is a new match's 6e state (projector.Extension).
+func (Rules) NewStateExt() projector.Ext { return &State{} }
+
+// NewAttackExt is an empty 6e attack part (projector.Extension).
+func (Rules) NewAttackExt() projector.Ext { return &Attack{} }
+
+// ed is the 6e part of s. The core makes it at match.created
+// (NewStateExt); see projector.ExtAs.
+func ed(s *projector.State) *State { return projector.ExtAs[*State](s.Ext) }
+
+// edAttack is the 6e part of attack a; every 6e attack is made with one.
+func edAttack(a *projector.Attack) *Attack { return projector.ExtAs[*Attack](a.Ext) }
+
+// Attack is the 6e edition's own part of an attack in progress (its
+// projector.Attack.Ext): focus
 // fire, each target model's cover, the per-step details the core DiceStep
 // does not carry, and the wound pools being allocated.
-type Attack6e struct {
+type Attack struct {
 	// FocusFire as declared ("2+".."6+", "none"); Focus is its value:
 	// 2..6, 7 for "no cover" only, 0 when not declared.
 	FocusFire string `json:"focus_fire,omitempty"`
 	Focus     int    `json:"focus,omitempty"`
 	// Cover is every target model's cover save against this attack.
-	Cover []Cover6e `json:"cover,omitempty"`
+	Cover []Cover `json:"cover,omitempty"`
 	// Steps parallels Attack.Steps, index for index.
-	Steps []Step6e `json:"steps"`
+	Steps []Step `json:"steps"`
 	// AutoHits are the hits of weapons that hit without a roll.
-	AutoHits []AutoHit6e `json:"auto_hits,omitempty"`
+	AutoHits []AutoHit `json:"auto_hits,omitempty"`
 	// Pools are the wound pools, by Strength and AP; Order is the order
 	// the attacker picked (indices into Pools); Pool indexes Order.
-	Pools []Pool6e `json:"pools,omitempty"`
-	Order []int    `json:"order,omitempty"`
-	Pool  int      `json:"pool"`
+	Pools []Pool `json:"pools,omitempty"`
+	Order []int  `json:"order,omitempty"`
+	Pool  int    `json:"pool"`
 	// Left is the number of wounds of the current pool not yet allocated;
 	// Batch is set when the pool is saved in one roll.
 	Left  int  `json:"left"`
 	Batch bool `json:"batch,omitempty"`
 	// Wound is the wound being allocated one at a time.
-	Wound *Wound6e `json:"wound,omitempty"`
+	Wound *Wound `json:"wound,omitempty"`
 	// Applied counts the wounds that took a wound off a model; Lost those
 	// no eligible model could take.
 	Applied int `json:"applied"`
 	Lost    int `json:"lost,omitempty"`
 }
 
-// Cover6e is a model's cover save (0 = none) and where it comes from.
-type Cover6e struct {
+// Cover is a model's cover save (0 = none) and where it comes from.
+type Cover struct {
 	Model string `json:"model"`
 	Save  int    `json:"save"`
 	Why   string `json:"why,omitempty"`
 }
 
-// Step6e is what a dice step needs beyond projector.DiceStep.
-type Step6e struct {
+// Step is what a dice step needs beyond projector.DiceStep.
+type Step struct {
 	AP int `json:"ap,omitempty"`
 	// Reroll is the rule that lets a hit step's failures be re-rolled
 	// ("BS6+" for 1s, "master-crafted"), RerollNeed the re-roll's target
@@ -210,16 +231,16 @@ type Step6e struct {
 	Pool string `json:"pool,omitempty"`
 }
 
-// AutoHit6e is hits scored without a hit roll (templates, NO-BS weapons).
-type AutoHit6e struct {
+// AutoHit is hits scored without a hit roll (templates, NO-BS weapons).
+type AutoHit struct {
 	Weapon string `json:"weapon"`
 	S      int    `json:"s"`
 	AP     int    `json:"ap,omitempty"`
 	Hits   int    `json:"hits"`
 }
 
-// Pool6e is a wound pool: wounds of one Strength and AP.
-type Pool6e struct {
+// Pool is a wound pool: wounds of one Strength and AP.
+type Pool struct {
 	Key     string `json:"key"`
 	S       int    `json:"s"`
 	AP      int    `json:"ap,omitempty"`
@@ -228,9 +249,9 @@ type Pool6e struct {
 	Unsaved int    `json:"unsaved"`
 }
 
-// Wound6e is a wound allocated on its own: the model it is on, and its
+// Wound is a wound allocated on its own: the model it is on, and its
 // Look Out, Sir attempt.
-type Wound6e struct {
+type Wound struct {
 	Model     string `json:"model"`
 	Character string `json:"character,omitempty"` // the character it was first allocated to
 	Tried     bool   `json:"tried,omitempty"`     // Look Out, Sir attempted or declined: it cannot move again
@@ -238,15 +259,12 @@ type Wound6e struct {
 	Moved     bool   `json:"moved,omitempty"`     // the attempt succeeded
 }
 
-// Clone deep-copies the 6e attack part (nil stays nil).
-func (a *Attack6e) Clone() *Attack6e {
-	if a == nil {
-		return nil
-	}
+// CloneExt deep-copies the 6e attack part (projector.Ext).
+func (a *Attack) CloneExt() projector.Ext {
 	c := *a
 	c.Cover = slices.Clone(a.Cover)
 	if a.Steps != nil {
-		c.Steps = make([]Step6e, len(a.Steps))
+		c.Steps = make([]Step, len(a.Steps))
 		for i, st := range a.Steps {
 			st.Indices = slices.Clone(st.Indices)
 			c.Steps[i] = st
