@@ -3,6 +3,8 @@ package projector
 import (
 	"errors"
 	"fmt"
+
+	"github.com/matchrec/matchrec/events"
 )
 
 // Command types accepted by Decide. Scripts and the API use these names.
@@ -58,6 +60,8 @@ type Command struct {
 	Dispute  uint64 `json:"dispute,omitempty"`
 	Decision string `json:"decision,omitempty"`
 	Seed     string `json:"seed,omitempty"`
+	// Setup is the match a create command creates (CmdCreate).
+	Setup *events.MatchCreated `json:"setup,omitempty"`
 	// Source of a roll: set by the recorder, never by a client.
 	Source string `json:"-"`
 }

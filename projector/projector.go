@@ -147,6 +147,9 @@ type History func(seq uint64) (events.Payload, bool)
 
 // DecideWith is Decide with access to the match's earlier events.
 func DecideWith(r Rules, s *State, actor events.Actor, c Command, h History) ([]events.Payload, error) {
+	if c.Type == CmdCreate {
+		return decideCreate(r, s, actor, c)
+	}
 	if s.Seq == 0 {
 		return nil, Refuse(CodeBadCommand, "match %s does not exist", s.Match)
 	}

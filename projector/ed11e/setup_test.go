@@ -2,6 +2,7 @@ package ed11e
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/matchrec/matchrec/events"
@@ -116,4 +117,20 @@ func types(g *projtest.Game, from int) []events.Type {
 		out = append(out, e.Type)
 	}
 	return out
+}
+
+// A weapon whose attacks or damage is no dice expression is refused when
+// the match is created, naming it.
+func TestSetupWithBadProfileIsRefused(t *testing.T) {
+	for _, w := range []events.WeaponSpec{
+		{ID: "odd", Range: 24, Attacks: "D7", BS: 4, S: 4, D: "1"},
+		{ID: "odd", Range: 24, Attacks: "1", BS: 4, S: 4, D: "lots"},
+	} {
+		su := setup(squad("a", "alice", 1, 10, w), squad("b", "bob", 1, 20))
+		_, err := projector.Decide(Rules{}, projector.New("m1"), events.Actor{Kind: events.ActorSystem},
+			projector.Command{Type: projector.CmdCreate, Setup: &su})
+		if r, ok := projector.AsRefusal(err); !ok || r.Code != projector.CodeBadRequest || !strings.Contains(r.Reason, "unit a weapon odd") {
+			t.Errorf("%+v: %v", w, err)
+		}
+	}
 }

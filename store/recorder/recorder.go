@@ -102,19 +102,25 @@ func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.Creat
 	if err != nil {
 		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "%v", err)
 	}
-	p := req.MatchCreated
-	if err := ValidateSetup(&p); err != nil {
-		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "%v", err)
-	}
+	// The setup is decided like every command: the common checks and the
+	// edition's own (projector.SetupChecker). The recorder adds only the
+	// tokens before and the dice commitment after.
+	setup := req.MatchCreated
 	tokens := map[string]string{}
-	p.Tokens = map[string]string{}
-	for _, pl := range p.Players {
+	setup.Tokens = map[string]string{}
+	for _, pl := range setup.Players {
 		tokens[api.RolePlayer(pl.ID)] = randomHex(16)
 	}
 	tokens[api.RoleJudge] = randomHex(16)
 	for role, tok := range tokens {
-		p.Tokens[role] = TokenHash(tok)
+		setup.Tokens[role] = TokenHash(tok)
 	}
+	system := events.Actor{Kind: events.ActorSystem}
+	created, err := projector.Decide(rules, projector.New(id), system, projector.Command{Type: projector.CmdCreate, Setup: &setup})
+	if err != nil {
+		return api.CreateResult{}, err
+	}
+	p := created[0]
 	m := r.entry(id)
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -129,8 +135,7 @@ func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.Creat
 		return api.CreateResult{}, err
 	}
 	now := r.opts.Clock().UnixNano()
-	system := events.Actor{Kind: events.ActorSystem}
-	e, err := events.New(id, 1, events.Hash{}, now, system, &p)
+	e, err := events.New(id, 1, events.Hash{}, now, system, p)
 	if err != nil {
 		return api.CreateResult{}, err
 	}
@@ -145,14 +150,14 @@ func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.Creat
 		return api.CreateResult{}, fmt.Errorf("create match %s: %w", id, err)
 	}
 	st := projector.New(id)
-	if err := projector.ApplyDecoded(rules, st, &e, &p); err != nil {
+	if err := projector.ApplyDecoded(rules, st, &e, p); err != nil {
 		return api.CreateResult{}, err
 	}
 	if err := projector.ApplyDecoded(rules, st, &e2, commit); err != nil {
 		return api.CreateResult{}, err
 	}
 	m.rules, m.state = rules, st
-	r.opts.Log.Info().Str("match", id).Str("edition", p.Edition).Msg("match created")
+	r.opts.Log.Info().Str("match", id).Str("edition", rules.Edition()).Msg("match created")
 	return api.CreateResult{Match: id, Tokens: tokens, Seq: 2}, nil
 }
 

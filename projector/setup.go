@@ -1,4 +1,4 @@
-package recorder
+package projector
 
 import (
 	"fmt"
@@ -6,13 +6,66 @@ import (
 	"github.com/matchrec/matchrec/events"
 )
 
-// ValidateSetup checks a match.created payload before anything is recorded:
-// every id unique and referenced consistently, profiles sane, models on the
-// table. It fills the defaults (table 72"x48", first player = first listed).
-func ValidateSetup(p *events.MatchCreated) error {
+// CmdCreate creates a match from Command.Setup: the first command of every
+// match, decided like every other (decideCreate). The recorder adds the
+// tokens before and the dice commitment after.
+const CmdCreate = "create"
+
+// SetupChecker is an optional ability of an edition that reads more of a
+// setup than every edition does (ValidateSetup): it says what in p the
+// edition cannot play, before anything is recorded.
+type SetupChecker interface {
+	CheckSetup(p *events.MatchCreated) error
+}
+
+// decideCreate checks a new match's setup, the common part and the
+// edition's own (SetupChecker), and returns its match.created with the
+// defaults filled in. Only the recorder (the system actor) creates, and
+// only a match that has no event yet.
+func decideCreate(r Rules, s *State, actor events.Actor, c Command) ([]events.Payload, error) {
+	if s.Seq != 0 {
+		return nil, Refuse(CodeConflict, "match %s already exists", s.Match)
+	}
+	if actor.Kind != events.ActorSystem {
+		return nil, Refuse(CodeWrongPlayer, "a match is created by the recorder, not by %s", actor)
+	}
+	if c.Setup == nil {
+		return nil, Refuse(CodeBadRequest, "create needs the match's setup")
+	}
+	p := *c.Setup
+	if p.Edition == "" {
+		p.Edition = r.Edition()
+	}
+	if p.Edition != r.Edition() {
+		return nil, Refuse(CodeBadRequest, "a setup of edition %q cannot be created with the rules of %s", p.Edition, r.Edition())
+	}
+	if err := ValidateSetup(&p); err != nil {
+		return nil, Refuse(CodeBadRequest, "%v", err)
+	}
+	if sc, ok := r.(SetupChecker); ok {
+		if err := sc.CheckSetup(&p); err != nil {
+			return nil, Refuse(CodeBadRequest, "%v", err)
+		}
+	}
+	return []events.Payload{&p}, nil
+}
+
+// SetupDefaults fills what a setup may leave out: the table (72"x48") and
+// the first player (the first listed).
+func SetupDefaults(p *events.MatchCreated) {
 	if p.Table.W == 0 && p.Table.H == 0 {
 		p.Table = events.Table{W: 72, H: 48}
 	}
+	if p.FirstPlayer == "" && len(p.Players) > 0 {
+		p.FirstPlayer = p.Players[0].ID
+	}
+}
+
+// ValidateSetup checks a match.created payload before anything is recorded:
+// every id unique and referenced consistently, profiles sane, models on the
+// table: what every edition needs. It fills the defaults (SetupDefaults).
+func ValidateSetup(p *events.MatchCreated) error {
+	SetupDefaults(p)
 	if p.Table.W <= 0 || p.Table.H <= 0 {
 		return fmt.Errorf("table %gx%g: both sides must be positive", p.Table.W, p.Table.H)
 	}
@@ -28,9 +81,6 @@ func ValidateSetup(p *events.MatchCreated) error {
 			return fmt.Errorf("player %q listed twice", pl.ID)
 		}
 		players[pl.ID] = true
-	}
-	if p.FirstPlayer == "" {
-		p.FirstPlayer = p.Players[0].ID
 	}
 	if !players[p.FirstPlayer] {
 		return fmt.Errorf("first player %q is not a player of the match", p.FirstPlayer)
