@@ -1,11 +1,3 @@
-// Package projector folds a match's events into board state and decides
-// whether a command may become events.
-//
-// It is the decider of matchrec: Decide(state, command) → events or a
-// refusal, and Apply(state, event) → state, one pair per edition behind the
-// Rules interface. Both are deterministic: no clock, no randomness, no map
-// iteration that reaches the output, so the same events always give the
-// same state (and the same StateHash).
 package projector
 
 import (

@@ -1,5 +1,7 @@
 // Package editions names every edition this build knows. It is the one
-// place that maps an edition id to its rules.
+// place an edition is registered (the projector package doc says what an
+// edition implements): its rules, events, narration, state, chooser and
+// the rest are methods and abilities of the value listed here.
 package editions
 
 import (
@@ -11,18 +13,30 @@ import (
 	"github.com/matchrec/matchrec/projector/ed6e"
 )
 
+// all lists the editions, one line each, in the order IDs gives them.
+func all() []projector.Rules {
+	return []projector.Rules{
+		ed3e.Rules{},
+		ed6e.Rules{},
+		ed11e.Rules{},
+	}
+}
+
 // IDs lists the known edition ids.
-func IDs() []string { return []string{ed3e.Edition, ed6e.Edition, ed11e.Edition} }
+func IDs() []string {
+	var out []string
+	for _, r := range all() {
+		out = append(out, r.Edition())
+	}
+	return out
+}
 
 // Lookup returns the rules of an edition.
 func Lookup(id string) (projector.Rules, error) {
-	switch id {
-	case ed3e.Edition:
-		return ed3e.Rules{}, nil
-	case ed6e.Edition:
-		return ed6e.Rules{}, nil
-	case ed11e.Edition:
-		return ed11e.Rules{}, nil
+	for _, r := range all() {
+		if r.Edition() == id {
+			return r, nil
+		}
 	}
 	return nil, fmt.Errorf("unknown edition %q (known: %v)", id, IDs())
 }

@@ -1,0 +1,49 @@
+// Package projector folds a match's events into board state and decides
+// whether a command may become events.
+//
+// It is the decider of matchrec: Decide(state, command) → events or a
+// refusal, and Apply(state, event) → state, one pair per edition behind the
+// Rules interface. Both are deterministic: no clock, no randomness, no map
+// iteration that reaches the output, so the same events always give the
+// same state (and the same StateHash).
+//
+// The core knows no edition. It folds what every edition shares (match
+// creation, turns, phases, moves, dice, witnesses, rulings) and hands
+// every command and event to the match's edition, a Rules value found by
+// id in projector/editions. What only some editions have is an optional
+// ability of that value (abilities.go), found by type assertion where it
+// is needed.
+//
+// # Adding an edition
+//
+// In its own package, projector/ed<id> (ed3e is the smallest whole one):
+//
+//   - a Rules value: Edition (its id), Phases, DefaultMove, Decide (its
+//     commands; ErrNotHandled leaves turns, phases, moves and the end to
+//     the common rules) and Evolve (its reading of every event, after the
+//     common fold);
+//   - the abilities it has, and only those: EventFamily (its own event
+//     types, an events.Family in its package), Narration (a line for each
+//     of them), Extension (its own part of the state and of an attack, Ext
+//     types with CloneExt), SetupChecker (what it needs of a setup beyond
+//     ValidateSetup), Chooser (its own choices, for simulations and
+//     generated matches), ShootKinds (kinds of shooting for generated
+//     play), Explainer (the inputs and rule of a roll, for audit --roll)
+//     and Charges (its charge rolls, for the analytics);
+//   - its rules tests, with projtest (in-memory games, worked numbers
+//     through projtest.CheckMeanUnsaved).
+//
+// Outside it, three things:
+//
+//  1. its line in projector/editions (editions.go), the one place an
+//     edition is registered;
+//  2. its rules reference, docs/rules/<id>.md, which its code cites by
+//     section (and its row in docs/rules/README.md);
+//  3. an example match script, examples/<id>-*.yaml: make demo plays it,
+//     and the tests play every example, decode every state it passes
+//     through, and require one per edition (projector/editions).
+//
+// Nothing else names an edition: the fold, the recorder, the audit, the
+// narrator, what-if, the generator, the analytics, the CLI and the web
+// pages find all of it through the Rules value.
+package projector
