@@ -50,6 +50,14 @@ type WeaponSpec struct {
 	Keywords []string `json:"keywords,omitempty"`
 }
 
+// DisplayName is the weapon's name, or its id.
+func (w *WeaponSpec) DisplayName() string {
+	if w.Name != "" {
+		return w.Name
+	}
+	return w.ID
+}
+
 // ModelSpec is one model as deployed: profile, base, position, weapons.
 type ModelSpec struct {
 	ID       string   `json:"id"`

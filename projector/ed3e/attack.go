@@ -5,18 +5,22 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/kit"
 	"github.com/matchrec/matchrec/projector/rules"
 )
 
-// Attack stages.
+// Attack stages: hit → (distribute, for mixed Toughness) → wound → save →
+// casualties, each moved on by next (stages).
 const (
 	stageHit        = "hit"
 	stageDistribute = "distribute"
 	stageWound      = "wound"
 	stageSave       = "save"
 	stageCasualties = "casualties"
-	stageDone       = projector.StageDone
 )
+
+// stages is the 3e attack sequence.
+var stages = kit.Machine{Next: next, Pending: setPending}
 
 // planHits creates one to-hit roll per (weapon, BS) group of shooters, in
 // the order the models fire, and the exact expected unsaved wounds.
@@ -34,7 +38,7 @@ func planHits(s *projector.State, a *projector.Attack) {
 			i = len(a.Steps)
 			idx[k] = i
 			a.Steps = append(a.Steps, projector.DiceStep{
-				Purpose: "hit", Label: weaponName(u.Weapon(sh.Weapon)), Need: HitNeed(sh.BS), S: sh.S,
+				Purpose: kit.PurposeHit, Label: u.Weapon(sh.Weapon).DisplayName(), Need: HitNeed(sh.BS), S: sh.S,
 			})
 		}
 		a.Steps[i].Dice += sh.Shots
@@ -77,21 +81,20 @@ func mixed(s *projector.State, a *projector.Attack) bool {
 
 func evolveRoll(s *projector.State, seq uint64, p *events.DiceRolled) error {
 	a := s.Attack
-	d := a.Current()
-	if d == nil {
+	if a == nil {
 		return fmt.Errorf("no roll is pending")
 	}
-	if p.Count != d.Dice || len(p.Values) != d.Dice {
-		return fmt.Errorf("roll of %d dice for a step of %d", len(p.Values), d.Dice)
+	d, err := kit.Awaited(a, p)
+	if err != nil {
+		return err
 	}
-	d.Seq, d.Values = seq, p.Values
-	d.Successes = projector.CountAtLeast(p.Values, d.Need)
+	kit.Rolled(a, d, seq, p)
 	switch d.Purpose {
-	case "hit":
+	case kit.PurposeHit:
 		a.Hits += d.Successes
-	case "wound":
+	case kit.PurposeWound:
 		a.Wounds += d.Successes
-	case "save":
+	case kit.PurposeSave:
 		a.Saves += d.Successes
 		if d.Models != nil { // mixed: each failed save wounds its own model
 			t := s.Unit(a.Target)
@@ -103,45 +106,42 @@ func evolveRoll(s *projector.State, seq uint64, p *events.DiceRolled) error {
 			}
 		}
 	}
-	a.Next++
-	advance(s, a)
+	stages.Advance(s, a)
 	return nil
 }
 
-// advance plans the next stage once every step of the current one is rolled.
-func advance(s *projector.State, a *projector.Attack) {
-	if a.Next < len(a.Steps) {
-		setPending(s, a)
-		return
-	}
+// next moves the attack on once every roll of its stage is made.
+func next(s *projector.State, a *projector.Attack) bool {
 	switch a.Stage {
 	case stageHit:
 		if a.Hits == 0 {
 			finish(s, a)
-			return
+			return false
 		}
 		if mixed(s, a) {
 			a.Stage = stageDistribute
-			setPending(s, a)
-			return
+			return true
 		}
 		planUniformWounds(s, a)
+		return false
 	case stageWound:
 		if a.Wounds == 0 {
 			finish(s, a)
-			return
+			return false
 		}
-		planSaves(s, a)
+		return planSaves(s, a)
 	case stageSave:
 		if a.Assigned != nil { // mixed: wounds already applied per model
 			finish(s, a)
-			return
+			return false
 		}
 		a.Unsaved = a.Wounds - a.Saves
-		planCasualties(s, a)
-	default:
-		finish(s, a)
+		return planCasualties(s, a)
+	case stageDistribute, stageCasualties:
+		return true // the defender's choice moves it on
 	}
+	finish(s, a)
+	return false
 }
 
 // planUniformWounds: one wound roll per hit group against the unit's T.
@@ -154,15 +154,15 @@ func planUniformWounds(s *projector.State, a *projector.Attack) {
 		if h.Successes == 0 || need == 0 { // N: these hits cannot wound
 			continue
 		}
-		a.Steps = append(a.Steps, projector.DiceStep{Purpose: "wound", Label: fmt.Sprintf("S%d vs T%d", h.S, tough),
+		a.Steps = append(a.Steps, projector.DiceStep{Purpose: kit.PurposeWound, Label: fmt.Sprintf("S%d vs T%d", h.S, tough),
 			Dice: h.Successes, Need: need, S: h.S, T: tough})
 	}
 	a.Stage = stageWound
-	advance(s, a)
 }
 
 // planMixedWounds: after the owner's distribution, one wound roll per
-// (S, T) pair, each die tied to the model its hit was given to.
+// (S, T) pair, each die tied to the model its hit was given to; the
+// attack goes on from there.
 func planMixedWounds(s *projector.State, a *projector.Attack) {
 	t := s.Unit(a.Target)
 	var strengths []int // strength of each hit, in hit order
@@ -184,35 +184,34 @@ func planMixedWounds(s *projector.State, a *projector.Attack) {
 		if !ok {
 			j = len(a.Steps)
 			idx[k] = j
-			a.Steps = append(a.Steps, projector.DiceStep{Purpose: "wound", Label: fmt.Sprintf("S%d vs T%d", k.s, k.t),
+			a.Steps = append(a.Steps, projector.DiceStep{Purpose: kit.PurposeWound, Label: fmt.Sprintf("S%d vs T%d", k.s, k.t),
 				Need: need, S: k.s, T: k.t, Models: []string{}})
 		}
 		a.Steps[j].Dice++
 		a.Steps[j].Models = append(a.Steps[j].Models, mid)
 	}
 	a.Stage = stageWound
-	advance(s, a)
+	stages.Advance(s, a)
 }
 
 // planSaves: one armour save per wound (D6 ≥ Sv). Uniform units roll one
-// batch; in the mixed case each wounded model saves with its own Sv.
-func planSaves(s *projector.State, a *projector.Attack) {
+// batch; in the mixed case each wounded model saves with its own Sv. It
+// reports whether the attack waits for a choice (a Stage's waits).
+func planSaves(s *projector.State, a *projector.Attack) bool {
 	t := s.Unit(a.Target)
 	a.Stage = stageSave
 	if a.Assigned == nil {
 		sv := t.Model(a.Eligible[0]).Sv
 		if sv <= 0 || sv > 6 {
 			a.Unsaved = a.Wounds
-			planCasualties(s, a)
-			return
+			return planCasualties(s, a)
 		}
-		a.Steps = append(a.Steps, projector.DiceStep{Purpose: "save", Label: fmt.Sprintf("Sv%d+", sv), Dice: a.Wounds, Need: sv})
-		setPending(s, a)
-		return
+		a.Steps = append(a.Steps, projector.DiceStep{Purpose: kit.PurposeSave, Label: fmt.Sprintf("Sv%d+", sv), Dice: a.Wounds, Need: sv})
+		return false
 	}
 	idx := map[int]int{}
 	for _, w := range a.Steps[:a.Next] {
-		if w.Purpose != "wound" {
+		if w.Purpose != kit.PurposeWound {
 			continue
 		}
 		for i, v := range w.Values {
@@ -229,22 +228,23 @@ func planSaves(s *projector.State, a *projector.Attack) {
 			if !ok {
 				j = len(a.Steps)
 				idx[m.Sv] = j
-				a.Steps = append(a.Steps, projector.DiceStep{Purpose: "save", Label: fmt.Sprintf("Sv%d+", m.Sv), Need: m.Sv, Models: []string{}})
+				a.Steps = append(a.Steps, projector.DiceStep{Purpose: kit.PurposeSave, Label: fmt.Sprintf("Sv%d+", m.Sv), Need: m.Sv, Models: []string{}})
 			}
 			a.Steps[j].Dice++
 			a.Steps[j].Models = append(a.Steps[j].Models, m.ID)
 		}
 	}
-	advance(s, a)
+	return false
 }
 
 // planCasualties: the owner chooses which eligible models take the
-// unsaved wounds, unless there is no choice to make.
-func planCasualties(s *projector.State, a *projector.Attack) {
+// unsaved wounds, unless there is no choice to make. It reports whether
+// the attack waits for that choice.
+func planCasualties(s *projector.State, a *projector.Attack) bool {
 	a.Stage = stageCasualties
 	if a.Unsaved == 0 {
 		finish(s, a)
-		return
+		return false
 	}
 	t := s.Unit(a.Target)
 	capacity := 0
@@ -260,9 +260,9 @@ func planCasualties(s *projector.State, a *projector.Attack) {
 			}
 		}
 		finish(s, a)
-		return
+		return false
 	}
-	setPending(s, a)
+	return true
 }
 
 // wound takes one wound off a model, removing it at zero.
@@ -283,10 +283,7 @@ func wound(s *projector.State, a *projector.Attack, t *projector.Unit, id string
 // finish closes the attack: the unit has fired, the outcome is kept for
 // viewers, and the turn goes on.
 func finish(s *projector.State, a *projector.Attack) {
-	if u := s.Unit(a.Firer); u != nil {
-		u.Fired = true
-	}
-	s.CloseAttack(a)
+	kit.Fired(s, a)
 	s.Pending = s.PendingDeclare()
 }
 
@@ -302,10 +299,6 @@ func setPending(s *projector.State, a *projector.Attack) {
 			Text: fmt.Sprintf("%s chooses %d casualties from %s among models in range and sight", s.PlayerName(a.Defender), a.Unsaved, t.DisplayName())}
 	default:
 		d := a.Current()
-		roller := a.Attacker
-		if d.Purpose == "save" {
-			roller = a.Defender
-		}
-		s.Pending = s.PendingRoll(roller, d)
+		s.Pending = s.PendingRoll(kit.Roller(a, d), d)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // Edition id.
@@ -87,28 +88,19 @@ func (r Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) err
 }
 
 func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
-	if err := projector.RequireActive(s, actor); err != nil {
+	if err := kit.ActiveIn(s, actor, projector.PhaseShooting, "units shoot"); err != nil {
 		return nil, err
-	}
-	if s.Phase != projector.PhaseShooting {
-		return nil, projector.Refuse(projector.CodeWrongPhase, "units shoot in the shooting phase, not the %s phase", s.Phase)
 	}
 	u, err := projector.OwnUnit(s, actor, c.Unit)
 	if err != nil {
 		return nil, err
 	}
-	if u.Fired {
-		return nil, projector.Refuse(projector.CodeAlreadyFired, "unit %s has already fired this turn", u.DisplayName())
+	if err := kit.Unfired(u); err != nil {
+		return nil, err
 	}
-	t := s.Unit(c.Target)
-	if t == nil {
-		return nil, projector.Refuse(projector.CodeUnknownUnit, "unknown target unit %q", c.Target)
-	}
-	if t.Player == u.Player {
-		return nil, projector.Refuse(projector.CodeBadCommand, "%s cannot shoot at its own side's unit %s", u.DisplayName(), t.DisplayName())
-	}
-	if t.Destroyed() {
-		return nil, projector.Refuse(projector.CodeUnknownUnit, "target %s has no models left", t.DisplayName())
+	t, err := kit.Target(s, u, c.Target, "shoot at")
+	if err != nil {
+		return nil, err
 	}
 	pl, err := planShooting(s, u, t, c.Weapons)
 	if err != nil {
@@ -129,10 +121,10 @@ func evolveDeclared(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 	a := &projector.Attack{
 		Seq: seq, Kind: "shooting", Firer: u.ID, Target: t.ID,
 		Attacker: u.Player, Defender: t.Player,
-		Shooters: pl.shooters, Eligible: pl.eligible, Stage: "hit",
+		Shooters: pl.shooters, Eligible: pl.eligible, Stage: stageHit,
 	}
 	planHits(s, a)
 	s.Attack = a
-	setPending(s, a)
+	stages.Advance(s, a)
 	return nil
 }

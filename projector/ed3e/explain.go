@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 var _ projector.Explainer = Rules{}
@@ -12,7 +13,7 @@ var _ projector.Explainer = Rules{}
 // Explain states the inputs of a 3e dice step and the rule behind it.
 func (Rules) Explain(s *projector.State, a *projector.Attack, d *projector.DiceStep) ([]string, string) {
 	switch d.Purpose {
-	case "hit":
+	case kit.PurposeHit:
 		var bs []string
 		for _, sh := range a.Shooters {
 			if sh.S == d.S && HitNeed(sh.BS) == d.Need {
@@ -21,13 +22,13 @@ func (Rules) Explain(s *projector.State, a *projector.Attack, d *projector.DiceS
 		}
 		return append([]string{fmt.Sprintf("to hit = 7 − BS, never better than 2+ → %d+", d.Need)}, bs...),
 			"RULES.md 3e, shooting step 3 \"Roll to hit\""
-	case "wound":
+	case kit.PurposeWound:
 		in := []string{fmt.Sprintf("Strength %d vs Toughness %d on the wound chart → %d+", d.S, d.T, d.Need)}
 		if len(d.Models) > 0 {
 			in = append(in, "mixed Toughness: each die is the hit the owner gave to "+strings.Join(d.Models, ", "))
 		}
 		return in, "RULES.md 3e, shooting step 4 \"Roll to wound\" and the wound chart"
-	case "save":
+	case kit.PurposeSave:
 		in := []string{fmt.Sprintf("armour save %s: D6 ≥ %d saves", d.Label, d.Need)}
 		if len(d.Models) > 0 {
 			in = append(in, "each die saves the wound on "+strings.Join(d.Models, ", "))

@@ -2,12 +2,12 @@ package ed3e
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/geom"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // plan is what a shooting declaration means on the table: which models
@@ -30,7 +30,7 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 		if m == nil || !m.Alive() {
 			return plan{}, projector.Refuse(projector.CodeUnknownModel, "unit %s has no model %q on the table", u.DisplayName(), mid)
 		}
-		if !carries(m, wid) || u.Weapon(wid) == nil {
+		if !slices.Contains(m.Weapons, wid) || u.Weapon(wid) == nil {
 			return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "model %s does not carry weapon %q", mid, wid)
 		}
 	}
@@ -60,12 +60,9 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 		}
 		if u.Moved && w.Type == Heavy {
 			return plan{}, projector.Refuse(projector.CodeHeavyMoved,
-				"%s moved this turn: %s's Heavy weapon (%s) may fire only if the unit did not move", u.DisplayName(), m.ID, weaponName(w))
+				"%s moved this turn: %s's Heavy weapon (%s) may fire only if the unit did not move", u.DisplayName(), m.ID, w.DisplayName())
 		}
-		reach := w.Range
-		if u.Moved && w.Type == RapidFire {
-			reach = w.Range / 2 // a moved rapid-fire weapon fires only up to half range
-		}
+		reach := reachOf(w, u.Moved)
 		fb := projector.Body(u, m)
 		// The closest visible target model decides whether the model fires
 		// and how often: look at target models nearest first and stop at
@@ -90,7 +87,7 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 		})
 	}
 	if len(pl.shooters) == 0 {
-		return plan{}, whyNoShooter(s, world, u, t, tb, choice)
+		return plan{}, whyNoShooter(world, u, t, tb, choice)
 	}
 	// A target model may become a casualty if some firer both sees it and
 	// has it within reach.
@@ -126,8 +123,8 @@ func byDistance(from geom.Body, tb []geom.Body) []int {
 // whyNoShooter explains a declaration no model can fire: nothing of the
 // target is visible, or nothing visible is in range. It is only computed
 // for a refusal, so it may look at every pair.
-func whyNoShooter(s *projector.State, world geom.World, u, t *projector.Unit, tb []geom.Body, choice map[string]string) error {
-	sightWhy, rangeWhy := "", ""
+func whyNoShooter(world geom.World, u, t *projector.Unit, tb []geom.Body, choice map[string]string) error {
+	var why kit.Reasons
 	for _, m := range u.AliveModels() {
 		wid := choice[m.ID]
 		if wid == "" && len(m.Weapons) > 0 {
@@ -137,28 +134,22 @@ func whyNoShooter(s *projector.State, world geom.World, u, t *projector.Unit, tb
 		if w == nil {
 			continue
 		}
-		fb := projector.Body(u, m)
-		for i := range tb {
-			res := world.Sight(fb, tb[i], u.Player, t.ID)
-			if !res.Visible {
-				if sightWhy == "" {
-					sightWhy = fmt.Sprintf("%s cannot see %s: %s", m.ID, tb[i].ID, res.Reason)
-				}
-				continue
-			}
-			if rangeWhy == "" {
-				reach := w.Range
-				if u.Moved && w.Type == RapidFire {
-					reach /= 2
-				}
-				rangeWhy = fmt.Sprintf("%s's %s reaches %g\" but %s is %.1f\" away", m.ID, weaponName(w), reach, tb[i].ID, geom.BaseDistance(fb, tb[i]))
-			}
+		v := kit.Look(world, projector.Body(u, m), tb, u.Player, t.ID)
+		why.NoteSight(v.Why)
+		if i := v.First(); i >= 0 {
+			why.NoteRange("%s's %s reaches %g\" but %s is %.1f\" away", m.ID, w.DisplayName(), reachOf(w, u.Moved), tb[i].ID, v.Dist[i])
 		}
 	}
-	if rangeWhy == "" {
-		return projector.Refuse(projector.CodeNotVisible, "%s cannot see any model of %s (%s)", u.DisplayName(), t.DisplayName(), sightWhy)
+	return why.Refuse(u, t, "model")
+}
+
+// reachOf is how far w fires: a moved rapid-fire weapon only up to half
+// range.
+func reachOf(w *events.WeaponSpec, moved bool) float64 {
+	if moved && w.Type == RapidFire {
+		return w.Range / 2
 	}
-	return projector.Refuse(projector.CodeOutOfRange, "no model of %s has %s within range (%s)", u.DisplayName(), t.DisplayName(), rangeWhy)
+	return w.Range
 }
 
 // shots is the number of shots a weapon fires (RULES.md weapon types,
@@ -176,20 +167,4 @@ func shots(w *events.WeaponSpec, moved bool, closest float64) int {
 		return 1
 	}
 	return n
-}
-
-func carries(m *projector.Model, wid string) bool {
-	for _, w := range m.Weapons {
-		if w == wid {
-			return true
-		}
-	}
-	return false
-}
-
-func weaponName(w *events.WeaponSpec) string {
-	if w.Name != "" {
-		return w.Name
-	}
-	return w.ID
 }
