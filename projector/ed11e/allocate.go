@@ -167,6 +167,6 @@ func evolveAllocated(s *projector.State, p *AttackAllocated) error {
 		return fmt.Errorf("%s is not a model of %s on the table", p.Model, t.ID)
 	}
 	x.Wounds[x.Cur].Model = p.Model
-	advance(s, a)
+	stages.Advance(s, a)
 	return nil
 }

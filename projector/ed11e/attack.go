@@ -6,10 +6,11 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/kit"
 	"github.com/matchrec/matchrec/projector/rules"
 )
 
-// Attack stages (Attack.Stage).
+// Attack stages (Attack.Stage), each moved on by next (stages).
 const (
 	stageAttacks  = "attacks"  // variable numbers of attacks are rolled
 	stageHit      = "hit"      // hit rolls, one per group
@@ -17,8 +18,14 @@ const (
 	stageAllocate = "allocate" // the defender allocates the current wound
 	stageSave     = "save"     // its save roll
 	stageDamage   = "damage"   // its variable damage roll
-	stageDone     = projector.StageDone
 )
+
+// stages is the 11e attack sequence; besides its rolls, an attack waits
+// for the roller's answer to a re-roll offered, and for the re-roll's dice.
+var stages = kit.Machine{Next: next, Pending: setPending, Waiting: func(a *projector.Attack) bool {
+	x := edAttack(a)
+	return x.Offer != nil || x.Rerolling != nil
+}}
 
 // start plans the attacks rolls (variable attacks are rolled as their own
 // dice, one expression per firing model) and goes on.
@@ -36,48 +43,38 @@ func start(s *projector.State, a *projector.Attack) {
 			Label: fmt.Sprintf("%s: %s attacks per model", g.Name, g.Attacks), Dice: len(g.Shooters) * e.Dice()})
 	}
 	a.Stage = stageAttacks
-	advance(s, a)
+	stages.Advance(s, a)
 }
 
-// advance moves the attack on until it waits for someone: a roll, a
-// re-roll choice, an allocation, or nothing (it is finished).
-func advance(s *projector.State, a *projector.Attack) {
-	x := edAttack(a)
-	for {
-		if x.Offer != nil || x.Rerolling != nil || a.Next < len(a.Steps) {
-			setPending(s, a)
-			return
-		}
-		switch a.Stage {
-		case stageAttacks:
-			planHits(a)
-			if a.Shots == 0 {
-				finish(s, a)
-				return
-			}
-		case stageHit:
-			a.Hits = successes(a, stageHit)
-			planWounds(a)
-			if a.Hits == 0 {
-				finish(s, a)
-				return
-			}
-		case stageWound:
-			a.Wounds = successes(a, stageWound)
-			queueWounds(a)
-			if a.Wounds == 0 {
-				finish(s, a)
-				return
-			}
-		default:
-			if resolveWounds(s, a) {
-				setPending(s, a)
-				return
-			}
+// next moves the attack on once every roll of its stage is made: the hit
+// rolls once the numbers of attacks are known, the wound rolls once the
+// hits are, then each wound through allocation, save and damage.
+func next(s *projector.State, a *projector.Attack) bool {
+	switch a.Stage {
+	case stageAttacks:
+		planHits(a)
+		if a.Shots == 0 {
 			finish(s, a)
-			return
 		}
+	case stageHit:
+		a.Hits = successes(a, stageHit)
+		planWounds(a)
+		if a.Hits == 0 {
+			finish(s, a)
+		}
+	case stageWound:
+		a.Wounds = successes(a, stageWound)
+		queueWounds(a)
+		if a.Wounds == 0 {
+			finish(s, a)
+		}
+	default:
+		if resolveWounds(s, a) {
+			return true
+		}
+		finish(s, a)
 	}
+	return false
 }
 
 // planHits: one hit roll per group, BS as a target number with the
@@ -160,17 +157,12 @@ func evolveAttackRoll(s *projector.State, seq uint64, p *events.DiceRolled) erro
 	if p.Reroll != nil {
 		return fmt.Errorf("a re-roll of roll %d, but no re-roll was chosen", p.Reroll.Seq)
 	}
-	d := a.Current()
-	if d == nil {
-		return fmt.Errorf("no roll is pending")
-	}
-	if p.Count != d.Dice || len(p.Values) != d.Dice {
-		return fmt.Errorf("roll of %d dice for a step of %d", len(p.Values), d.Dice)
+	d, err := kit.Awaited(a, p)
+	if err != nil {
+		return err
 	}
 	i := a.Next
-	d.Seq, d.Values = seq, slices.Clone(p.Values)
-	d.Successes = projector.CountAtLeast(d.Values, d.Need)
-	a.Next++
+	kit.Rolled(a, d, seq, p)
 	switch d.Purpose {
 	case PurposeAttacks:
 		g := groupOf(x, i)
@@ -195,17 +187,14 @@ func evolveAttackRoll(s *projector.State, seq uint64, p *events.DiceRolled) erro
 		e, _ := rules.ParseExpr(x.Groups[w.Group].D)
 		w.Damage, w.State = e.Eval(d.Values), woundDamaged
 	}
-	advance(s, a)
+	stages.Advance(s, a)
 	return nil
 }
 
 // finish closes the attack: the unit has shot, the outcome is kept for
 // viewers, and engagement follows the casualties.
 func finish(s *projector.State, a *projector.Attack) {
-	if u := s.Unit(a.Firer); u != nil {
-		u.Fired = true
-	}
-	s.CloseAttack(a)
+	kit.Fired(s, a)
 	if len(a.Casualties) > 0 { // only a model removed can end an engagement
 		updateEngagement(s)
 	}
@@ -267,10 +256,7 @@ func setPending(s *projector.State, a *projector.Attack) {
 				s.PlayerName(a.Defender), x.Cur+1, len(x.Wounds), g.Name, -abs(g.AP), g.D, s.Unit(a.Target).DisplayName())}
 	default:
 		d := a.Current()
-		roller := a.Attacker
-		if d.Purpose == stageSave {
-			roller = a.Defender
-		}
+		roller := kit.Roller(a, d)
 		if d.Need > 0 {
 			s.Pending = s.PendingRoll(roller, d)
 			return

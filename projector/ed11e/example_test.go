@@ -8,6 +8,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/geom"
+	"github.com/matchrec/matchrec/projector/kit"
 	"github.com/matchrec/matchrec/projector/projtest"
 )
 
@@ -68,8 +69,7 @@ func hidden(s *projector.State, a *projector.Attack) bool {
 		tb = append(tb, projector.Body(t, m))
 	}
 	for _, sh := range a.Shooters {
-		l := look(sightWorld(s), projector.Body(u, u.Model(sh.Model)), tb, u.Player, t.ID)
-		if slices.Contains(l.vis, true) {
+		if kit.Look(sightWorld(s), projector.Body(u, u.Model(sh.Model)), tb, u.Player, t.ID).Seen() {
 			return false
 		}
 	}

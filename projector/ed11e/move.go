@@ -5,6 +5,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/kit"
 	"github.com/matchrec/matchrec/projector/rules"
 )
 
@@ -24,11 +25,8 @@ func advanceOf(s *projector.State, unit string) (int, bool) {
 }
 
 func decideAdvance(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
-	if err := projector.RequireActive(s, actor); err != nil {
+	if err := kit.ActiveIn(s, actor, projector.PhaseMovement, "units advance"); err != nil {
 		return nil, err
-	}
-	if s.Phase != projector.PhaseMovement {
-		return nil, projector.Refuse(projector.CodeWrongPhase, "units advance in the movement phase, not the %s phase", s.Phase)
 	}
 	u, err := projector.OwnUnit(s, actor, c.Unit)
 	if err != nil {

@@ -1,6 +1,7 @@
 package ed11e
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/geom"
+	"github.com/matchrec/matchrec/projector/kit"
 	"github.com/matchrec/matchrec/projector/rules"
 )
 
@@ -31,26 +33,6 @@ func sightWorld(s *projector.State) geom.World {
 		w.Areas = append(w.Areas, geom.AreaFromTerrain(t, WoodsVisibility))
 	}
 	return w
-}
-
-// looks is one firing model's view of each target model.
-type looks struct {
-	vis, obsc []bool
-	dist      []float64
-	why       string // why the first unseen target model is unseen
-}
-
-func look(w geom.World, fb geom.Body, tb []geom.Body, side, unit string) looks {
-	l := looks{vis: make([]bool, len(tb)), obsc: make([]bool, len(tb)), dist: make([]float64, len(tb))}
-	for i := range tb {
-		r := w.Sight(fb, tb[i], side, unit)
-		l.vis[i], l.obsc[i] = r.Visible, r.Obscured
-		l.dist[i] = geom.BaseDistance(fb, tb[i])
-		if !r.Visible && l.why == "" {
-			l.why = fmt.Sprintf("%s cannot see %s: %s", fb.ID, tb[i].ID, r.Reason)
-		}
-	}
-	return l
 }
 
 // planShooting works out a declaration of shooting type kind by unit u at
@@ -92,7 +74,7 @@ func planShooting(s *projector.State, u, t *projector.Unit, kind string, choice 
 	pl := plan{weapons: map[string]string{}, engaged: engagedWith(u, t.ID), t: toughness(t)}
 	stat := stationary(u)
 	spot := -1 // lazily: 1 when a friendly unit sees the target
-	var barWhy, sightWhy, rangeWhy string
+	var why kit.Reasons
 	for _, m := range u.AliveModels() {
 		ids, explicit := chosen[m.ID]
 		if !explicit {
@@ -101,11 +83,8 @@ func planShooting(s *projector.State, u, t *projector.Unit, kind string, choice 
 			}
 			ids = m.Weapons
 		}
-		fb := projector.Body(u, m)
-		l := look(world, fb, tb, u.Player, t.ID)
-		if sightWhy == "" {
-			sightWhy = l.why
-		}
+		v := kit.Look(world, projector.Body(u, m), tb, u.Player, t.ID)
+		why.NoteSight(v.Why)
 		mv := isMV(u, m)
 		var fired []string
 		for _, wid := range ids {
@@ -115,38 +94,38 @@ func planShooting(s *projector.State, u, t *projector.Unit, kind string, choice 
 			}
 			bar := weaponBar(kind, w, mv, pl.engaged, t.DisplayName())
 			if bar == "" && (w.Range <= 0 || w.BS <= 0) {
-				bar = fmt.Sprintf("%s is not a ranged weapon with a BS (range %g, BS %d)", weaponName(w), w.Range, w.BS)
+				bar = fmt.Sprintf("%s is not a ranged weapon with a BS (range %g, BS %d)", w.DisplayName(), w.Range, w.BS)
 			}
 			if bar != "" {
 				if explicit {
 					return plan{}, projector.Refuse(projector.CodeNotEligible, "%s: %s", m.ID, bar)
 				}
-				barWhy = cmpOr(barWhy, bar)
+				why.NoteBar(bar)
 				continue
 			}
 			attacks, dmg, err := profile(w)
 			if err != nil {
-				return plan{}, projector.Refuse(projector.CodeBadCommand, "weapon %s: %v", weaponName(w), err)
+				return plan{}, projector.Refuse(projector.CodeBadCommand, "weapon %s: %v", w.DisplayName(), err)
 			}
 			indirect := kind == Indirect && projector.HasKeyword(w.Keywords, KwIndirect)
 			reach, cover := false, true
 			for i := range tb {
-				if l.dist[i] > w.Range+geom.Eps {
+				if v.Dist[i] > w.Range+geom.Eps {
 					continue
 				}
-				if l.vis[i] {
-					reach, cover = true, cover && l.obsc[i]
+				if v.Sight[i].Visible {
+					reach, cover = true, cover && v.Sight[i].Obscured
 				} else if indirect {
 					reach = true // [INDIRECT FIRE] may target units not visible (10.07)
 				}
 			}
 			if !reach {
-				if slices.Contains(l.vis, true) || indirect {
-					rangeWhy = cmpOr(rangeWhy, fmt.Sprintf("%s's %s reaches %g\", and no target model it may target is that close", m.ID, weaponName(w), w.Range))
+				if v.Seen() || indirect {
+					why.NoteRange("%s's %s reaches %g\", and no target model it may target is that close", m.ID, w.DisplayName(), w.Range)
 				}
 				continue
 			}
-			g := Group{Weapon: w.ID, Name: weaponName(w), BS: w.BS, S: w.S, AP: w.AP, D: dmg.String(), Attacks: attacks.String(),
+			g := Group{Weapon: w.ID, Name: w.DisplayName(), BS: w.BS, S: w.S, AP: w.AP, D: dmg.String(), Attacks: attacks.String(),
 				Cover: cover || indirect, Indirect: indirect, Reroll: hitReroll(u, w), WReroll: woundReroll(w),
 				AttStep: -1, HitStep: -1, WndStep: -1}
 			var mods []string
@@ -173,13 +152,7 @@ func planShooting(s *projector.State, u, t *projector.Unit, kind string, choice 
 		}
 	}
 	if len(pl.shooters) == 0 {
-		switch {
-		case rangeWhy != "":
-			return plan{}, projector.Refuse(projector.CodeOutOfRange, "no weapon of %s has %s within range (%s)", u.DisplayName(), t.DisplayName(), rangeWhy)
-		case barWhy != "":
-			return plan{}, projector.Refuse(projector.CodeNotEligible, "no weapon of %s may make attacks at %s: %s", u.DisplayName(), t.DisplayName(), barWhy)
-		}
-		return plan{}, projector.Refuse(projector.CodeNotVisible, "%s cannot see any model of %s (%s)", u.DisplayName(), t.DisplayName(), sightWhy)
+		return plan{}, why.Refuse(u, t, "weapon")
 	}
 	return pl, nil
 }
@@ -204,10 +177,10 @@ func profile(w *events.WeaponSpec) (attacks, dmg rules.Expr, err error) {
 	if a == "" && w.Shots > 0 {
 		a = fmt.Sprint(w.Shots)
 	}
-	if attacks, err = rules.ParseExpr(cmpOr(a, DefaultAttacks)); err != nil {
+	if attacks, err = rules.ParseExpr(cmp.Or(a, DefaultAttacks)); err != nil {
 		return attacks, dmg, fmt.Errorf("attacks: %v", err)
 	}
-	if dmg, err = rules.ParseExpr(cmpOr(w.D, DefaultDamage)); err != nil {
+	if dmg, err = rules.ParseExpr(cmp.Or(w.D, DefaultDamage)); err != nil {
 		return attacks, dmg, fmt.Errorf("damage: %v", err)
 	}
 	return attacks, dmg, nil
@@ -288,7 +261,7 @@ func toughness(t *projector.Unit) int {
 }
 
 func groupLabel(w *events.WeaponSpec, g Group, mods []string) string {
-	parts := []string{fmt.Sprintf("%s BS%d+", weaponName(w), g.BS)}
+	parts := []string{fmt.Sprintf("%s BS%d+", w.DisplayName(), g.BS)}
 	if g.Cover {
 		parts = append(parts, "cover")
 	}
@@ -303,11 +276,4 @@ func groupLabel(w *events.WeaponSpec, g Group, mods []string) string {
 		parts = append(parts, fmt.Sprintf("indirect: 1–%d fail", g.MinUnmod-1))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

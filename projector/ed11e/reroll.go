@@ -119,7 +119,7 @@ func evolveRerollChosen(s *projector.State, p *RerollChosen) error {
 	}
 	x.Rerolling = &Reroll{Step: x.Offer.Step, Seq: p.Seq, Rule: p.Source, Indices: slices.Clone(p.Indices)}
 	x.Offer = nil
-	advance(s, a)
+	stages.Advance(s, a)
 	return nil
 }
 
@@ -129,7 +129,7 @@ func evolveRerollDeclined(s *projector.State, p *RerollDeclined) error {
 		return fmt.Errorf("no re-roll of roll %d is offered", p.Seq)
 	}
 	edAttack(a).Offer = nil
-	advance(s, a)
+	stages.Advance(s, a)
 	return nil
 }
 
@@ -149,7 +149,7 @@ func applyReroll(s *projector.State, a *projector.Attack, p *events.DiceRolled) 
 	d.Successes = projector.CountAtLeast(vals, d.Need)
 	x.Rerolled = append(x.Rerolled, *r)
 	x.Rerolling = nil
-	advance(s, a)
+	stages.Advance(s, a)
 	return nil
 }
 

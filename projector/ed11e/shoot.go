@@ -6,17 +6,15 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // decideShoot is steps 1 and 2 of the shoot step: select an eligible unit
 // (on the battlefield, not yet selected this phase) and a shooting type it
 // is eligible for, and declare its target.
 func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
-	if err := projector.RequireActive(s, actor); err != nil {
+	if err := kit.ActiveIn(s, actor, projector.PhaseShooting, "units shoot"); err != nil {
 		return nil, err
-	}
-	if s.Phase != projector.PhaseShooting {
-		return nil, projector.Refuse(projector.CodeWrongPhase, "units shoot in the shooting phase, not the %s phase", s.Phase)
 	}
 	if ed(s).Step == StepEnd {
 		return nil, projector.Refuse(projector.CodeWrongStep, "the shoot step is over: this is the end of the shooting phase")
@@ -28,14 +26,9 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if selected(s, u.ID) {
 		return nil, projector.Refuse(projector.CodeAlreadyFired, "%s has already been selected to shoot this phase", u.DisplayName())
 	}
-	t := s.Unit(c.Target)
-	switch {
-	case t == nil:
-		return nil, projector.Refuse(projector.CodeUnknownUnit, "unknown target unit %q", c.Target)
-	case t.Player == u.Player:
-		return nil, projector.Refuse(projector.CodeBadCommand, "%s cannot shoot at its own side's unit %s", u.DisplayName(), t.DisplayName())
-	case t.Destroyed():
-		return nil, projector.Refuse(projector.CodeUnknownUnit, "target %s has no models left", t.DisplayName())
+	t, err := kit.Target(s, u, c.Target, "shoot at")
+	if err != nil {
+		return nil, err
 	}
 	if c.Kind == "" {
 		return nil, projector.Refuse(projector.CodeBadCommand, "name the shooting type (kind): %s is eligible for %s",

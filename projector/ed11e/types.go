@@ -128,7 +128,7 @@ func section(kind string) string {
 // with w under shooting type kind, at a target the unit is or is not
 // engaged with; "" when it may.
 func weaponBar(kind string, w *events.WeaponSpec, mv, engaged bool, target string) string {
-	name := weaponName(w)
+	name := w.DisplayName()
 	switch kind {
 	case Assault:
 		if !projector.HasKeyword(w.Keywords, KwAssault) {
@@ -149,11 +149,4 @@ func weaponBar(kind string, w *events.WeaponSpec, mv, engaged bool, target strin
 		}
 	}
 	return ""
-}
-
-func weaponName(w *events.WeaponSpec) string {
-	if w.Name != "" {
-		return w.Name
-	}
-	return w.ID
 }
