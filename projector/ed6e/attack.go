@@ -5,6 +5,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/kit"
 	"github.com/matchrec/matchrec/projector/rules"
 )
 
@@ -20,14 +21,17 @@ const (
 	stageSave       = "save"
 	stageOffer      = "offer"
 	stageLookOutSir = "lookoutsir"
-	stageDone       = projector.StageDone
 )
+
+// stages is the 6e attack sequence (what it waits for is derived after
+// every event, in pending.go).
+var stages = kit.Machine{Next: next}
 
 // Roll purposes of this edition's attacks.
 const (
-	purposeHit        = "hit"
-	purposeWound      = "wound"
-	purposeSave       = "save"
+	purposeHit        = kit.PurposeHit
+	purposeWound      = kit.PurposeWound
+	purposeSave       = kit.PurposeSave
 	purposeLookOutSir = "lookoutsir"
 )
 
@@ -52,7 +56,7 @@ type hitSpec struct {
 func start(s *projector.State, a *projector.Attack, specs []hitSpec) {
 	planHits(s, a, specs)
 	s.Attack = a
-	advance(s, a)
+	stages.Advance(s, a)
 }
 
 // shootingSpecs: one group per (weapon, BS, snap); snap shots at SnapBS.
@@ -112,21 +116,16 @@ func addStep(a *projector.Attack, i int, d projector.DiceStep, info Step) {
 // evolveAttackRoll folds a roll of the attack in progress.
 func evolveAttackRoll(s *projector.State, seq uint64, p *events.DiceRolled) error {
 	a := s.Attack
-	d := a.Current()
-	if d == nil {
-		return fmt.Errorf("the attack waits for no roll")
-	}
-	if p.Count != d.Dice || len(p.Values) != d.Dice || p.Purpose != d.Purpose {
-		return fmt.Errorf("roll of %d dice for %s, but the step is %d dice for %s", len(p.Values), p.Purpose, d.Dice, d.Purpose)
+	d, err := kit.Awaited(a, p)
+	if err != nil {
+		return err
 	}
 	i := a.Next
 	info := edAttack(a).Steps[i]
 	if info.IsReroll && (p.Reroll == nil || p.Reroll.Seq != a.Steps[info.Of].Seq) {
 		return fmt.Errorf("a re-roll must name the roll it replaces (event %d)", a.Steps[info.Of].Seq)
 	}
-	d.Seq, d.Values = seq, p.Values
-	d.Successes = projector.CountAtLeast(p.Values, d.Need)
-	a.Next++
+	kit.Rolled(a, d, seq, p)
 	switch d.Purpose {
 	case purposeHit:
 		a.Hits += d.Successes
@@ -140,7 +139,7 @@ func evolveAttackRoll(s *projector.State, seq uint64, p *events.DiceRolled) erro
 	case purposeLookOutSir:
 		resolveLookOutSir(a, d)
 	}
-	advance(s, a)
+	stages.Advance(s, a)
 	return nil
 }
 
@@ -170,11 +169,11 @@ func queueReroll(a *projector.Attack, i int) {
 		Step{AP: info.AP, Reroll: info.Reroll, IsReroll: true, Of: i, Indices: idx})
 }
 
-// advance moves the attack on once no roll of the current stage is left.
-func advance(s *projector.State, a *projector.Attack) {
-	if a.Next < len(a.Steps) {
-		return // a roll is pending
-	}
+// next moves the attack on once every roll of its stage is made: wound
+// rolls by Strength and AP once the hits are known, then the wound pools,
+// then allocation, one wound or one pool at a time. The order of the
+// pools and Look Out, Sir wait for a player's choice.
+func next(s *projector.State, a *projector.Attack) bool {
 	switch a.Stage {
 	case stageHit:
 		planWounds(s, a)
@@ -183,7 +182,10 @@ func advance(s *projector.State, a *projector.Attack) {
 	case stageAlloc, stageSave, stageLookOutSir:
 		a.Stage = stageAlloc
 		allocate(s, a)
+	default: // stageOrder, stageOffer
+		return true
 	}
+	return false
 }
 
 // hitsByPool sums the hits of each Strength/AP, in the order they first
@@ -295,12 +297,12 @@ func majorityOf(ms []*projector.Model, f func(*projector.Model) int) int {
 // finish closes the attack and hands the turn back to what it was part
 // of: the shooting phase, a charge (Overwatch) or a combat.
 func finish(s *projector.State, a *projector.Attack) {
+	if a.Kind == KindShooting {
+		kit.Fired(s, a)
+		return
+	}
 	s.CloseAttack(a)
 	switch a.Kind {
-	case KindShooting:
-		if u := s.Unit(a.Firer); u != nil {
-			u.Fired = true
-		}
 	case KindOverwatch:
 		ed(s).Overwatched = append(ed(s).Overwatched, a.Firer)
 		if ch := ed(s).Charge; ch != nil && ch.Stage == chargeOverwatch {

@@ -8,6 +8,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/geom"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // The charge sub-phase (RULES.md), per charging unit: 1 declare the charge;
@@ -30,11 +31,8 @@ const (
 const purposeCharge = "charge"
 
 func decideCharge(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
-	if err := projector.RequireActive(s, actor); err != nil {
+	if err := kit.ActiveIn(s, actor, projector.PhaseAssault, "charges are declared"); err != nil {
 		return nil, err
-	}
-	if s.Phase != projector.PhaseAssault {
-		return nil, projector.Refuse(projector.CodeWrongPhase, "charges are declared in the assault phase, not the %s phase", s.Phase)
 	}
 	if ed(s).Subphase != SubCharge {
 		return nil, projector.Refuse(projector.CodeWrongPhase, "the charge sub-phase is over: combats are being fought")
@@ -52,7 +50,7 @@ func decideCharge(s *projector.State, actor events.Actor, c projector.Command) (
 	if locked(s, u) {
 		return nil, projector.Refuse(projector.CodeNotEligible, "%s is locked in combat and cannot charge", u.DisplayName())
 	}
-	t, err := enemyUnit(s, u, c.Target)
+	t, err := kit.Target(s, u, c.Target, "attack")
 	if err != nil {
 		return nil, err
 	}
@@ -181,11 +179,7 @@ func chargeDistance(u *projector.Unit, dice []int) float64 {
 }
 
 func modelCharge(_ *projector.Model, dice []int) float64 {
-	sum := 0
-	for _, v := range dice {
-		sum += v
-	}
-	return float64(sum)
+	return float64(sum(dice))
 }
 
 // nearest is u's model closest to any model of t and that distance

@@ -144,9 +144,10 @@ const (
 	// PileIn: models not in base contact may move up to this far toward the
 	// enemy at their Initiative step and after a combat (engine, standard).
 	PileIn = 3.0
-	// ConsolidateSides: a unit left unlocked after its combat consolidates
-	// D3" (a D6 halved, rounded up) (engine, standard 6e).
-	ConsolidateSides = 3
+	// ConsolidateDistance: a unit left unlocked after its combat
+	// consolidates this far, a dice expression (rules.Expr: a D3 is a D6
+	// halved, rounded up) (engine, standard 6e).
+	ConsolidateDistance = "D3"
 	// MoraleDice: Morale is 2D6 at most Ld minus the combat result (default);
 	// a unit tests on its highest Ld (engine).
 	MoraleDice = 2

@@ -7,6 +7,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/geom"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // The fight sub-phase (RULES.md), per combat: 1 the active player chooses
@@ -65,11 +66,8 @@ func combatOf(s *projector.State, u *projector.Unit) []string {
 }
 
 func decideFight(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
-	if err := projector.RequireActive(s, actor); err != nil {
+	if err := kit.ActiveIn(s, actor, projector.PhaseAssault, "combats are fought"); err != nil {
 		return nil, err
-	}
-	if s.Phase != projector.PhaseAssault {
-		return nil, projector.Refuse(projector.CodeWrongPhase, "combats are fought in the assault phase, not the %s phase", s.Phase)
 	}
 	if why := mandatory(s); why != "" {
 		return nil, projector.Refuse(projector.CodeWrongStep, "finish first: %s", why)

@@ -316,3 +316,17 @@ func TestSameModelIdsOnBothSides(t *testing.T) {
 	}
 	same(t, g)
 }
+
+// The consolidation move is D3", rolled as one D6 halved, rounding up
+// (rules.Expr, as every edition's D3).
+func TestConsolidationIsD3(t *testing.T) {
+	e := consolidation()
+	if e.Dice() != 1 {
+		t.Fatalf("%s rolls %d dice", ConsolidateDistance, e.Dice())
+	}
+	for face, want := range []int{1: 1, 2: 1, 3: 2, 4: 2, 5: 3, 6: 3} {
+		if face > 0 && e.Eval([]int{face}) != want {
+			t.Errorf("a %d gives %d\", want %d\"", face, e.Eval([]int{face}), want)
+		}
+	}
+}

@@ -114,23 +114,13 @@ func reachOf(w *events.WeaponSpec, moved bool) float64 {
 	return w.Range
 }
 
+// weaponName names a weapon; nil is the close combat weapon a model
+// without one fights with.
 func weaponName(w *events.WeaponSpec) string {
 	if w == nil {
 		return CloseCombatWeapon
 	}
-	if w.Name != "" {
-		return w.Name
-	}
-	return w.ID
-}
-
-func carries(m *projector.Model, wid string) bool {
-	for _, w := range m.Weapons {
-		if w == wid {
-			return true
-		}
-	}
-	return false
+	return w.DisplayName()
 }
 
 // meleeWeapon is the first close-combat weapon m carries, or nil.

@@ -3,6 +3,7 @@ package ed6e
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
@@ -137,12 +138,12 @@ func whyNoMove(s *projector.State, u *projector.Unit, m *projector.Model) string
 			return fmt.Sprintf("the charge failed (%g\" rolled, %.1f\" needed): the unit does not move", ch.Distance, ch.Needed)
 		}
 	}
-	if cb := ed(s).Combat; cb != nil && cb.Stage == stageFight && contains(cb.Units, u.ID) {
+	if cb := ed(s).Combat; cb != nil && cb.Stage == stageFight && slices.Contains(cb.Units, u.ID) {
 		step := cb.Steps[cb.Step]
 		switch {
 		case m.I != step:
 			return fmt.Sprintf("it piles in at its own Initiative step (I%d); the combat is at Initiative %d", m.I, step)
-		case contains(cb.Struck, u.ID):
+		case slices.Contains(cb.Struck, u.ID):
 			return u.DisplayName() + " has struck at this step: pile-in comes before the blows"
 		}
 		return "it is already in base contact with the enemy"
@@ -187,7 +188,7 @@ func guardNextTurn(s *projector.State, actor events.Actor) error {
 		return projector.Refuse(projector.CodeWrongStep, "the turn cannot end yet: %s", why)
 	}
 	for _, cb := range combats(s) {
-		if !contains(ed(s).Fought, cb[0]) {
+		if !slices.Contains(ed(s).Fought, cb[0]) {
 			return projector.Refuse(projector.CodeWrongStep, "the combat of %s has not been fought this turn: go to the assault phase and fight it (fight)", s.Unit(cb[0]).DisplayName())
 		}
 	}
@@ -202,13 +203,4 @@ func guardOpen(s *projector.State, actor events.Actor) error {
 		}
 	}
 	return projector.ErrNotHandled
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }

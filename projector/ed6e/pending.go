@@ -2,10 +2,12 @@ package ed6e
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // What the match waits for is derived here, from the state alone, after
@@ -58,10 +60,7 @@ func attackPending(s *projector.State, a *projector.Attack) projector.Pending {
 				modelLabel(m), s.PlayerName(a.Defender), LookOutSirRange, lookOutSirNeed(m))}
 	}
 	d := a.Current()
-	roller := a.Attacker
-	if d.Purpose == purposeSave || d.Purpose == purposeLookOutSir {
-		roller = a.Defender
-	}
+	roller := kit.Roller(a, d, purposeLookOutSir)
 	p := s.PendingRoll(roller, d)
 	if info := x.Steps[a.Next]; info.IsReroll {
 		p.Reroll = &events.Reroll{Seq: a.Steps[info.Of].Seq, Indices: append([]int(nil), info.Indices...), Source: info.Reroll}
@@ -116,7 +115,7 @@ func combatPending(s *projector.State, cb *Combat) bool {
 			Text: fmt.Sprintf("%s rolls %dD6 + I%d for %s in the sweeping advance of %s against %s", s.PlayerName(roller.Player), SweepDice, ini, who.DisplayName(), w.DisplayName(), u.DisplayName())}
 	case stageConsolidate:
 		u := s.Unit(consolidationDue(cb).Unit)
-		s.Pending = projector.Pending{Kind: projector.WaitRoll, Player: u.Player, Dice: 1, Purpose: purposeConsolidate,
+		s.Pending = projector.Pending{Kind: projector.WaitRoll, Player: u.Player, Dice: consolidation().Dice(), Purpose: purposeConsolidate,
 			Text: fmt.Sprintf("%s rolls D3 (1D6, halved rounding up) for %s's consolidation move", s.PlayerName(u.Player), u.DisplayName())}
 	default:
 		return false
@@ -153,7 +152,7 @@ func declarePending(s *projector.State) projector.Pending {
 	}
 	unfought := false
 	for _, cb := range combats(s) {
-		if !contains(x.Fought, cb[0]) {
+		if !slices.Contains(x.Fought, cb[0]) {
 			unfought = true
 			can = append(can, fmt.Sprintf("fight the combat of %s (fight)", s.Unit(cb[0]).DisplayName()))
 		}

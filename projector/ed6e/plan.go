@@ -3,12 +3,12 @@ package ed6e
 import (
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/geom"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 const eps = geom.Eps
@@ -43,7 +43,7 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 			return plan{}, projector.Refuse(projector.CodeUnknownModel, "unit %s has no model %q on the table", u.DisplayName(), mid)
 		}
 		w := u.Weapon(wid)
-		if !carries(m, wid) || w == nil {
+		if !slices.Contains(m.Weapons, wid) || w == nil {
 			return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "model %s does not carry weapon %q", mid, wid)
 		}
 		if w.Type == Melee {
@@ -63,8 +63,8 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 	}
 	pl := plan{weapons: map[string]string{}}
 	inReach := make([]bool, len(targets))
-	armed, anySeen := 0, false
-	snapWhy, sightWhy, rangeWhy := "", "", ""
+	armed, snapWhy := 0, ""
+	var why kit.Reasons
 	for _, m := range u.AliveModels() {
 		wid := choice[m.ID]
 		if wid == "" {
@@ -89,20 +89,15 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 		}
 		armed++
 		reach := reachOf(w, u.Moved)
-		fb := projector.Body(u, m)
-		closest := math.Inf(1)
-		var seen []int
-		for i := range tb {
-			res := world.Sight(fb, tb[i], u.Player, t.ID)
+		v := kit.Look(world, projector.Body(u, m), tb, u.Player, t.ID)
+		why.NoteSight(v.Why)
+		if !v.Seen() {
+			continue
+		}
+		for i, res := range v.Sight {
 			if !res.Visible {
-				if sightWhy == "" {
-					sightWhy = fmt.Sprintf("%s cannot see %s: %s", m.ID, tb[i].ID, res.Reason)
-				}
 				continue
 			}
-			anySeen = true
-			seen = append(seen, i)
-			closest = min(closest, geom.BaseDistance(fb, tb[i]))
 			for _, ai := range res.ObscuringAreas {
 				improve(&cover[i], areaCover(world.Areas[ai]))
 			}
@@ -110,17 +105,13 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 				improve(&cover[i], coverOf(CoverModels, "intervening model "+world.Bodies[bi].ID))
 			}
 		}
-		if len(seen) == 0 {
-			continue
-		}
+		closest := v.Closest()
 		if closest > reach+eps {
-			if rangeWhy == "" {
-				rangeWhy = fmt.Sprintf("%s's %s reaches %g\" but the closest visible target model is %.1f\" away", m.ID, weaponName(w), reach, closest)
-			}
+			why.NoteRange("%s's %s reaches %g\" but the closest visible target model is %.1f\" away", m.ID, weaponName(w), reach, closest)
 			continue
 		}
-		for _, i := range seen {
-			if geom.BaseDistance(fb, tb[i]) <= reach+eps {
+		for i, res := range v.Sight {
+			if res.Visible && v.Dist[i] <= reach+eps {
 				inReach[i] = true
 			}
 		}
@@ -139,10 +130,8 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 		return plan{}, projector.Refuse(CodeCannotSnap, "no model of %s can snap fire: %s", u.DisplayName(), snapWhy)
 	case armed == 0:
 		return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "no model of %s carries a ranged weapon", u.DisplayName())
-	case !anySeen:
-		return plan{}, projector.Refuse(projector.CodeNotVisible, "%s cannot see any model of %s (%s)", u.DisplayName(), t.DisplayName(), sightWhy)
 	case len(pl.shooters) == 0:
-		return plan{}, projector.Refuse(projector.CodeOutOfRange, "no model of %s has %s within range (%s)", u.DisplayName(), t.DisplayName(), rangeWhy)
+		return plan{}, why.Refuse(u, t, "model")
 	}
 	for i, m := range targets {
 		if inReach[i] {

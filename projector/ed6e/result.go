@@ -6,6 +6,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/rules"
 )
 
 // After the last Initiative step (RULES.md fight steps 3–5): the side that
@@ -94,7 +95,7 @@ func evolveCombatRoll(s *projector.State, p *events.DiceRolled) error {
 		for i := range cb.Consolidate {
 			if c := &cb.Consolidate[i]; c.Roll == 0 {
 				c.Roll = sum(p.Values)
-				c.Distance = float64((c.Roll*ConsolidateSides + 5) / 6) // D3 from a D6
+				c.Distance = float64(consolidation().Eval(p.Values))
 				break
 			}
 		}
@@ -164,6 +165,12 @@ func consolidations(s *projector.State, cb *Combat) {
 		return
 	}
 	openEndMoves(s, cb)
+}
+
+// consolidation is the consolidation move's dice (ConsolidateDistance).
+func consolidation() rules.Expr {
+	e, _ := rules.ParseExpr(ConsolidateDistance) // a constant that parses (TestConsolidationIsD3)
+	return e
 }
 
 // consolidationDue is the next unit to roll its consolidation, or nil.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // FocusNone is the focus-fire value "no cover": only models without a
@@ -34,11 +35,8 @@ func focusAllows(focus, cover int) bool {
 }
 
 func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
-	if err := projector.RequireActive(s, actor); err != nil {
+	if err := kit.ActiveIn(s, actor, projector.PhaseShooting, "units shoot"); err != nil {
 		return nil, err
-	}
-	if s.Phase != projector.PhaseShooting {
-		return nil, projector.Refuse(projector.CodeWrongPhase, "units shoot in the shooting phase, not the %s phase", s.Phase)
 	}
 	if _, err := parseFocus(c.FocusFire); err != nil {
 		return nil, err
@@ -47,13 +45,13 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if err != nil {
 		return nil, err
 	}
-	if u.Fired {
-		return nil, projector.Refuse(projector.CodeAlreadyFired, "unit %s has already fired this turn", u.DisplayName())
+	if err := kit.Unfired(u); err != nil {
+		return nil, err
 	}
 	if locked(s, u) {
 		return nil, projector.Refuse(projector.CodeNotEligible, "%s is locked in combat and cannot shoot", u.DisplayName())
 	}
-	t, err := enemyUnit(s, u, c.Target)
+	t, err := kit.Target(s, u, c.Target, "attack")
 	if err != nil {
 		return nil, err
 	}
@@ -97,19 +95,4 @@ func newAttack(seq uint64, kind string, u, t *projector.Unit, pl plan) *projecto
 		Shooters: pl.shooters, Eligible: pl.eligible, Stage: stageHit,
 		Ext: &Attack{Cover: pl.cover},
 	}
-}
-
-// enemyUnit is unit id, an enemy of u on the table.
-func enemyUnit(s *projector.State, u *projector.Unit, id string) (*projector.Unit, error) {
-	t := s.Unit(id)
-	if t == nil {
-		return nil, projector.Refuse(projector.CodeUnknownUnit, "unknown target unit %q", id)
-	}
-	if t.Player == u.Player {
-		return nil, projector.Refuse(projector.CodeBadCommand, "%s cannot attack its own side's unit %s", u.DisplayName(), t.DisplayName())
-	}
-	if t.Destroyed() {
-		return nil, projector.Refuse(projector.CodeUnknownUnit, "target %s has no models left", t.DisplayName())
-	}
-	return t, nil
 }
