@@ -72,8 +72,8 @@ func firing(u *projector.Unit, a *projector.Attack) string {
 	count := map[string]int{}
 	for _, sh := range a.Shooters {
 		name := sh.Weapon
-		if w := u.Weapon(sh.Weapon); w != nil && w.Name != "" {
-			name = w.Name
+		if w := u.Weapon(sh.Weapon); w != nil {
+			name = w.DisplayName()
 		}
 		if name == "" { // melee without a special weapon
 			name = "close combat weapon"

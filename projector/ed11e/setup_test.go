@@ -1,7 +1,6 @@
 package ed11e
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -10,9 +9,14 @@ import (
 	"github.com/matchrec/matchrec/projector/projtest"
 )
 
+// The shared fixtures (projtest), and this edition's armies below.
 var (
-	alice = projtest.Player("alice")
-	bob   = projtest.Player("bob")
+	alice, bob = projtest.Alice, projtest.Bob
+	shoot      = projtest.Shoot
+	move       = projtest.Move
+	rect       = projtest.Rect
+	same       = projtest.Same
+	ones       = projtest.Ones
 )
 
 // gun is a ranged weapon: 24", 1 attack, BS bs, S s, AP 0, D 1, keywords kw.
@@ -23,16 +27,12 @@ func gun(id string, bs, s int, kw ...string) events.WeaponSpec {
 // squad: n models of player in a column at x (y = 10, 11.2, ...), T4 W1
 // Sv4+, 25mm bases, each carrying every weapon given.
 func squad(id, player string, n int, x float64, ws ...events.WeaponSpec) events.UnitSpec {
-	u := events.UnitSpec{ID: id, Name: id, Player: player, Weapons: ws}
 	var ids []string
 	for _, w := range ws {
 		ids = append(ids, w.ID)
 	}
-	for i := 0; i < n; i++ {
-		u.Models = append(u.Models, events.ModelSpec{ID: fmt.Sprintf("%s-%d", id, i+1), T: 4, W: 1, Sv: 4,
-			Height: 1.5, BaseMM: 25, X: x, Y: 10 + float64(i)*1.2, Weapons: ids})
-	}
-	return u
+	return projtest.Column(events.UnitSpec{ID: id, Name: id, Player: player, Weapons: ws}, n, x,
+		events.ModelSpec{T: 4, W: 1, Sv: 4}, ids...)
 }
 
 // with applies f to every model of u.
@@ -43,61 +43,17 @@ func with(u events.UnitSpec, f func(m *events.ModelSpec)) events.UnitSpec {
 	return u
 }
 
-func setup(units ...events.UnitSpec) events.MatchCreated {
-	return events.MatchCreated{Edition: Edition,
-		Players: []events.PlayerSpec{{ID: "alice", Name: "Alice"}, {ID: "bob", Name: "Bob"}},
-		Units:   units}
-}
+func setup(units ...events.UnitSpec) events.MatchCreated { return projtest.Setup(Edition, units...) }
 
 func newGame(t *testing.T, units ...events.UnitSpec) *projtest.Game {
 	return projtest.New(t, Rules{}, setup(units...))
 }
 
-func rect(id, kind string, x0, y0, x1, y1 float64) events.TerrainSpec {
-	return events.TerrainSpec{ID: id, Kind: kind, Polygon: [][2]float64{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}}}
-}
-
 // toShooting starts alice's turn 1 and goes to the shooting phase.
-func toShooting(g *projtest.Game) {
-	g.T.Helper()
-	g.Do(alice, projector.Command{Type: projector.CmdNextTurn})
-	g.Do(alice, projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting})
-}
-
-func shoot(unit, target, kind string) projector.Command {
-	return projector.Command{Type: projector.CmdShoot, Unit: unit, Target: target, Kind: kind}
-}
-
-func move(unit, model string, x, y float64) projector.Command {
-	return projector.Command{Type: projector.CmdMove, Unit: unit, Model: model, X: projtest.Ptr(x), Y: projtest.Ptr(y)}
-}
+func toShooting(g *projtest.Game) { g.ToPhase(projector.PhaseShooting) }
 
 func allocate(model string) projector.Command {
 	return projector.Command{Type: CmdAllocate, Model: model}
-}
-
-// same asserts the live state equals a fresh fold of the recorded events.
-func same(t *testing.T, g *projtest.Game) {
-	t.Helper()
-	live, err := g.State.Hash()
-	if err != nil {
-		t.Fatal(err)
-	}
-	re, err := g.Refold().Hash()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if live != re {
-		t.Fatalf("replayed state differs from live state")
-	}
-}
-
-func ones(n, v int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = v
-	}
-	return out
 }
 
 // pending asserts the match waits for kind from player, with need and dice

@@ -1,6 +1,7 @@
 package analytics
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -227,11 +228,11 @@ func (d *deriver) attackRow(s *projector.State, a *projector.Attack, acc *attack
 	for _, sh := range a.Shooters {
 		name := sh.Weapon
 		if firer != nil {
-			if w := firer.Weapon(sh.Weapon); w != nil && w.Name != "" {
-				name = w.Name
+			if w := firer.Weapon(sh.Weapon); w != nil {
+				name = w.DisplayName()
 			}
 		}
-		if !contains(weapons, name) {
+		if !slices.Contains(weapons, name) {
 			weapons = append(weapons, name)
 		}
 	}
@@ -306,15 +307,6 @@ func unitDisplay(u *projector.Unit, id string) string {
 		return id
 	}
 	return u.DisplayName()
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // ts turns recording time (Unix nanoseconds) into a UTC time.
