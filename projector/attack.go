@@ -4,16 +4,20 @@ package projector
 // has asked for, and every outcome derived from them. Outcomes live only
 // here (never in events), derived by the edition's Evolve.
 type Attack struct {
-	Seq      uint64 `json:"seq"`  // the declaring event
-	Kind     string `json:"kind"` // "shooting", "overwatch", "melee"
+	Seq uint64 `json:"seq"` // the declaring event
+	// Type is what the attack is: AttackShooting, AttackOverwatch or
+	// AttackMelee.
+	Type     string `json:"type"`
 	Turn     int    `json:"turn"` // game turn and phase it was declared in (set by the common fold)
 	Phase    string `json:"phase"`
 	Firer    string `json:"firer"`
 	Target   string `json:"target"`
 	Attacker string `json:"attacker"`
 	Defender string `json:"defender"`
-	// Type is an edition's attack variant (11e shooting type, 6e snap).
-	Type     string    `json:"type,omitempty"`
+	// Kind is the variant of its type the declaration picked, as
+	// Command.Kind and ShootingDeclared.Kind name it: the 11e shooting
+	// type, 6e snap fire.
+	Kind     string    `json:"kind,omitempty"`
 	Shooters []Shooter `json:"shooters"`
 	// Eligible are the target models that may become casualties
 	// (in range and sight of at least one firer).
@@ -36,6 +40,13 @@ type Attack struct {
 	// edition that has none.
 	Ext Ext `json:"ext,omitempty"`
 }
+
+// Attack types (Attack.Type).
+const (
+	AttackShooting  = "shooting"
+	AttackOverwatch = "overwatch" // fired at a charging unit
+	AttackMelee     = "melee"     // close combat blows
+)
 
 // Shooter is one firing model and what it fires.
 type Shooter struct {

@@ -266,5 +266,7 @@ func (s *State) Hash() (events.Hash, error) {
 // Bump it whenever either changes: every cached snapshot of an older
 // version is then stale and is folded again from the events.
 //
-// 2: the editions' parts moved from the ed6e/ed11e fields to Ext.
+// 2: the editions' parts moved from the ed6e/ed11e fields to Ext; an
+// attack's type (shooting, overwatch, melee) is Attack.Type and its
+// variant Attack.Kind, as in commands and events.
 const StateVersion = 2

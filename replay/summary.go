@@ -29,14 +29,14 @@ func Summary(s *projector.State, a *projector.Attack) string {
 	// shots) at", "fights with a power sword and 4 close combat weapons
 	// (6 attacks) against".
 	verb, shots, at := "fires", "shots", "at"
-	switch a.Kind {
-	case "", "shooting":
-	case "overwatch":
+	switch a.Type {
+	case "", projector.AttackShooting:
+	case projector.AttackOverwatch:
 		verb = "fires Overwatch:"
-	case "melee":
+	case projector.AttackMelee:
 		verb, shots, at = "fights with", "attacks", "against"
 	default:
-		verb = a.Kind + ":"
+		verb = a.Type + ":"
 	}
 	weapons := ""
 	if u != nil {

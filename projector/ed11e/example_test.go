@@ -36,12 +36,12 @@ func TestExampleMatch(t *testing.T) {
 			if a == nil {
 				a = s.LastAttack
 			}
-			kinds = append(kinds, a.Type)
-			if a.Type == Indirect {
+			kinds = append(kinds, a.Kind)
+			if a.Kind == Indirect {
 				hiddenIndirect = hiddenIndirect || hidden(s, a)
 			}
 			u := s.Unit(a.Firer)
-			monsterCQ = monsterCQ || (a.Type == CloseQuarters && projector.HasKeyword(u.Keywords, KwMonster))
+			monsterCQ = monsterCQ || (a.Kind == CloseQuarters && projector.HasKeyword(u.Keywords, KwMonster))
 		}
 		if s.Attack != nil && s.Attack.Stage == stageDamage {
 			variableDamage = true

@@ -67,7 +67,7 @@ func evolveDeclared(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 		return fmt.Errorf("declaration no longer valid: %w", err)
 	}
 	a := &projector.Attack{
-		Seq: seq, Kind: "shooting", Type: p.Kind, Firer: u.ID, Target: t.ID,
+		Seq: seq, Type: projector.AttackShooting, Kind: p.Kind, Firer: u.ID, Target: t.ID,
 		Attacker: u.Player, Defender: t.Player, Shooters: pl.shooters,
 		Ext: &Attack{Engaged: pl.engaged, T: pl.t, Groups: pl.groups},
 	}

@@ -42,8 +42,8 @@ func TestNormalShooting(t *testing.T) {
 	g := newGame(t, squad("a", "alice", 1, 10, gun("bolter", 3, 4)), squad("b", "bob", 1, 20))
 	toShooting(g)
 	g.Do(alice, shoot("a", "b", Normal))
-	if g.State.Attack.Type != Normal {
-		t.Fatalf("type %q", g.State.Attack.Type)
+	if g.State.Attack.Kind != Normal {
+		t.Fatalf("kind %q", g.State.Attack.Kind)
 	}
 	// Every weapon fires by default; the weapons map names some, or none.
 	g = newGame(t, squad("a", "alice", 2, 10, gun("bolter", 3, 4), gun("pistol", 3, 4)), squad("b", "bob", 1, 20))

@@ -119,7 +119,7 @@ func evolveDeclared(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 		return fmt.Errorf("declaration no longer valid: %w", err)
 	}
 	a := &projector.Attack{
-		Seq: seq, Kind: "shooting", Firer: u.ID, Target: t.ID,
+		Seq: seq, Type: projector.AttackShooting, Firer: u.ID, Target: t.ID,
 		Attacker: u.Player, Defender: t.Player,
 		Shooters: pl.shooters, Eligible: pl.eligible, Stage: stageHit,
 	}

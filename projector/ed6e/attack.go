@@ -297,13 +297,13 @@ func majorityOf(ms []*projector.Model, f func(*projector.Model) int) int {
 // finish closes the attack and hands the turn back to what it was part
 // of: the shooting phase, a charge (Overwatch) or a combat.
 func finish(s *projector.State, a *projector.Attack) {
-	if a.Kind == KindShooting {
+	if a.Type == projector.AttackShooting {
 		kit.Fired(s, a)
 		return
 	}
 	s.CloseAttack(a)
-	switch a.Kind {
-	case KindOverwatch:
+	switch a.Type {
+	case projector.AttackOverwatch:
 		ed(s).Overwatched = append(ed(s).Overwatched, a.Firer)
 		if ch := ed(s).Charge; ch != nil && ch.Stage == chargeOverwatch {
 			ch.Stage = chargeRoll
@@ -311,7 +311,7 @@ func finish(s *projector.State, a *projector.Attack) {
 				ch.Stage = chargeFailed
 			}
 		}
-	case KindMelee:
+	case projector.AttackMelee:
 		struck(s, a)
 	}
 }

@@ -107,8 +107,8 @@ func evolveOverwatch(s *projector.State, seq uint64, p *OverwatchDeclared) error
 	if err != nil {
 		return fmt.Errorf("declaration no longer valid: %w", err)
 	}
-	a := newAttack(seq, KindOverwatch, u, t, pl)
-	a.Type = "snap"
+	a := newAttack(seq, projector.AttackOverwatch, u, t, pl)
+	a.Kind = KindSnap
 	start(s, a, shootingSpecs(u, pl))
 	return nil
 }

@@ -97,7 +97,7 @@ func TestOverwatch(t *testing.T) {
 	g.Refused(alice, projector.Command{Type: projector.CmdRoll, Values: []int{3, 4}}, projector.CodeWrongStep)
 	g.Do(bob, projector.Command{Type: CmdOverwatch, Unit: "boyz"})
 	a := g.State.Attack
-	if a.Kind != KindOverwatch || a.Type != "snap" || a.Firer != "boyz" || a.Target != "tac" || a.Attacker != "bob" {
+	if a.Type != projector.AttackOverwatch || a.Kind != KindSnap || a.Firer != "boyz" || a.Target != "tac" || a.Attacker != "bob" {
 		t.Fatalf("overwatch attack %+v", a)
 	}
 	p = pending(t, g, projector.WaitRoll, "bob")

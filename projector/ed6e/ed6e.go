@@ -54,12 +54,9 @@ const (
 	CodeInitiativeOrder = "initiative_order"
 )
 
-// Attack kinds.
-const (
-	KindShooting  = "shooting"
-	KindOverwatch = "overwatch"
-	KindMelee     = "melee"
-)
+// KindSnap is the kind (Attack.Kind) of an attack fired as snap shots:
+// forced snap fire, and every Overwatch.
+const KindSnap = "snap"
 
 // Rules is the 6e edition.
 type Rules struct{}

@@ -295,7 +295,7 @@ func evolveStrike(s *projector.State, seq uint64, p *StrikeDeclared) error {
 		return nil
 	}
 	def := majorityOf(t.AliveModels(), func(m *projector.Model) int { return m.WS })
-	a := &projector.Attack{Seq: seq, Kind: KindMelee, Firer: u.ID, Target: t.ID,
+	a := &projector.Attack{Seq: seq, Type: projector.AttackMelee, Firer: u.ID, Target: t.ID,
 		Attacker: u.Player, Defender: t.Player, Stage: stageHit, Ext: &Attack{}}
 	for _, m := range t.AliveModels() {
 		a.Eligible = append(a.Eligible, m.ID)

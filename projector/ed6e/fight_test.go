@@ -79,7 +79,7 @@ func TestFightByInitiativeSteps(t *testing.T) {
 	g.Refused(bob, move("boyz", "boyz-5", 13, 10), projector.CodeWrongStep) // piles in at I2
 	g.Do(alice, strike("tac"))
 	a := g.State.Attack
-	if a.Kind != KindMelee || len(a.Shooters) != 1 || a.Shots != 2 || g.State.Pending.Need != WSHitHigher {
+	if a.Type != projector.AttackMelee || len(a.Shooters) != 1 || a.Shots != 2 || g.State.Pending.Need != WSHitHigher {
 		t.Fatalf("Captain's blows: %+v, pending %+v", a, g.State.Pending)
 	}
 	g.Roll(3, 1)

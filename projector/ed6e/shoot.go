@@ -78,19 +78,19 @@ func evolveShooting(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 	if err != nil {
 		return fmt.Errorf("declaration no longer valid: %w", err)
 	}
-	a := newAttack(seq, KindShooting, u, t, pl)
+	a := newAttack(seq, projector.AttackShooting, u, t, pl)
 	edAttack(a).FocusFire, edAttack(a).Focus = p.FocusFire, focus
 	if p.Snap {
-		a.Type = "snap"
+		a.Kind = KindSnap
 	}
 	start(s, a, shootingSpecs(u, pl))
 	return nil
 }
 
-// newAttack is an attack of u on t from a plan.
-func newAttack(seq uint64, kind string, u, t *projector.Unit, pl plan) *projector.Attack {
+// newAttack is an attack of type typ of u on t from a plan.
+func newAttack(seq uint64, typ string, u, t *projector.Unit, pl plan) *projector.Attack {
 	return &projector.Attack{
-		Seq: seq, Kind: kind, Firer: u.ID, Target: t.ID,
+		Seq: seq, Type: typ, Firer: u.ID, Target: t.ID,
 		Attacker: u.Player, Defender: t.Player,
 		Shooters: pl.shooters, Eligible: pl.eligible, Stage: stageHit,
 		Ext: &Attack{Cover: pl.cover},

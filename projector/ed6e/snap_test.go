@@ -53,7 +53,7 @@ func TestForcedSnapFire(t *testing.T) {
 	g := newGame(t, marines("tac", 3, 10, bolter()), boyz("boyz", 5, 25))
 	toShooting(g)
 	g.Do(alice, projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "boyz", Snap: true})
-	if p := g.State.Pending; p.Need != 6 || p.Dice != 3 || g.State.Attack.Type != "snap" {
+	if p := g.State.Pending; p.Need != 6 || p.Dice != 3 || g.State.Attack.Kind != KindSnap {
 		t.Fatalf("forced snap: %+v", p)
 	}
 	same(t, g)

@@ -236,15 +236,15 @@ func (d *deriver) attackRow(s *projector.State, a *projector.Attack, acc *attack
 			weapons = append(weapons, name)
 		}
 	}
-	var typ, hitNeed any
-	if a.Type != "" {
-		typ = a.Type
+	var kind, hitNeed any
+	if a.Kind != "" {
+		kind = a.Kind
 	}
 	if acc.firstNeedOK {
 		hitNeed = int64(acc.hitNeed)
 	}
 	target := s.Unit(a.Target)
-	return Row{d.id, d.edition, int64(a.Seq), int64(end), ts(acc.time), int64(acc.turn), acc.phase, a.Kind, typ,
+	return Row{d.id, d.edition, int64(a.Seq), int64(end), ts(acc.time), int64(acc.turn), acc.phase, a.Type, kind,
 		a.Attacker, a.Defender, a.Firer, unitDisplay(firer, a.Firer), a.Target, unitDisplay(target, a.Target),
 		strings.Join(weapons, "+"), int64(len(a.Shooters)), int64(a.Shots), int64(a.Hits), int64(a.Wounds), int64(a.Saves),
 		int64(a.Unsaved), int64(len(a.Casualties)),

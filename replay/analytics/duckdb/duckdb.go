@@ -28,7 +28,10 @@ import (
 // SchemaVersion names the shape of the tables and the way rows are
 // derived. Bump it when either changes: a file of another version is
 // dropped and rebuilt from the events (the tables are derived data).
-const SchemaVersion = 1
+//
+// 2: attacks.type is shooting, overwatch or melee and attacks.kind the
+// variant (11e shooting type, 6e snap), as Attack.Type and Attack.Kind.
+const SchemaVersion = 2
 
 // ErrLocked: another process has the file open.
 var ErrLocked = errors.New("analytics database is in use by another process")

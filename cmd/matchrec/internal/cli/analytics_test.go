@@ -250,16 +250,16 @@ func TestSixthEditionChargeAndAttackKinds(t *testing.T) {
 	if n := c["needed"].(float64); n < 5.9 || n > 6.1 {
 		t.Errorf("charge needed %v\", the script says 6.0\"", n)
 	}
-	kinds := sqlJSON(t, dir, "SELECT kind, count(*) AS n, max(type) AS type FROM attacks GROUP BY kind ORDER BY kind")
+	kinds := sqlJSON(t, dir, "SELECT type, count(*) AS n, max(kind) AS kind FROM attacks GROUP BY type ORDER BY type")
 	got := map[string]float64{}
 	for _, k := range kinds {
-		got[k["kind"].(string)] = k["n"].(float64)
-		if k["kind"] == "overwatch" && k["type"] != "snap" {
-			t.Errorf("overwatch attack of type %v, want snap", k["type"])
+		got[k["type"].(string)] = k["n"].(float64)
+		if k["type"] == "overwatch" && k["kind"] != "snap" {
+			t.Errorf("overwatch attack of kind %v, want snap", k["kind"])
 		}
 	}
 	if got["shooting"] == 0 || got["overwatch"] != 1 || got["melee"] == 0 {
-		t.Errorf("attack kinds %v", got)
+		t.Errorf("attack types %v", got)
 	}
 	purposes := sqlJSON(t, dir, "SELECT list(DISTINCT purpose ORDER BY purpose) AS p FROM rolls")[0]["p"]
 	for _, want := range []string{"charge", "hit", "lookoutsir", "save", "wound"} {
