@@ -72,7 +72,7 @@ func Explain(match string, evs []events.Event, lineage []events.BranchPoint, loo
 			x.Inputs, x.Rule = ex.Explain(s, a, step)
 		} else {
 			x.Inputs = []string{fmt.Sprintf("target number %d+ as the pending step stated", roll.Need)}
-			x.Rule = fmt.Sprintf("RULES.md %s", s.Edition)
+			x.Rule = fmt.Sprintf("docs/rules/%s.md", s.Edition)
 		}
 		if step != nil {
 			x.Weapon = step.Label

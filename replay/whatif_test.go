@@ -16,7 +16,7 @@ import (
 	"github.com/matchrec/matchrec/store"
 )
 
-// closedForm records RULES.md's worked attack: 10 shots BS4 (3+), S4 vs
+// closedForm records the worked attack of docs/rules/3e.md#worked-numbers: 10 shots BS4 (3+), S4 vs
 // T4 (4+), Sv3+, played with manual dice giving exactly `unsaved` unsaved
 // wounds. It returns the declaration's seq.
 func closedForm(t testing.TB, st store.Store, unsaved int) uint64 {

@@ -9,7 +9,9 @@ import (
 )
 
 // Each successful wound roll goes through allocation, save and damage on
-// its own (RULES.md steps 3–5), because an allocation depends on what the
+// its own (steps 3–5 of docs/rules/11e.md#making-attacks:
+// docs/rules/11e.md#allocation, docs/rules/11e.md#saves and
+// docs/rules/11e.md#damage), because an allocation depends on what the
 // previous attack did: a model that has lost wounds must be chosen first.
 
 // Wound states (Wound11e.State).

@@ -1,8 +1,10 @@
 package ed11e
 
-// Every value this edition uses where seed 003 and RULES.md are silent,
-// marked (default) in RULES.md's sense, is here and only here, so that a
-// table or a later reading of the rules changes one file.
+// Every value this edition uses where seed 003 and docs/rules/11e.md are
+// silent, or that docs/rules/11e.md#defaults-at-a-glance marks "(default)"
+// or "(engine)" (as docs/rules/README.md#how-to-read-an-edition-file
+// defines them), is here and only here, so that a table or a later reading
+// of the rules changes one file.
 
 // Movement.
 const (
@@ -13,14 +15,14 @@ const (
 	AdvanceDice = "D6"
 )
 
-// Engagement (default): a unit is engaged with an enemy unit while any of
+// Engagement (engine): a unit is engaged with an enemy unit while any of
 // its models is within EngagementRange of a model of that unit, measured
 // between the closest points of the bases. It is derived from positions
 // after every move and every attack, never declared, so the log cannot
 // disagree with the table.
 const EngagementRange = 1.0
 
-// Sight (default): in this edition models do not block visibility; only
+// Sight (engine): in this edition models do not block visibility; only
 // terrain does (blocking pieces, and woods seen into up to their
 // visibility, as in projector/geom). WoodsVisibility fills woods that do
 // not say.
@@ -31,11 +33,12 @@ const WoodsVisibility = 6.0
 // target model that model can see within range is obscured by terrain
 // (geom: standing in, or seen across, a non-blocking terrain piece), and
 // always against an [INDIRECT FIRE] attack of indirect shooting. Cover
-// worsens the BS by 1 (RULES.md), it is not a hit modifier, so the ±1 cap
+// worsens the BS by 1 (docs/rules/11e.md#cover), it is not a hit modifier, so the ±1 cap
 // does not apply to it.
 const CoverBSPenalty = 1
 
-// HitModCap bounds the sum of hit-roll modifiers (RULES.md: capped at
+// HitModCap bounds the sum of hit-roll modifiers
+// (docs/rules/11e.md#hit-modifiers: capped at
 // +1/−1).
 const HitModCap = 1
 
@@ -51,11 +54,11 @@ const (
 	// KwStealth on a target unit (default, from the standard modern rule):
 	// subtract 1 from hit rolls of ranged attacks against it.
 	KwStealth = "STEALTH"
-	// KwPlusOneHit on a weapon or its unit (default): an ability adding 1
+	// KwPlusOneHit on a weapon or its unit (engine): an ability adding 1
 	// to the hit roll, such as a leader's. The engine models no specific
 	// abilities; this keyword records that one applies.
 	KwPlusOneHit = "+1 TO HIT"
-	// [HEAVY] (default, the standard modern rule): add 1 to the hit roll
+	// [HEAVY] (engine, the standard modern rule): add 1 to the hit roll
 	// if the unit remained stationary this turn.
 	HeavyStationaryBonus = 1
 	// StealthPenalty is KwStealth's modifier.
@@ -64,7 +67,7 @@ const (
 	CQPenalty = -1
 )
 
-// Re-roll sources (default): keywords on the weapon or on its unit. A
+// Re-roll sources (engine): keywords on the weapon or on its unit. A
 // re-roll is offered to the roller after the roll; the roller picks the
 // dice (or all the rule allows) or declines. No die is re-rolled twice.
 const (
@@ -83,7 +86,7 @@ const (
 	RuleWounds  = "re-roll wound rolls"
 )
 
-// Indirect fire thresholds (RULES.md): the lowest unmodified hit roll
+// Indirect fire thresholds (docs/rules/11e.md#indirect-shooting): the lowest unmodified hit roll
 // that can hit.
 const (
 	IndirectMinUnmod        = 6 // 1–5 fail
@@ -102,7 +105,7 @@ const (
 // AP (default): the save worsens by |AP| whether the profile writes AP
 // as −1 (modern) or 1; AP never improves a save.
 
-// Toughness of a mixed unit (default): wound rolls use the highest T among
+// Toughness of a mixed unit (engine): wound rolls use the highest T among
 // the target's models on the table, which favours the defender and never
 // depends on allocation made later.
 

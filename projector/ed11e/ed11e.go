@@ -1,4 +1,4 @@
-// Package ed11e is the 11e edition (RULES.md "11e", seed 003): the
+// Package ed11e is the 11e edition (docs/rules/11e.md, seed 003): the
 // shooting phase's three recorded steps, the four shooting types with
 // their eligibility and effects, and the modern attack sequence — hit
 // roll against a BS target number with capped modifiers, wound roll by

@@ -2,7 +2,7 @@ package ed11e
 
 import "github.com/matchrec/matchrec/events"
 
-// Events of the 11e edition (RULES.md "11e"). Only
+// Events of the 11e edition (docs/rules/11e.md). Only
 // declarations and choices: hits, wounds, saves, damage and casualties
 // stay derived by the projector from these and the dice.
 const (
@@ -24,7 +24,8 @@ const (
 	TypeRerollDeclined events.Type = "reroll.declined"
 )
 
-// Shooting phase steps (seed 003: start of phase, shoot, end of phase).
+// Shooting phase steps (docs/rules/11e.md#shooting-phase: start of phase,
+// shoot, end of phase).
 const (
 	StepStart = "start"
 	StepShoot = "shoot"

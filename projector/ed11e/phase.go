@@ -10,7 +10,8 @@ import (
 	"github.com/matchrec/matchrec/projector/geom"
 )
 
-// The shooting phase's steps in order (seed 003: 1 start of phase, 2 shoot,
+// The shooting phase's steps in order (docs/rules/11e.md#shooting-phase: 1
+// start of phase, 2 shoot,
 // 3 end of phase). Each is recorded as a shooting.phase_step event, so the
 // log says when start- and end-of-phase rules were resolved.
 var steps = []string{StepStart, StepShoot, StepEnd}

@@ -36,7 +36,8 @@ func simulate(t *testing.T, seed uint64, a, b events.UnitSpec) (mean, exact floa
 	return float64(total) / float64(runs), start.Attack.Expected, runs
 }
 
-// check compares a simulated mean with RULES.md's number, allowing 4
+// check compares a simulated mean with the number of
+// docs/rules/11e.md#worked-numbers, allowing 4
 // standard errors of n attacks that each do 1 damage with probability p.
 func check(t *testing.T, mean, exact, want float64, n int, p float64, runs int) {
 	t.Helper()
@@ -49,21 +50,21 @@ func check(t *testing.T, mean, exact, want float64, n int, p float64, runs int) 
 	}
 }
 
-// RULES.md: 10 shots, BS 4+, S4 vs T4, Sv 4+, AP 0, D1 → 1.25.
+// docs/rules/11e.md#worked-numbers: 10 shots, BS 4+, S4 vs T4, Sv 4+, AP 0, D1 → 1.25.
 func TestSimulationTenShots(t *testing.T) {
 	t.Parallel()
 	mean, exact, runs := simulate(t, 11, squad("a", "alice", 10, 10, gun("bolter", 4, 4)), squad("b", "bob", 10, 20))
 	check(t, mean, exact, 1.25, 10, 1.0/8, runs)
 }
 
-// RULES.md: the same with re-roll of hit rolls of 1 → 1.25 × 7/6 ≈ 1.458.
+// docs/rules/11e.md#worked-numbers: the same with re-roll of hit rolls of 1 → 1.25 × 7/6 ≈ 1.458.
 func TestSimulationTenShotsRerollOnes(t *testing.T) {
 	t.Parallel()
 	mean, exact, runs := simulate(t, 12, squad("a", "alice", 10, 10, gun("bolter", 4, 4, KwRerollHitOnes)), squad("b", "bob", 10, 20))
 	check(t, mean, exact, 1.25*7/6, 10, 7.0/48, runs)
 }
 
-// RULES.md: 2 shots, BS 3+, S4 AP−1 vs T5 Sv5+ (→ 6+) → 0.370.
+// docs/rules/11e.md#worked-numbers: 2 shots, BS 3+, S4 AP−1 vs T5 Sv5+ (→ 6+) → 0.370.
 func TestSimulationTwoShotsAP(t *testing.T) {
 	t.Parallel()
 	w := gun("bolter", 3, 4)

@@ -12,7 +12,7 @@ import (
 // CountAtLeast(values, need).
 
 // WoundNeed is the wound roll for Strength s against Toughness t
-// (RULES.md): S ≥ 2T 2+; S > T 3+; S = T 4+; S ≤ T/2 6+; S < T 5+.
+// (docs/rules/11e.md#wound-roll): S ≥ 2T 2+; S > T 3+; S = T 4+; S ≤ T/2 6+; S < T 5+.
 func WoundNeed(s, t int) int {
 	switch {
 	case s >= 2*t:

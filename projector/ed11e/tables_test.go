@@ -83,7 +83,8 @@ func TestSaveNeed(t *testing.T) {
 	}
 }
 
-// The exact odds the luck meter uses reproduce RULES.md's numbers.
+// The exact odds the luck meter uses reproduce the numbers of
+// docs/rules/11e.md#worked-numbers.
 func TestExpectedMatchesWorkedNumbers(t *testing.T) {
 	g := newGame(t, squad("a", "alice", 10, 10, gun("bolter", 4, 4)), squad("b", "bob", 10, 20))
 	toShooting(g)

@@ -8,7 +8,8 @@ import (
 	"github.com/matchrec/matchrec/projector"
 )
 
-// The four shooting types (seed 003, 10.04–10.07): when a unit is eligible
+// The four shooting types (docs/rules/11e.md#shooting-types, 10.04–10.07):
+// when a unit is eligible
 // for each, and which weapons and targets each allows.
 
 // isMV reports whether model m of unit u is a MONSTER or VEHICLE model

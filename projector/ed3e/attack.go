@@ -59,7 +59,7 @@ func planHits(s *projector.State, a *projector.Attack) {
 
 // mixed reports whether the eligible target models differ in Toughness or
 // save: then the owner distributes the hits one per model in turn and each
-// hit is resolved against its own model (RULES.md mixed Toughness; a mixed
+// hit is resolved against its own model (docs/rules/3e.md#mixed-toughness; a mixed
 // save is treated the same way, as the only reading that keeps every save
 // tied to the model that takes it).
 func mixed(s *projector.State, a *projector.Attack) bool {

@@ -1,4 +1,4 @@
-// Package ed3e is the 3e edition (RULES.md "3e", seed 002): the five-step
+// Package ed3e is the 3e edition (docs/rules/3e.md, seed 002): the five-step
 // shooting sequence, range from each model, line of sight with woods and
 // intervening models, Heavy weapons and moving, to-hit 7−BS, the wound
 // chart, armour saves, owner-chosen casualties among models in range and
@@ -16,7 +16,8 @@ import (
 // Edition id.
 const Edition = "3e"
 
-// Defaults of this edition, kept in one place (RULES.md marks them
+// Defaults of this edition, kept in one place
+// (docs/rules/3e.md#defaults-at-a-glance marks them
 // "(default)" or leaves them to the table).
 const (
 	// WoodsVisibility is how far a model sees into woods when the piece

@@ -21,19 +21,19 @@ func (Rules) Explain(s *projector.State, a *projector.Attack, d *projector.DiceS
 			}
 		}
 		return append([]string{fmt.Sprintf("to hit = 7 − BS, never better than 2+ → %d+", d.Need)}, bs...),
-			"RULES.md 3e, shooting step 3 \"Roll to hit\""
+			"docs/rules/3e.md#roll-to-hit"
 	case kit.PurposeWound:
 		in := []string{fmt.Sprintf("Strength %d vs Toughness %d on the wound chart → %d+", d.S, d.T, d.Need)}
 		if len(d.Models) > 0 {
 			in = append(in, "mixed Toughness: each die is the hit the owner gave to "+strings.Join(d.Models, ", "))
 		}
-		return in, "RULES.md 3e, shooting step 4 \"Roll to wound\" and the wound chart"
+		return in, "docs/rules/3e.md#roll-to-wound and docs/rules/3e.md#wound-chart"
 	case kit.PurposeSave:
 		in := []string{fmt.Sprintf("armour save %s: D6 ≥ %d saves", d.Label, d.Need)}
 		if len(d.Models) > 0 {
 			in = append(in, "each die saves the wound on "+strings.Join(d.Models, ", "))
 		}
-		return in, "RULES.md 3e, shooting step 5 \"Remove casualties\""
+		return in, "docs/rules/3e.md#armour-saves"
 	}
-	return []string{fmt.Sprintf("%d+", d.Need)}, "RULES.md 3e"
+	return []string{fmt.Sprintf("%d+", d.Need)}, "docs/rules/3e.md"
 }

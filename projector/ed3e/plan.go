@@ -152,7 +152,7 @@ func reachOf(w *events.WeaponSpec, moved bool) float64 {
 	return w.Range
 }
 
-// shots is the number of shots a weapon fires (RULES.md weapon types,
+// shots is the number of shots a weapon fires (docs/rules/3e.md#weapon-types,
 // default): Rapid Fire 2 up to half range, else 1 if the unit did not move;
 // Assault N and Heavy N fire N; Pistol 1.
 func shots(w *events.WeaponSpec, moved bool, closest float64) int {

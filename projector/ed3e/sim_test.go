@@ -7,7 +7,8 @@ import (
 	"github.com/matchrec/matchrec/projector/projtest"
 )
 
-// RULES.md worked number, through the engine's own pipeline with simulated
+// The worked number of docs/rules/3e.md#worked-numbers, through the
+// engine's own pipeline with simulated
 // digital dice: 10 shots BS4 (3+), S4 vs T4 (4+), Sv3+ → 10 × 2/3 × 1/2 ×
 // 1/3 = 1.111 expected unsaved wounds.
 func TestSimulationMatchesWorkedNumber(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"github.com/matchrec/matchrec/projector/geom"
 )
 
-// Allocation (RULES.md): each wound goes to the target model closest to
+// Allocation (docs/rules/6e.md#allocating-wounds): each wound goes to the target model closest to
 // the attackers among those that may take it (in range and sight, and
 // allowed by focus fire). A pool whose candidates all share one save and
 // hold no character is saved in one batch, its unsaved wounds then

@@ -11,7 +11,8 @@ import (
 	"github.com/matchrec/matchrec/projector/kit"
 )
 
-// The charge sub-phase (RULES.md), per charging unit: 1 declare the charge;
+// The charge sub-phase (docs/rules/6e.md#charge-sub-phase; step 4:
+// docs/rules/6e.md#charge-move), per charging unit: 1 declare the charge;
 // 2 the target may fire Overwatch; 3 roll 2D6 for the charge distance (the
 // unit's slowest model); 4 the first charger — the charging model closest
 // to the target — moves: if the distance reaches the target it must end in
@@ -164,7 +165,8 @@ func evolveChargeRoll(s *projector.State, p *events.DiceRolled) error {
 }
 
 // chargeDistance is the distance the unit charges: each model's distance
-// from the roll, the slowest one's for the whole unit (RULES.md). Every
+// from the roll, the slowest one's for the whole unit
+// (docs/rules/6e.md#charge-distance). Every
 // model this engine knows charges the full 2D6; the minimum is where a
 // model that charges differently would slow the unit down.
 func chargeDistance(u *projector.Unit, dice []int) float64 {

@@ -1,10 +1,10 @@
 package ed6e
 
-// Every value this edition uses, from RULES.md "6e" (seed 000) and, where
+// Every value this edition uses, from docs/rules/6e.md (seed 000) and, where
 // the text is silent, the engine's defaults, is here and only here, so a
 // table or a later reading of the rules changes one file. "(default)"
-// marks RULES.md's own defaults; "(engine)" marks choices RULES.md does not
-// make at all.
+// marks the rules' own defaults and "(engine)" the choices they do not make
+// at all, as docs/rules/README.md#how-to-read-an-edition-file defines them.
 
 // Edition id.
 const Edition = "6e"
@@ -19,11 +19,11 @@ const (
 )
 
 // Weapon types (events.WeaponSpec.Type) this edition reads (engine: the
-// standard 6e profiles, RULES.md does not list them for 6e).
+// standard 6e profiles: docs/rules/6e.md#weapon-types).
 const (
 	RapidFire = "rapid-fire" // 2 shots up to half range, 1 up to full range, moved or not
 	Assault   = "assault"    // Shots shots, moved or not
-	Heavy     = "heavy"      // Shots shots; snap shots if the unit moved (RULES.md)
+	Heavy     = "heavy"      // Shots shots; snap shots if the unit moved (docs/rules/6e.md#snap-shots)
 	Pistol    = "pistol"     // Shots shots (at least 1), moved or not
 	Salvo     = "salvo"      // stationary: Shots at full range; moved: half of them (rounded up) at half range
 	Melee     = "melee"      // close-combat weapon: never shoots; S (0 = the model's) and AP in a fight
@@ -36,17 +36,19 @@ const RapidFireShots = 2
 // Weapon keywords (events.WeaponSpec.Keywords, matched by
 // projector.HasKeyword: case and brackets ignored).
 const (
-	// KwTemplate and KwBlast weapons cannot snap fire (RULES.md). A
+	// KwTemplate and KwBlast weapons cannot snap fire
+	// (docs/rules/6e.md#snap-shots; keywords: docs/rules/6e.md#weapon-types). A
 	// template hits automatically, Shots times (standing for the models
 	// under it: templates are not placed on the table); a blast rolls to
 	// hit like any weapon (scatter is not modelled).
 	KwTemplate = "TEMPLATE"
 	KwBlast    = "BLAST"
 	// KwNoBS marks a weapon that does not use BS: it cannot snap fire
-	// (RULES.md) and hits automatically, Shots times.
+	// (docs/rules/6e.md#snap-shots) and hits automatically, Shots times.
 	KwNoBS = "NO-BS"
 	// KwMasterCrafted grants a re-roll of failed hit rolls that replaces
-	// the BS6+ table and needs the same number as the first roll (RULES.md).
+	// the BS6+ table and needs the same number as the first roll
+	// (docs/rules/6e.md#master-crafted-weapons).
 	KwMasterCrafted = "MASTER-CRAFTED"
 )
 
@@ -69,7 +71,8 @@ var (
 	KwIndependent = []string{"INDEPENDENT CHARACTER", "INDEPENDENT-CHARACTER", "IC"}
 )
 
-// Hit roll by Ballistic Skill (RULES.md): bsTable[BS] is the first roll's
+// Hit roll by Ballistic Skill (docs/rules/6e.md#roll-to-hit and
+// docs/rules/6e.md#bs-6-and-above): bsTable[BS] is the first roll's
 // target and the target of the re-roll of a 1 that BS6 and above grant
 // (0 = no re-roll). BS above 10 reads as BS10; BS 0 cannot hit.
 var bsTable = [...]struct{ hit, reroll int }{
@@ -86,9 +89,10 @@ var bsTable = [...]struct{ hit, reroll int }{
 	10: {2, 2},
 }
 
-// SnapBS is the BS snap shots are resolved at (RULES.md). BS6+ re-rolls
-// do not apply to snap shots (default): they are resolved as BS1, whose row
-// has no re-roll. A master-crafted weapon's re-roll still applies.
+// SnapBS is the BS snap shots are resolved at
+// (docs/rules/6e.md#snap-shots). BS6+ re-rolls do not apply to snap shots
+// (default): they are resolved as BS1, whose row has no re-roll. A
+// master-crafted weapon's re-roll still applies.
 const SnapBS = 1
 
 // Wound roll: the wound chart (projector/rules). When the models a roll is
@@ -97,7 +101,8 @@ const SnapBS = 1
 
 // Saves: a model uses its best save: armour (Sv, lost when the AP is
 // equal or better, i.e. 1 ≤ AP ≤ Sv), invulnerable (Inv, ignores AP), and
-// cover (shooting only) (RULES.md; invulnerable and AP: engine, standard).
+// cover (shooting only) (docs/rules/6e.md#saves; invulnerable and AP:
+// engine, standard).
 
 // Cover saves (default), by what obscures the model or the area it stands
 // in (events.TerrainSpec.Kind). Blocking terrain gives none: it blocks.
@@ -111,20 +116,22 @@ const (
 )
 
 // Focus fire names a cover save from FocusBest+ to FocusWorst+, or "none"
-// (RULES.md).
+// (docs/rules/6e.md#focus-fire).
 const (
 	FocusBest  = 2
 	FocusWorst = 6
 )
 
-// Look Out, Sir (RULES.md).
+// Look Out, Sir (docs/rules/6e.md#look-out-sir).
 const (
 	LookOutSirRange  = 6.0 // another model of the unit within this distance
 	LookOutSirNeed   = 4   // 4+ moves the wound
 	LookOutSirNeedIC = 2   // independent characters (default)
 )
 
-// Charge sub-phase (RULES.md; ChargeRange: engine, the most 2D6 can give).
+// Charge sub-phase (docs/rules/6e.md#charge-sub-phase and
+// docs/rules/6e.md#charge-distance; ChargeRange: engine, the most 2D6 can
+// give).
 const (
 	ChargeDice  = 2    // charge distance 2D6"
 	ChargeRange = 12.0 // a unit may declare a charge against a unit this close

@@ -1,4 +1,4 @@
-// Package ed6e is the 6e edition (RULES.md "6e", seed 000): shooting with
+// Package ed6e is the 6e edition (docs/rules/6e.md, seed 000): shooting with
 // the BS table and its re-rolls, snap shots, wound pools allocated to the
 // closest model, cover saves, Look Out, Sir and focus fire; and the
 // assault phase: charges with Overwatch and a 2D6 charge roll, then

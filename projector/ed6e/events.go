@@ -2,7 +2,7 @@ package ed6e
 
 import "github.com/matchrec/matchrec/events"
 
-// Events of the 6e edition (RULES.md "6e"). They record
+// Events of the 6e edition (docs/rules/6e.md). They record
 // declarations and choices only: whether a charge reaches, who is hit,
 // wounded, saved, removed, who wins a combat and whether a Morale test
 // passes are all derived by the projector from these and the dice.

@@ -10,7 +10,8 @@ import (
 	"github.com/matchrec/matchrec/projector/kit"
 )
 
-// The fight sub-phase (RULES.md), per combat: 1 the active player chooses
+// The fight sub-phase (docs/rules/6e.md#fight-sub-phase; its Initiative
+// steps: docs/rules/6e.md#initiative-steps), per combat: 1 the active player chooses
 // a combat; 2 it is fought by Initiative steps, highest first: at each
 // step the units with models of that Initiative pile in and strike, one
 // declaration each (active player's units first), every blow resolved —

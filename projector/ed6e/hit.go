@@ -8,7 +8,8 @@ import (
 	"github.com/matchrec/matchrec/projector/rules"
 )
 
-// HitNeed is the first hit roll's target for a BS (RULES.md): BS1 6+ …
+// HitNeed is the first hit roll's target for a BS
+// (docs/rules/6e.md#roll-to-hit): BS1 6+ …
 // BS5 2+, and 2+ from BS6 on; BS 0 or less cannot hit (7+).
 func HitNeed(bs int) int {
 	return bsRow(bs).hit
@@ -48,8 +49,8 @@ func WSHitNeed(att, def int) int {
 	return WSHitNotHalf
 }
 
-// snapProblem says why w cannot snap fire, or "" when it can (RULES.md:
-// templates, blast weapons and weapons that do not use BS cannot).
+// snapProblem says why w cannot snap fire, or "" when it can
+// (docs/rules/6e.md#snap-shots: templates, blast weapons and weapons that do not use BS cannot).
 func snapProblem(w *events.WeaponSpec) string {
 	switch {
 	case projector.HasKeyword(w.Keywords, KwTemplate):

@@ -9,7 +9,8 @@ import (
 	"github.com/matchrec/matchrec/projector/sim"
 )
 
-// RULES.md's BS table, row by row: first roll, and the re-roll of a 1
+// The BS table of docs/rules/6e.md#roll-to-hit and
+// docs/rules/6e.md#bs-6-and-above, row by row: first roll, and the re-roll of a 1
 // (0 = none).
 var bsRows = []struct{ bs, hit, reroll int }{
 	{1, 6, 0}, {2, 5, 0}, {3, 4, 0}, {4, 3, 0}, {5, 2, 0},
@@ -81,7 +82,7 @@ func TestBSTableThroughTheEngine(t *testing.T) {
 	}
 }
 
-// RULES.md: BS8 hits with probability 5/6 + 1/6 × 1/2 = 11/12. Exact
+// docs/rules/6e.md#bs-6-and-above: BS8 hits with probability 5/6 + 1/6 × 1/2 = 11/12. Exact
 // enumeration of the faces of the first die and of its re-roll through the
 // engine: 33 of the 36 equally likely pairs hit.
 func TestBS8HitsElevenTwelfthsByEnumeration(t *testing.T) {

@@ -8,15 +8,15 @@ import (
 	"github.com/matchrec/matchrec/projector/geom"
 )
 
-// Look Out, Sir (RULES.md): when a wound is allocated to a character and
+// Look Out, Sir (docs/rules/6e.md#look-out-sir): when a wound is allocated to a character and
 // another model of its unit is within 6", the owner may roll a D6; 4+ (2+
 // for an independent character) moves the wound to a model of the unit
 // within 6" of the owner's choice, even one out of range or sight of the
 // attackers. One attempt per wound; a unit of characters only may try too.
 // The owner names the model when declaring the attempt: the roll does not
 // change what the choice could be. It applies to every attack, shooting,
-// Overwatch and close combat alike: RULES.md states it for any wound
-// allocated to a character.
+// Overwatch and close combat alike: docs/rules/6e.md#look-out-sir states it
+// for any wound allocated to a character.
 
 // lookOutSirRecipients are the models of m's unit that may take a wound
 // moved off m: alive, not m, within LookOutSirRange of it.

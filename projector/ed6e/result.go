@@ -9,7 +9,10 @@ import (
 	"github.com/matchrec/matchrec/projector/rules"
 )
 
-// After the last Initiative step (RULES.md fight steps 3–5): the side that
+// After the last Initiative step (steps 3–5 of
+// docs/rules/6e.md#fight-sub-phase: docs/rules/6e.md#combat-result,
+// docs/rules/6e.md#morale, docs/rules/6e.md#sweeping-advances and
+// docs/rules/6e.md#pile-in-and-consolidation): the side that
 // caused more unsaved wounds wins; each losing unit still locked takes a
 // Morale test, 2D6 at most its Ld minus the difference. A unit that fails
 // is swept away if the winner's D6 + Initiative equals or beats its own,

@@ -29,7 +29,8 @@ func parseFocus(v string) (int, error) {
 
 // focusAllows reports whether focus fire at focus lets a wound be
 // allocated to a model with cover save cover (0 = none): only models whose
-// cover is that value or worse, or that have none (RULES.md).
+// cover is that value or worse, or that have none
+// (docs/rules/6e.md#focus-fire).
 func focusAllows(focus, cover int) bool {
 	return focus == 0 || cover == 0 || cover >= focus
 }

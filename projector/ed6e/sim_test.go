@@ -8,7 +8,8 @@ import (
 	"github.com/matchrec/matchrec/projector/projtest"
 )
 
-// RULES.md worked number, through the engine's own pipeline with
+// The worked number of docs/rules/6e.md#worked-numbers, through the
+// engine's own pipeline with
 // simulated digital dice (declared once, cloned per run): 10 shots BS4
 // (3+), S4 vs T4 (4+), Sv3+ → 10 × 2/3 × 1/2 × 1/3 = 1.111 expected
 // unsaved wounds.

@@ -35,7 +35,7 @@ func same(a, b Body) bool { return a.ID == b.ID && a.Unit == b.Unit }
 
 // BaseDistance is the distance between the closest points of the two
 // bases: centre distance minus both radii, floored at 0 for touching or
-// overlapping bases. All range checks measure this way (RULES.md: "measured
+// overlapping bases. All range checks measure this way (docs/rules/README.md#conventions: "measured
 // between the closest points of the two models' bases").
 func BaseDistance(a, b Body) float64 {
 	return math.Max(0, Dist(a.Pos, b.Pos)-a.Radius-b.Radius)

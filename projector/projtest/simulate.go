@@ -12,7 +12,8 @@ import (
 // times, each from a clone, with seeded simulated dice through the
 // edition's own Decide and Evolve, and fails t unless the mean unsaved
 // wounds is within four standard errors of want, when each of n shots is
-// unsaved with probability want/n (RULES.md's worked numbers). It also
+// unsaved with probability want/n (the worked numbers of docs/rules/,
+// e.g. docs/rules/3e.md#worked-numbers). It also
 // checks that start's exact Expected is want and that start is untouched.
 func CheckMeanUnsaved(t testing.TB, r projector.Rules, start *projector.State, n, runs int, seed uint64, want float64) {
 	t.Helper()

@@ -5,8 +5,9 @@ import (
 	"testing"
 )
 
-// woundTable is RULES.md's wound chart, copied cell by cell (S rows 1..10,
-// T columns 1..10; N = cannot wound).
+// woundTable is the wound chart of docs/rules/3e.md#wound-chart (the same
+// as docs/rules/6e.md#wound-chart), copied cell by cell (S rows 1..10, T
+// columns 1..10; N = cannot wound).
 const woundTable = `
 4 5 6 6 N N N N N N
 3 4 5 6 6 N N N N N

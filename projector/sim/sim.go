@@ -1,7 +1,9 @@
 // Package sim plays the pending steps of a match with simulated dice
 // through the edition's own Decide and Evolve: the engine's pipeline, not a
-// formula. Rules tests check the engine against RULES.md's worked numbers
-// with it; what-if analysis replays an attack thousands of times with it.
+// formula. Rules tests check the engine against the worked numbers of
+// docs/rules/ (docs/rules/3e.md#worked-numbers,
+// docs/rules/6e.md#worked-numbers, docs/rules/11e.md#worked-numbers) with
+// it; what-if analysis replays an attack thousands of times with it.
 package sim
 
 import (
