@@ -20,72 +20,95 @@ type Family struct {
 	Upcast func(t Type, version uint16, b []byte) ([]byte, error)
 }
 
-// Vocabulary is the families a decoder knows: the core families and, for
-// a match, its edition's. It is a plain value built by whoever knows the
-// edition (projector.Vocabulary): there is no global registry, so a
-// payload decodes only where its edition is known.
+// Vocabulary is the event types a decoder knows: the core families and,
+// for a match, its edition's own. It is a plain value built by whoever
+// knows the edition (projector.Vocabulary): there is no global registry,
+// so a payload decodes only where its edition is known. It holds the
+// edition's family by value, so making one allocates nothing: folds make
+// one per event.
 type Vocabulary struct {
-	families []Family
+	edition Family // zero for none
 }
 
 // core is the families every match may record, whatever its edition.
-var core = Vocabulary{families: []Family{
+var core = []Family{
 	{Name: "core", Types: coreTypes(), New: corePayload, Upcast: upcast},
 	{Name: "audit", Types: auditTypes(), New: auditPayload, Upcast: upcast},
 	{Name: "branch", Types: branchTypes(), New: branchPayload, Upcast: upcast},
-}}
+}
 
 // Core is the vocabulary of the core, audit and branch event types: enough
 // for event 1 of any match (match.created) and for every reader that looks
 // only at dice, witnesses and rulings.
-func Core() Vocabulary { return core }
+func Core() Vocabulary { return Vocabulary{} }
 
-// With returns v with more families; v itself is unchanged. A family's
-// type that an earlier family already names decodes as the earlier one's:
-// Check reports such a clash.
-func (v Vocabulary) With(fs ...Family) Vocabulary {
-	out := make([]Family, 0, len(v.families)+len(fs))
-	out = append(out, v.families...)
-	return Vocabulary{families: append(out, fs...)}
+// With returns the core vocabulary with edition, an edition's own family
+// (in place of any v had). A type of edition that a core family also names
+// decodes as the core's: Check reports such a clash.
+func (v Vocabulary) With(edition Family) Vocabulary {
+	return Vocabulary{edition: edition}
+}
+
+// families calls fn for each family, the core's first, until fn returns
+// false.
+func (v Vocabulary) families(fn func(Family) bool) {
+	for _, f := range core {
+		if !fn(f) {
+			return
+		}
+	}
+	if v.edition.New != nil {
+		fn(v.edition)
+	}
 }
 
 // Types lists every type name of the vocabulary, family by family.
 func (v Vocabulary) Types() []Type {
 	var out []Type
-	for _, f := range v.families {
+	v.families(func(f Family) bool {
 		out = append(out, f.Types...)
-	}
+		return true
+	})
 	return out
 }
 
 // Check reports the first flaw of the vocabulary: a type name two families
 // (or one family twice) claim, a listed name its family cannot make, or a
 // payload made for one name that calls itself another.
-func (v Vocabulary) Check() error {
+func (v Vocabulary) Check() (err error) {
 	owner := map[Type]string{}
-	for _, f := range v.families {
+	v.families(func(f Family) bool {
 		for _, t := range f.Types {
 			if o, dup := owner[t]; dup {
-				return fmt.Errorf("event type %q of family %s is already a type of family %s", t, f.Name, o)
+				err = fmt.Errorf("event type %q of family %s is already a type of family %s", t, f.Name, o)
+				return false
 			}
 			owner[t] = f.Name
 			p := f.New(t)
 			if p == nil {
-				return fmt.Errorf("family %s lists event type %q but makes no payload for it", f.Name, t)
+				err = fmt.Errorf("family %s lists event type %q but makes no payload for it", f.Name, t)
+				return false
 			}
 			if p.EventType() != t {
-				return fmt.Errorf("family %s makes a %s payload for event type %q", f.Name, p.EventType(), t)
+				err = fmt.Errorf("family %s makes a %s payload for event type %q", f.Name, p.EventType(), t)
+				return false
 			}
 		}
-	}
-	return nil
+		return true
+	})
+	return err
 }
 
 // family returns the family that knows t and a zero payload of it.
 func (v Vocabulary) family(t Type) (Family, Payload, error) {
-	for _, f := range v.families {
+	for _, f := range core {
 		if p := f.New(t); p != nil {
 			return f, p, nil
+		}
+	}
+	if v.edition.New != nil {
+		if p := v.edition.New(t); p != nil {
+			return v.edition, p, nil
 		}
 	}
 	return Family{}, nil, fmt.Errorf("%w: %q", ErrUnknownType, t)

@@ -87,9 +87,11 @@ func (RerollDeclined) SchemaVersion() uint16  { return 1 }
 
 // EventFamily is the 11e event types (projector.EventFamily): the fold
 // decodes an 11e match's events with them beside the core ones.
-func (Rules) EventFamily() events.Family {
-	return events.Family{Name: Edition, Types: ed11eTypes(), New: ed11ePayload}
-}
+func (Rules) EventFamily() events.Family { return eventFamily }
+
+// eventFamily is built once: a fold asks for it with every event it
+// decodes through projector.Apply.
+var eventFamily = events.Family{Name: Edition, Types: ed11eTypes(), New: ed11ePayload}
 
 // ed11ePayload returns a zero payload for the 11e event types.
 func ed11ePayload(t events.Type) events.Payload {

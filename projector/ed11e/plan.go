@@ -74,7 +74,10 @@ func planShooting(s *projector.State, u, t *projector.Unit, kind string, choice 
 	pl := plan{weapons: map[string]string{}, engaged: engagedWith(u, t.ID), t: toughness(t)}
 	stat := stationary(u)
 	spot := -1 // lazily: 1 when a friendly unit sees the target
-	var why kit.Reasons
+	var (
+		why kit.Reasons
+		v   kit.View // what the model being planned sees
+	)
 	for _, m := range u.AliveModels() {
 		ids, explicit := chosen[m.ID]
 		if !explicit {
@@ -83,7 +86,7 @@ func planShooting(s *projector.State, u, t *projector.Unit, kind string, choice 
 			}
 			ids = m.Weapons
 		}
-		v := kit.Look(world, projector.Body(u, m), tb, u.Player, t.ID)
+		v.Look(world, projector.Body(u, m), tb, u.Player, t.ID)
 		why.NoteSight(v.Why)
 		mv := isMV(u, m)
 		var fired []string

@@ -113,9 +113,11 @@ func (StrikeDeclared) SchemaVersion() uint16  { return 1 }
 
 // EventFamily is the 6e event types (projector.EventFamily): the fold
 // decodes a 6e match's events with them beside the core ones.
-func (Rules) EventFamily() events.Family {
-	return events.Family{Name: Edition, Types: types6e(), New: payloads6e}
-}
+func (Rules) EventFamily() events.Family { return eventFamily }
+
+// eventFamily is built once: a fold asks for it with every event it
+// decodes through projector.Apply.
+var eventFamily = events.Family{Name: Edition, Types: types6e(), New: payloads6e}
 
 // payloads6e returns a zero payload for the 6e event types.
 func payloads6e(t events.Type) events.Payload {

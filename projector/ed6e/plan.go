@@ -64,7 +64,10 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 	pl := plan{weapons: map[string]string{}}
 	inReach := make([]bool, len(targets))
 	armed, snapWhy := 0, ""
-	var why kit.Reasons
+	var (
+		why kit.Reasons
+		v   kit.View // what the model being planned sees
+	)
 	for _, m := range u.AliveModels() {
 		wid := choice[m.ID]
 		if wid == "" {
@@ -89,7 +92,7 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 		}
 		armed++
 		reach := reachOf(w, u.Moved)
-		v := kit.Look(world, projector.Body(u, m), tb, u.Player, t.ID)
+		v.Look(world, projector.Body(u, m), tb, u.Player, t.ID)
 		why.NoteSight(v.Why)
 		if !v.Seen() {
 			continue

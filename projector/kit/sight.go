@@ -22,15 +22,27 @@ type View struct {
 // Look is the view from the firing model fb of the target bodies tb, for
 // the side firing at unit target (geom.World.Sight for each).
 func Look(w geom.World, fb geom.Body, tb []geom.Body, side, target string) View {
-	v := View{Sight: make([]geom.SightResult, len(tb)), Dist: make([]float64, len(tb))}
+	var v View
+	v.Look(w, fb, tb, side, target)
+	return v
+}
+
+// Look makes v the view from fb (as the function Look does), reusing v's
+// slices: a declaration looks from every firing model in turn, and folds
+// declare by the thousand.
+func (v *View) Look(w geom.World, fb geom.Body, tb []geom.Body, side, target string) {
+	if cap(v.Sight) < len(tb) {
+		v.Sight, v.Dist = make([]geom.SightResult, 0, len(tb)), make([]float64, 0, len(tb))
+	}
+	v.Sight, v.Dist, v.Why = v.Sight[:0], v.Dist[:0], ""
 	for i := range tb {
-		v.Sight[i] = w.Sight(fb, tb[i], side, target)
-		v.Dist[i] = geom.BaseDistance(fb, tb[i])
-		if !v.Sight[i].Visible && v.Why == "" {
-			v.Why = fmt.Sprintf("%s cannot see %s: %s", fb.ID, tb[i].ID, v.Sight[i].Reason)
+		r := w.Sight(fb, tb[i], side, target)
+		v.Sight = append(v.Sight, r)
+		v.Dist = append(v.Dist, geom.BaseDistance(fb, tb[i]))
+		if !r.Visible && v.Why == "" {
+			v.Why = fmt.Sprintf("%s cannot see %s: %s", fb.ID, tb[i].ID, r.Reason)
 		}
 	}
-	return v
 }
 
 // Seen reports whether the model sees any target model.
