@@ -31,10 +31,10 @@
 //     play), Explainer (the inputs and rule of a roll, for audit --roll)
 //     and Charges (its charge rolls, for the analytics);
 //   - built on the kit (projector/kit), so it keeps only its rules: the
-//     openings of a declaration (kit.ActiveIn, Target, Unfired), what each
-//     firing model sees and why none could fire (kit.Look, Reasons), and
-//     its attack as a kit.Machine of stages (with Awaited, Rolled, Roller,
-//     Fired);
+//     openings of a declaration (kit.ActiveIn, UnfiredUnit, Target), what
+//     each firing model sees and why none could fire (kit.Look, Reasons),
+//     and its attack as a kit.Machine of stages (with Awaited, Rolled,
+//     Roller, Fired);
 //   - its rules tests, on projtest: in-memory games, the shared fixtures
 //     (Alice and Bob, Setup, Column, ToPhase, Shoot, Move, Same) and the
 //     worked numbers through projtest.CheckMeanUnsaved.

@@ -92,11 +92,8 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if err := kit.ActiveIn(s, actor, projector.PhaseShooting, "units shoot"); err != nil {
 		return nil, err
 	}
-	u, err := projector.OwnUnit(s, actor, c.Unit)
+	u, err := kit.UnfiredUnit(s, actor, c.Unit)
 	if err != nil {
-		return nil, err
-	}
-	if err := kit.Unfired(u); err != nil {
 		return nil, err
 	}
 	t, err := kit.Target(s, u, c.Target, "shoot at")

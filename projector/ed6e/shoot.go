@@ -42,11 +42,8 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if _, err := parseFocus(c.FocusFire); err != nil {
 		return nil, err
 	}
-	u, err := projector.OwnUnit(s, actor, c.Unit)
+	u, err := kit.UnfiredUnit(s, actor, c.Unit)
 	if err != nil {
-		return nil, err
-	}
-	if err := kit.Unfired(u); err != nil {
 		return nil, err
 	}
 	if locked(s, u) {

@@ -1,6 +1,7 @@
 // Package kit is the skeleton the editions share, so that each edition's
 // package keeps only its rules: the openings of a declaration (the active
-// player, in the right phase, with a unit of theirs, at an enemy target),
+// player, in the right phase, with a unit of theirs that has not fired, at
+// an enemy target),
 // what one firing model sees of its target and why no model could fire
 // (sight.go), and the staged attack: a machine of stages that waits for
 // rolls and choices, the roll folded into the step that asked for it, and
@@ -46,10 +47,15 @@ func Target(s *projector.State, u *projector.Unit, id, verb string) (*projector.
 	return t, nil
 }
 
-// Unfired refuses a unit that has fired this turn.
-func Unfired(u *projector.Unit) error {
-	if u.Fired {
-		return projector.Refuse(projector.CodeAlreadyFired, "unit %s has already fired this turn", u.DisplayName())
+// UnfiredUnit is unit id of the acting player, on the table
+// (projector.OwnUnit), that has not fired this turn.
+func UnfiredUnit(s *projector.State, actor events.Actor, id string) (*projector.Unit, error) {
+	u, err := projector.OwnUnit(s, actor, id)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	if u.Fired {
+		return nil, projector.Refuse(projector.CodeAlreadyFired, "unit %s has already fired this turn", u.DisplayName())
+	}
+	return u, nil
 }

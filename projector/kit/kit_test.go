@@ -49,8 +49,14 @@ func TestOpenings(t *testing.T) {
 	if got, err := Target(s, tac, "boyz", "shoot at"); err != nil || got.ID != "boyz" {
 		t.Fatalf("Target = %v, %v", got, err)
 	}
+	if u, err := UnfiredUnit(s, alice, "tac"); err != nil || u != tac {
+		t.Fatalf("UnfiredUnit = %v, %v", u, err)
+	}
+	_, err = UnfiredUnit(s, alice, "boyz")
+	refusal(t, err, projector.CodeWrongPlayer, "unit BOYZ belongs to Bob")
 	tac.Fired = true
-	refusal(t, Unfired(tac), projector.CodeAlreadyFired, "unit TAC has already fired this turn")
+	_, err = UnfiredUnit(s, alice, "tac")
+	refusal(t, err, projector.CodeAlreadyFired, "unit TAC has already fired this turn")
 }
 
 // Look names the first model it cannot see and why; the reasons keep the
