@@ -14,7 +14,7 @@ import (
 // docs/rules/11e.md#damage), because an allocation depends on what the
 // previous attack did: a model that has lost wounds must be chosen first.
 
-// Wound states (Wound11e.State).
+// Wound states (Wound.State).
 const (
 	woundNew     = ""        // not yet allocated, or allocated and not yet saving
 	woundSave    = "save"    // its save roll is awaited

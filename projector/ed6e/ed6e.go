@@ -67,7 +67,7 @@ var _ projector.Rules = Rules{}
 func (Rules) Edition() string { return Edition }
 
 // Phases of a 6e player turn; the assault phase has a charge and a fight
-// sub-phase (State6e.Subphase).
+// sub-phase (State.Subphase).
 func (Rules) Phases() []string {
 	return []string{projector.PhaseMovement, projector.PhaseShooting, projector.PhaseAssault}
 }

@@ -11,8 +11,8 @@ import (
 )
 
 // Assault moves are core model.moved events; what a move means (charge,
-// pile-in, consolidation) and how far it may go is the open Move6e the
-// match derived for that model. A move with no open Move6e is refused with
+// pile-in, consolidation) and how far it may go is the open AssaultMove the
+// match derived for that model. A move with no open AssaultMove is refused with
 // the step it skips.
 
 // Move kinds.
