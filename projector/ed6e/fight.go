@@ -11,14 +11,14 @@ import (
 )
 
 // The fight sub-phase (docs/rules/6e.md#fight-sub-phase; its Initiative
-// steps: docs/rules/6e.md#initiative-steps), per combat: 1 the active player chooses
-// a combat; 2 it is fought by Initiative steps, highest first: at each
-// step the units with models of that Initiative pile in and strike, one
-// declaration each (active player's units first), every blow resolved —
-// hit by WS, wound, allocate, save, remove — before the next step; models
-// killed during a step still strike at it; 3 the combat result; 4 the
-// loser's Morale tests; 5 sweeping advances, pile-ins and consolidations
-// (result.go); 6 the next combat, or the end of the phase.
+// steps: docs/rules/6e.md#initiative-steps), per combat: 1 the active
+// player chooses a combat; 2 it is fought by Initiative steps, highest
+// first: at each step the units with models of that Initiative pile in and
+// strike, one declaration each (active player's units first), every blow
+// resolved — hit by WS, wound, allocate, save, remove — before the next
+// step; models killed during a step still strike at it; 3 the combat
+// result; 4 the loser's Morale tests; 5 sweeping advances, pile-ins and
+// consolidations (result.go); 6 the next combat, or the end of the phase.
 
 // Combat stages.
 const (
