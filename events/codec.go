@@ -13,8 +13,13 @@ import (
 // bytes or back goes through it, so "canonical" has one meaning:
 //
 //   - the envelope is a msgpack array, fields in a fixed order:
-//     [match, seq, type, version, time, [actor kind, actor id], payload, prev_hash]
+//     [match, seq, type, version, time, [actor kind, actor id], payload, prev_hash, auth]
+//     (envelope v2; v1 records, written before statements existed, have
+//     no auth element and are read, hashed and verified as written)
 //     followed, in the stored record only, by the event's own hash;
+//   - auth is nil for the recorder's own events, [statement] for a token
+//     match's participant events, [statement, signature] for a signed
+//     match's (docs/events.md);
 //   - payloads are msgpack maps of their struct fields in declaration order,
 //     named by their json tags, map keys sorted, integers in their smallest
 //     form. Payload bytes are kept as written and hashed as written.
@@ -22,7 +27,11 @@ import (
 // Hash = SHA-256(prev_hash || body) where body is the envelope array
 // without the trailing hash.
 
-const envelopeFields = 8 // body fields; the stored record adds the hash
+// Body fields of the two envelope versions; the stored record adds the hash.
+const (
+	envelopeFieldsV1 = 8
+	envelopeFields   = 9
+)
 
 var encPool = sync.Pool{New: func() any {
 	var buf bytes.Buffer
@@ -126,13 +135,19 @@ func upcast(t Type, v uint16, b []byte) ([]byte, error) {
 // New builds the envelope for payload p as event seq of match, chained to
 // prev. The caller supplies the time (from its clock) and the actor.
 func New(match string, seq uint64, prev Hash, timeNanos int64, actor Actor, p Payload) (Event, error) {
+	return NewAuthed(match, seq, prev, timeNanos, actor, p, nil)
+}
+
+// NewAuthed is New for an event caused by a participant's command: auth
+// is the command's statement (and signature), recorded and hashed with it.
+func NewAuthed(match string, seq uint64, prev Hash, timeNanos int64, actor Actor, p Payload, auth *Auth) (Event, error) {
 	body, err := EncodePayload(p)
 	if err != nil {
 		return Event{}, err
 	}
 	e := Event{
 		Match: match, Seq: seq, Type: p.EventType(), Version: p.SchemaVersion(),
-		Time: timeNanos, Actor: actor, Payload: body, PrevHash: prev,
+		Time: timeNanos, Actor: actor, Payload: body, PrevHash: prev, Auth: auth,
 	}
 	e.Hash = ComputeHash(e)
 	return e, nil
@@ -153,7 +168,11 @@ func ComputeHash(e Event) Hash {
 
 func writeBody(enc *msgpack.Encoder, e Event) {
 	// Writes to a bytes.Buffer cannot fail.
-	_ = enc.EncodeArrayLen(envelopeFields)
+	if e.Legacy {
+		_ = enc.EncodeArrayLen(envelopeFieldsV1)
+	} else {
+		_ = enc.EncodeArrayLen(envelopeFields)
+	}
 	_ = enc.EncodeString(e.Match)
 	_ = enc.EncodeUint(e.Seq)
 	_ = enc.EncodeString(string(e.Type))
@@ -164,6 +183,20 @@ func writeBody(enc *msgpack.Encoder, e Event) {
 	_ = enc.EncodeString(e.Actor.ID)
 	_ = enc.EncodeBytes(e.Payload)
 	_ = enc.EncodeBytes(e.PrevHash[:])
+	if e.Legacy {
+		return
+	}
+	switch {
+	case e.Auth == nil:
+		_ = enc.EncodeNil()
+	case e.Auth.Signature == nil:
+		_ = enc.EncodeArrayLen(1)
+		_ = enc.EncodeBytes(e.Auth.Statement)
+	default:
+		_ = enc.EncodeArrayLen(2)
+		_ = enc.EncodeBytes(e.Auth.Statement)
+		_ = enc.EncodeBytes(e.Auth.Signature)
+	}
 }
 
 // Marshal encodes e as a stored record: the body plus its hash.
@@ -193,9 +226,11 @@ func Unmarshal(b []byte) (e Event, err error) {
 	if n, err := dec.DecodeArrayLen(); err != nil || n != 2 {
 		return fail("record", fmt.Errorf("want [body, hash], got %d items (%v)", n, err))
 	}
-	if n, err := dec.DecodeArrayLen(); err != nil || n != envelopeFields {
-		return fail("body", fmt.Errorf("want %d fields, got %d (%v)", envelopeFields, n, err))
+	fields, err := dec.DecodeArrayLen()
+	if err != nil || (fields != envelopeFields && fields != envelopeFieldsV1) {
+		return fail("body", fmt.Errorf("want %d fields (or %d in envelope v1), got %d (%v)", envelopeFields, envelopeFieldsV1, fields, err))
 	}
+	e.Legacy = fields == envelopeFieldsV1
 	if e.Match, err = dec.DecodeString(); err != nil {
 		return fail("match", err)
 	}
@@ -232,6 +267,11 @@ func Unmarshal(b []byte) (e Event, err error) {
 		return fail("prev_hash", fmt.Errorf("want %d bytes, got %d (%v)", len(e.PrevHash), len(prev), err))
 	}
 	copy(e.PrevHash[:], prev)
+	if !e.Legacy {
+		if e.Auth, err = decodeAuth(dec); err != nil {
+			return fail("auth", err)
+		}
+	}
 	h, err := dec.DecodeBytes()
 	if err != nil || len(h) != len(e.Hash) {
 		return fail("hash", fmt.Errorf("want %d bytes, got %d (%v)", len(e.Hash), len(h), err))
@@ -239,6 +279,34 @@ func Unmarshal(b []byte) (e Event, err error) {
 	copy(e.Hash[:], h)
 	return e, nil
 }
+
+// decodeAuth reads the auth element: nil, [statement] or [statement,
+// signature], the statement non-empty and the signature 64 bytes.
+func decodeAuth(dec *msgpack.Decoder) (*Auth, error) {
+	n, err := dec.DecodeArrayLen()
+	if err != nil {
+		return nil, err
+	}
+	if n == -1 {
+		return nil, nil
+	}
+	if n != 1 && n != 2 {
+		return nil, fmt.Errorf("want nil, [statement] or [statement, signature], got %d items", n)
+	}
+	a := &Auth{}
+	if a.Statement, err = dec.DecodeBytes(); err != nil || len(a.Statement) == 0 {
+		return nil, fmt.Errorf("statement: %d bytes (%v)", len(a.Statement), err)
+	}
+	if n == 2 {
+		if a.Signature, err = dec.DecodeBytes(); err != nil || len(a.Signature) != SignatureSize {
+			return nil, fmt.Errorf("signature: want %d bytes, got %d (%v)", SignatureSize, len(a.Signature), err)
+		}
+	}
+	return a, nil
+}
+
+// SignatureSize is the size of an Ed25519 signature.
+const SignatureSize = 64
 
 // Verify checks that e.Hash is the hash of e chained to prev.
 func Verify(e Event, prev Hash) error {

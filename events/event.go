@@ -103,7 +103,57 @@ type Event struct {
 	Actor    Actor  `json:"actor"`
 	Payload  []byte `json:"-"` // canonical msgpack of the payload
 	PrevHash Hash   `json:"prev_hash"`
-	Hash     Hash   `json:"hash"`
+	// Auth is the statement, and for a signed match the signature, of the
+	// participant command that caused the event (docs/events.md); nil for
+	// the recorder's own events. Hashed with the rest (envelope v2).
+	Auth *Auth `json:"auth,omitempty"`
+	// Legacy marks an event of envelope v1, recorded before statements
+	// existed: its body has no auth element and is hashed without one, so
+	// old records verify exactly as they were written. New events are v2.
+	Legacy bool `json:"legacy,omitempty"`
+	Hash   Hash `json:"hash"`
+}
+
+// Auth is who vouches for an event: the canonical statement of the
+// command that caused it (events/auth.Statement) and, in a signed match,
+// the participant's Ed25519 signature of it. A token match records the
+// statement alone, so every participant event names its command.
+type Auth struct {
+	Statement []byte `json:"statement"`
+	Signature []byte `json:"signature,omitempty"`
+}
+
+// Signed reports whether the auth carries a signature.
+func (a *Auth) Signed() bool { return a != nil && a.Signature != nil }
+
+// Roles. A participant of a match acts as one role: RolePlayer(id) for a
+// player, RoleJudge for the judge. Token and key maps (match.created,
+// branch.created) and statements name roles this way.
+const RoleJudge = "judge"
+
+// RolePlayer is the role of player id.
+func RolePlayer(id string) string { return "player:" + id }
+
+// Role is the role an actor acts as ("" for the system).
+func (a Actor) Role() string {
+	switch a.Kind {
+	case ActorPlayer:
+		return RolePlayer(a.ID)
+	case ActorJudge:
+		return RoleJudge
+	}
+	return ""
+}
+
+// ActorOf is the actor of a role, or false for a string that names none.
+func ActorOf(role string) (Actor, bool) {
+	if role == RoleJudge {
+		return Actor{Kind: ActorJudge, ID: RoleJudge}, true
+	}
+	if len(role) > 7 && role[:7] == "player:" {
+		return Actor{Kind: ActorPlayer, ID: role[7:]}, true
+	}
+	return Actor{}, false
 }
 
 // Payload is implemented by every event payload. EventType and
