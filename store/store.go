@@ -23,6 +23,9 @@ var (
 	ErrInvalid = errors.New("invalid append")
 	// ErrClosed: the store has been closed.
 	ErrClosed = errors.New("store closed")
+	// ErrDuplicate: AppendRequest's request key is already in the index:
+	// the command was recorded before. Nothing was written.
+	ErrDuplicate = errors.New("request already recorded")
 )
 
 // Head is the last event of a match.
@@ -92,6 +95,29 @@ type Secrets interface {
 	PutSecret(ctx context.Context, match string, epoch int, secret []byte) error
 	// Secret returns ErrNotFound for an unknown match or epoch.
 	Secret(ctx context.Context, match string, epoch int) ([]byte, error)
+}
+
+// Request is the index entry of a recorded command: the SHA-256 of its
+// statement and the events it recorded.
+type Request struct {
+	Statement [32]byte `json:"statement"`
+	First     uint64   `json:"first"`
+	Last      uint64   `json:"last"`
+}
+
+// Requests is an optional ability (found by type assertion), required by
+// the recorder: an index of the commands recorded in each match, by a key
+// (the statement's role and nonce, events/auth.Statement.Key), written in
+// the same transaction as the command's events. A retried command is
+// answered from it with what it recorded the first time, and the index
+// can never name events that were not written, nor miss events that were.
+type Requests interface {
+	// AppendRequest is Append plus the index entry key → req, atomically.
+	// If key is indexed already it returns ErrDuplicate and writes
+	// nothing (that check comes before the head's).
+	AppendRequest(ctx context.Context, match string, expected uint64, evs []events.Event, key []byte, req Request) error
+	// Request returns the entry of key in match's index, or ErrNotFound.
+	Request(ctx context.Context, match string, key []byte) (Request, error)
 }
 
 // RawScanner is an optional ability (found by type assertion): the stored

@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sync/atomic"
@@ -41,6 +42,8 @@ type request struct {
 	last     store.Head  // the head after this append
 	created  int64       // Time of the first event, kept if it is event 1
 	records  [][]byte    // events.Marshal of each event, seq expected+1...
+	reqKey   []byte      // AppendRequest: the index key, nil for a plain Append
+	reqVal   []byte      // and its value (requestValue)
 
 	// Ack.
 	acks []uint64
@@ -56,6 +59,19 @@ type request struct {
 // fsync) and reports its outcome, so a context error from Append always
 // means the events were not written.
 func (s *Store) Append(ctx context.Context, match string, expected uint64, evs []events.Event) error {
+	return s.append(ctx, match, expected, evs, nil, nil)
+}
+
+// AppendRequest implements store.Requests: Append and the request index
+// entry in the same transaction.
+func (s *Store) AppendRequest(ctx context.Context, match string, expected uint64, evs []events.Event, key []byte, req store.Request) error {
+	if len(key) == 0 {
+		return fmt.Errorf("%w: match %q: empty request key", store.ErrInvalid, match)
+	}
+	return s.append(ctx, match, expected, evs, key, requestValue(req))
+}
+
+func (s *Store) append(ctx context.Context, match string, expected uint64, evs []events.Event, reqKey, reqVal []byte) error {
 	if s.closed.Load() {
 		return store.ErrClosed
 	}
@@ -74,6 +90,8 @@ func (s *Store) Append(ctx context.Context, match string, expected uint64, evs [
 		last:     store.Head{Seq: evs[len(evs)-1].Seq, Hash: evs[len(evs)-1].Hash},
 		created:  evs[0].Time,
 		records:  make([][]byte, len(evs)),
+		reqKey:   reqKey,
+		reqVal:   reqVal,
 	}
 	for i, e := range evs {
 		r.records[i] = events.Marshal(e)
@@ -154,6 +172,7 @@ func (s *Store) commit(batch []*request) {
 	var written int
 	err := s.db.Update(func(tx *bbolt.Tx) error {
 		w := txWriter{
+			tx:      tx,
 			matches: tx.Bucket(bktMatches),
 			heads:   tx.Bucket(bktHeads),
 			outbox:  tx.Bucket(bktOutbox),
@@ -201,6 +220,7 @@ func (s *Store) commit(batch []*request) {
 // see the transaction's own earlier writes, which is how later requests of
 // a batch are checked against earlier ones.
 type txWriter struct {
+	tx                     *bbolt.Tx
 	matches, heads, outbox *bbolt.Bucket
 }
 
@@ -209,6 +229,19 @@ type txWriter struct {
 // the transaction.
 func (w txWriter) append(r *request) (reject, fatal error) {
 	name := []byte(r.match)
+	var index *bbolt.Bucket
+	if r.reqKey != nil {
+		root, err := w.tx.CreateBucketIfNotExists(bktRequests)
+		if err != nil {
+			return nil, fmt.Errorf("requests: %w", err)
+		}
+		if index, err = root.CreateBucketIfNotExists(name); err != nil {
+			return nil, fmt.Errorf("requests of match %q: %w", r.match, err)
+		}
+		if index.Get(r.reqKey) != nil {
+			return fmt.Errorf("%w: match %q", store.ErrDuplicate, r.match), nil
+		}
+	}
 	h := headRecord{created: r.created}
 	if v := w.heads.Get(name); v != nil {
 		cur, err := decodeHead(r.match, v)
@@ -243,6 +276,11 @@ func (w txWriter) append(r *request) (reject, fatal error) {
 		}
 		if err := w.outbox.Put(u64(key), outboxValue(r.match, seq)); err != nil {
 			return nil, fmt.Errorf("outbox: %w", err)
+		}
+	}
+	if index != nil {
+		if err := index.Put(bytes.Clone(r.reqKey), r.reqVal); err != nil {
+			return nil, fmt.Errorf("requests of match %q: %w", r.match, err)
 		}
 	}
 	h.head = r.last

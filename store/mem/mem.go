@@ -26,6 +26,7 @@ type Store struct {
 	notify  chan struct{}
 	secrets map[secretKey][]byte
 	snaps   map[string]map[uint64][]byte
+	reqs    map[string]map[string]store.Request // match → request key → entry
 }
 
 // matchLog is one match. evs only grows, and its elements are never modified
@@ -43,8 +44,9 @@ type outboxRef struct {
 }
 
 var (
-	_ store.Store  = (*Store)(nil)
-	_ store.Outbox = (*Store)(nil)
+	_ store.Store    = (*Store)(nil)
+	_ store.Outbox   = (*Store)(nil)
+	_ store.Requests = (*Store)(nil)
 )
 
 // New returns an empty store.
@@ -57,6 +59,32 @@ func New() *Store {
 // ErrConflict; then a first PrevHash that does not link to the head is
 // ErrInvalid. The events are copied, so the caller may reuse evs.
 func (s *Store) Append(ctx context.Context, match string, expected uint64, evs []events.Event) error {
+	return s.append(ctx, match, expected, evs, nil, store.Request{})
+}
+
+// AppendRequest implements store.Requests.
+func (s *Store) AppendRequest(ctx context.Context, match string, expected uint64, evs []events.Event, key []byte, req store.Request) error {
+	if len(key) == 0 {
+		return fmt.Errorf("%w: match %q: empty request key", store.ErrInvalid, match)
+	}
+	return s.append(ctx, match, expected, evs, key, req)
+}
+
+// Request implements store.Requests.
+func (s *Store) Request(ctx context.Context, match string, key []byte) (store.Request, error) {
+	if err := s.checkOpen(ctx); err != nil {
+		return store.Request{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.reqs[match][string(key)]
+	if !ok {
+		return store.Request{}, fmt.Errorf("request of match %s: %w", match, store.ErrNotFound)
+	}
+	return r, nil
+}
+
+func (s *Store) append(ctx context.Context, match string, expected uint64, evs []events.Event, key []byte, req store.Request) error {
 	if err := s.checkOpen(ctx); err != nil {
 		return err
 	}
@@ -72,6 +100,10 @@ func (s *Store) Append(ctx context.Context, match string, expected uint64, evs [
 	if s.closed {
 		s.mu.Unlock()
 		return store.ErrClosed
+	}
+	if _, dup := s.reqs[match][string(key)]; key != nil && dup {
+		s.mu.Unlock()
+		return fmt.Errorf("%w: match %q", store.ErrDuplicate, match)
 	}
 	l := s.matches[match]
 	var head store.Head
@@ -92,6 +124,15 @@ func (s *Store) Append(ctx context.Context, match string, expected uint64, evs [
 		s.matches[match] = l
 	}
 	l.evs = append(l.evs, cp...)
+	if key != nil {
+		if s.reqs == nil {
+			s.reqs = map[string]map[string]store.Request{}
+		}
+		if s.reqs[match] == nil {
+			s.reqs[match] = map[string]store.Request{}
+		}
+		s.reqs[match][string(key)] = req
+	}
 	for _, e := range cp {
 		s.nextKey++
 		s.outbox = append(s.outbox, outboxRef{key: s.nextKey, match: match, seq: e.Seq})
@@ -242,5 +283,8 @@ func (s *Store) checkOpen(ctx context.Context) error {
 // record would: no caller can change what another one reads.
 func clone(e events.Event) events.Event {
 	e.Payload = slices.Clone(e.Payload)
+	if e.Auth != nil {
+		e.Auth = &events.Auth{Statement: slices.Clone(e.Auth.Statement), Signature: slices.Clone(e.Auth.Signature)}
+	}
 	return e
 }

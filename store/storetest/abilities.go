@@ -217,3 +217,48 @@ func testBranchOfBranch(t *testing.T, s store.Store) {
 		}
 	}
 }
+
+// testRequests: the request index is written with its events or not at
+// all, a key already indexed writes nothing, and the index is per match.
+func testRequests(t *testing.T, s store.Store) {
+	rq, ok := s.(store.Requests)
+	if !ok {
+		t.Skip("no store.Requests")
+	}
+	ctx := context.Background()
+	key := []byte("player:p1\x00nonce-0123456789")
+	if _, err := rq.Request(ctx, "m", key); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("missing request: %v", err)
+	}
+	evs := MakeEvents("m", 1, events.Hash{}, 3)
+	want := store.Request{Statement: [32]byte{1, 2, 3}, First: 1, Last: 2}
+	if err := rq.AppendRequest(ctx, "m", 0, evs[:2], key, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := rq.Request(ctx, "m", key)
+	if err != nil || got != want {
+		t.Fatalf("request %+v, %v; want %+v", got, err, want)
+	}
+	// The same key again: ErrDuplicate, nothing written (the duplicate is
+	// found before the head is checked, so even a fresh expected seq fails).
+	if err := rq.AppendRequest(ctx, "m", 2, evs[2:], key, store.Request{First: 3, Last: 3}); !errors.Is(err, store.ErrDuplicate) {
+		t.Fatalf("duplicate key: %v", err)
+	}
+	if h, _ := s.Head(ctx, "m"); h.Seq != 2 {
+		t.Fatalf("a duplicate request wrote events: head %d", h.Seq)
+	}
+	// A stale append writes no index entry.
+	other := []byte("judge\x00other-nonce-0000")
+	if err := rq.AppendRequest(ctx, "m", 1, evs[1:2], other, store.Request{First: 2, Last: 2}); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("stale append: %v", err)
+	}
+	if _, err := rq.Request(ctx, "m", other); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a refused append left an index entry: %v", err)
+	}
+	if _, err := rq.Request(ctx, "n", key); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the index is per match: %v", err)
+	}
+	if err := rq.AppendRequest(ctx, "m", 2, evs[2:], nil, store.Request{}); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("empty key: %v", err)
+	}
+}

@@ -78,6 +78,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"OutboxNotify", testOutboxNotify},
 		{"OutboxConcurrent", testOutboxConcurrent},
 		{"Secrets", testSecrets},
+		{"Requests", testRequests},
 		{"Snapshots", testSnapshots},
 		{"RawScan", testRawScan},
 		{"Branch", testBranch},
