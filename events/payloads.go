@@ -5,6 +5,7 @@ package events
 const (
 	TypeMatchCreated     Type = "match.created"
 	TypeMatchEnded       Type = "match.ended"
+	TypeEndProposed      Type = "match.end_proposed"
 	TypeTurnStarted      Type = "turn.started"
 	TypePhaseStarted     Type = "phase.started"
 	TypeModelMoved       Type = "model.moved"
@@ -111,7 +112,10 @@ type TerrainSpec struct {
 
 // MatchCreated opens a match: its edition, players, armies and terrain.
 // Tokens maps each participant role ("player:ID", "judge") to the SHA-256
-// (hex) of that role's secret token; the tokens themselves are never recorded.
+// (hex) of that role's secret token; the tokens themselves are never
+// recorded. Keys, in a signed match instead, maps each role to its Ed25519
+// public key (hex): every participant event then carries that role's
+// signature (docs/events.md).
 type MatchCreated struct {
 	Edition     string            `json:"edition"`
 	Name        string            `json:"name,omitempty"`
@@ -121,6 +125,7 @@ type MatchCreated struct {
 	Terrain     []TerrainSpec     `json:"terrain,omitempty"`
 	FirstPlayer string            `json:"first_player"`
 	Tokens      map[string]string `json:"tokens,omitempty"`
+	Keys        map[string]string `json:"keys,omitempty"`
 }
 
 func (MatchCreated) EventType() Type       { return TypeMatchCreated }
@@ -134,6 +139,17 @@ type MatchEnded struct {
 
 func (MatchEnded) EventType() Type       { return TypeMatchEnded }
 func (MatchEnded) SchemaVersion() uint16 { return 1 }
+
+// EndProposed is a player's offer to end the match with this winner (none:
+// a draw) and reason; the match ends when the other player accepts it
+// with the same winner and reason, before anything else is played.
+type EndProposed struct {
+	Winner string `json:"winner,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+func (EndProposed) EventType() Type       { return TypeEndProposed }
+func (EndProposed) SchemaVersion() uint16 { return 1 }
 
 // TurnStarted begins a player turn.
 type TurnStarted struct {
@@ -235,6 +251,8 @@ func corePayload(t Type) Payload {
 		return &MatchCreated{}
 	case TypeMatchEnded:
 		return &MatchEnded{}
+	case TypeEndProposed:
+		return &EndProposed{}
 	case TypeTurnStarted:
 		return &TurnStarted{}
 	case TypePhaseStarted:
@@ -255,6 +273,6 @@ func corePayload(t Type) Payload {
 
 // coreTypes lists the core event types.
 func coreTypes() []Type {
-	return []Type{TypeMatchCreated, TypeMatchEnded, TypeTurnStarted, TypePhaseStarted, TypeModelMoved,
+	return []Type{TypeMatchCreated, TypeMatchEnded, TypeEndProposed, TypeTurnStarted, TypePhaseStarted, TypeModelMoved,
 		TypeShootingDeclared, TypeHitsDistributed, TypeCasualtiesChosen, TypeDiceRolled}
 }

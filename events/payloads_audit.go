@@ -9,19 +9,31 @@ const (
 	TypeRollContested   Type = "dice.contested"
 	TypeDisputeRaised   Type = "dispute.raised"
 	TypeRulingMade      Type = "ruling.made"
+
+	// Scheme 2 (multi-party seeds): each player's commitment and reveal,
+	// the judge's excuse of a seed never revealed, the judge's request to
+	// reveal the recorder's seed mid-match.
+	TypeSeedCommitted   Type = "dice.seed_committed"
+	TypeSeedRevealed    Type = "dice.seed_revealed"
+	TypeSeedExcused     Type = "dice.seed_excused"
+	TypeRevealRequested Type = "dice.reveal_requested"
 )
 
 // DiceCommitted records the commitment SHA-256(seed) of the server seed
-// the digital dice of this epoch are derived from.
+// the digital dice of this epoch are derived from, and how they are
+// derived (Scheme: 2 for every epoch opened now; 0 reads as 1, the scheme
+// of epochs recorded before multi-party seeds).
 type DiceCommitted struct {
 	Epoch  int    `json:"epoch"`
 	Commit string `json:"commit"` // lowercase hex SHA-256 of the 32-byte seed
+	Scheme int    `json:"scheme,omitempty"`
 }
 
 func (DiceCommitted) EventType() Type       { return TypeDiceCommitted }
 func (DiceCommitted) SchemaVersion() uint16 { return 1 }
 
-// SeedContributed adds a player's seed to every later digital roll.
+// SeedContributed adds a player's seed to every later digital roll of a
+// scheme 1 epoch. It is no longer recorded (docs/dice.md).
 type SeedContributed struct {
 	Player string `json:"player"`
 	Seed   string `json:"seed"`
@@ -39,9 +51,57 @@ type DiceRevealed struct {
 func (DiceRevealed) EventType() Type       { return TypeDiceRevealed }
 func (DiceRevealed) SchemaVersion() uint16 { return 1 }
 
-// RollConfirmed is the opponent's confirmation of a manual roll.
+// SeedCommitted is a player's commitment to their seed of an epoch:
+// lowercase hex SHA-256 of the 32-byte seed.
+type SeedCommitted struct {
+	Epoch  int    `json:"epoch"`
+	Player string `json:"player"`
+	Commit string `json:"commit"`
+}
+
+func (SeedCommitted) EventType() Type       { return TypeSeedCommitted }
+func (SeedCommitted) SchemaVersion() uint16 { return 1 }
+
+// SeedRevealed reveals a player's seed of an epoch (hex), once every
+// player has committed.
+type SeedRevealed struct {
+	Epoch  int    `json:"epoch"`
+	Player string `json:"player"`
+	Seed   string `json:"seed"`
+}
+
+func (SeedRevealed) EventType() Type       { return TypeSeedRevealed }
+func (SeedRevealed) SchemaVersion() uint16 { return 1 }
+
+// SeedExcused is the judge's decision that a player who has not revealed
+// their seed of an epoch is left out of its dice (an empty seed).
+type SeedExcused struct {
+	Epoch  int    `json:"epoch"`
+	Player string `json:"player"`
+	Reason string `json:"reason,omitempty"`
+}
+
+func (SeedExcused) EventType() Type       { return TypeSeedExcused }
+func (SeedExcused) SchemaVersion() uint16 { return 1 }
+
+// RevealRequested is the judge's request that the recorder reveal the
+// seed of the current epoch now (it does, and opens the next).
+type RevealRequested struct {
+	Epoch int `json:"epoch"`
+}
+
+func (RevealRequested) EventType() Type       { return TypeRevealRequested }
+func (RevealRequested) SchemaVersion() uint16 { return 1 }
+
+// RollConfirmed is a player's confirmation of the other player's manual
+// rolls: either the one recorded as event Roll, or every one up to event
+// Upto (the head the confirming player saw). Hash is the hash of that
+// event, so the confirmation vouches for the values it saw (absent in
+// envelope v1 events).
 type RollConfirmed struct {
-	Roll uint64 `json:"roll"` // seq of the dice.rolled event
+	Roll uint64 `json:"roll,omitempty"` // seq of the dice.rolled event
+	Upto uint64 `json:"upto,omitempty"`
+	Hash string `json:"hash,omitempty"`
 }
 
 func (RollConfirmed) EventType() Type       { return TypeRollConfirmed }
@@ -51,6 +111,7 @@ func (RollConfirmed) SchemaVersion() uint16 { return 1 }
 type RollContested struct {
 	Roll   uint64 `json:"roll"`
 	Reason string `json:"reason"`
+	Hash   string `json:"hash,omitempty"` // the roll's event hash (absent in envelope v1 events)
 }
 
 func (RollContested) EventType() Type       { return TypeRollContested }
@@ -90,7 +151,8 @@ func (RulingMade) SchemaVersion() uint16 { return 1 }
 
 func auditTypes() []Type {
 	return []Type{TypeDiceCommitted, TypeSeedContributed, TypeDiceRevealed, TypeRollConfirmed,
-		TypeRollContested, TypeDisputeRaised, TypeRulingMade}
+		TypeRollContested, TypeDisputeRaised, TypeRulingMade,
+		TypeSeedCommitted, TypeSeedRevealed, TypeSeedExcused, TypeRevealRequested}
 }
 
 func auditPayload(t Type) Payload {
@@ -109,6 +171,14 @@ func auditPayload(t Type) Payload {
 		return &DisputeRaised{}
 	case TypeRulingMade:
 		return &RulingMade{}
+	case TypeSeedCommitted:
+		return &SeedCommitted{}
+	case TypeSeedRevealed:
+		return &SeedRevealed{}
+	case TypeSeedExcused:
+		return &SeedExcused{}
+	case TypeRevealRequested:
+		return &RevealRequested{}
 	}
 	return nil
 }

@@ -16,6 +16,13 @@ func (s *State) Clone() *State {
 	c.LastAttack = s.LastAttack.Clone()
 	c.Tally = slices.Clone(s.Tally)
 	c.Dice.Commits = slices.Clone(s.Dice.Commits)
+	for i := range c.Dice.Commits {
+		c.Dice.Commits[i].Players = slices.Clone(c.Dice.Commits[i].Players)
+	}
+	if s.EndOffer != nil {
+		o := *s.EndOffer
+		c.EndOffer = &o
+	}
 	c.Dice.PlayerSeeds = slices.Clone(s.Dice.PlayerSeeds)
 	c.Dice.Manual = slices.Clone(s.Dice.Manual)
 	c.Disputes = slices.Clone(s.Disputes)

@@ -35,6 +35,7 @@ const (
 	CodeOffTable       Code = "off_table"
 	CodeNotEligible    Code = "not_eligible"
 	CodeUnknownCommand Code = "unknown_command"
+	CodeSeedsPending   Code = "seeds_pending" // a digital roll before every player's dice seed is revealed (docs/dice.md)
 
 	// The API's (store/api), over NATS and to the CLI.
 	CodeBadRequest   Code = "bad_request"  // malformed JSON or invalid arguments
@@ -45,6 +46,12 @@ const (
 	CodeInternal     Code = "internal"     // a bug or an outage; the message says which
 	CodeBadQuery     Code = "bad_query"    // SQL that does not parse, an unknown table or column, not a query
 	CodeNoData       Code = "no_data"      // nothing recorded fits: empty store, unknown player or edition
+
+	// Statements and signatures (docs/events.md): nothing is recorded.
+	CodeBadSignature Code = "bad_signature" // a signed match's command without a valid signature of the role's key
+	CodeWrongMatch   Code = "wrong_match"   // a statement for another match
+	CodeStaleHead    Code = "stale_head"    // a statement (or request) decided against a head that is not the match's; the message names the head
+	CodeNonceReused  Code = "nonce_reused"  // a role's nonce (request id) already used for another statement
 
 	// The web's HTTP API (cmd/matchrec/internal/web), besides the API's.
 	CodeForbidden        Code = "forbidden"          // a valid token that is not the judge's
@@ -59,6 +66,9 @@ const (
 	CodeLocked       Code = "locked"        // the data directory is held by another process
 	CodeUnavailable  Code = "unavailable"   // no recorder reachable
 	CodeAuditFailed  Code = "audit_failed"  // the audit ran and found a problem
+	CodeUnresolved   Code = "unresolved"    // the audit found the record sound, but a dispute or contested roll has no ruling
+	CodeBadKey       Code = "bad_key"       // a key file that cannot be read, or that is not a participant's of the match
+	CodeKeysChanged  Code = "keys_changed"  // a match's participant keys differ from those this CLI remembered
 	CodeNoAttack     Code = "no_attack"     // what-if at an event that starts no attack
 	CodeNotRefused   Code = "not_refused"   // a script step expected a refusal and was recorded
 	CodeWrongRefusal Code = "wrong_refusal" // a script step was refused with another code

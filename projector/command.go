@@ -16,7 +16,9 @@ const (
 	CmdRoll       = "roll"       // roll the dice the pending step asks for
 	CmdDistribute = "distribute" // distribute hits over a mixed unit
 	CmdCasualties = "casualties" // choose the models that take unsaved wounds
-	CmdEnd        = "end"        // end the match
+	CmdEnd        = "end"        // end the match: the judge; a player proposes, concedes or accepts (end.go)
+	CmdConcede    = "concede"    // a player concedes: the match ends, the other player wins
+	CmdBranch     = "branch"     // a participant of a match asks for a branch of it (At, Match, Name, Keys): the recorder's, not Decide's
 	CmdReroll     = "reroll"     // use an optional re-roll on some dice of the last roll (Indices)
 	CmdDecline    = "decline"    // decline an optional step (a re-roll, Overwatch, Look Out Sir, ...)
 )
@@ -62,6 +64,22 @@ type Command struct {
 	Seed     string `json:"seed,omitempty"`
 	// Setup is the match a create command creates (CmdCreate).
 	Setup *events.MatchCreated `json:"setup,omitempty"`
+	// Commit is a player's seed commitment (seed-commit); Hash the hash of
+	// the event a confirm or contest vouches for; Upto, on a confirm, the
+	// head up to which every roll of the other player is confirmed.
+	Commit string `json:"commit,omitempty"`
+	Hash   string `json:"hash,omitempty"`
+	Upto   uint64 `json:"upto,omitempty"`
+	// Epoch names the dice epoch of seed-commit, seed-reveal and excuse;
+	// Player the player an excuse is for.
+	Epoch  int    `json:"epoch,omitempty"`
+	Player string `json:"player,omitempty"`
+	// A branch's fork event, id, name and participants' public keys
+	// (branch, signed by a participant of the parent).
+	At    uint64            `json:"at,omitempty"`
+	Match string            `json:"match,omitempty"`
+	Name  string            `json:"name,omitempty"`
+	Keys  map[string]string `json:"keys,omitempty"`
 	// Source of a roll: set by the recorder, never by a client.
 	Source string `json:"-"`
 }

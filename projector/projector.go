@@ -49,10 +49,17 @@ func ApplyDecoded(r Rules, s *State, e *events.Event, p events.Payload) error {
 	}
 	// Which match recorded an event is the fold's caller's to check
 	// (fold.Folder knows a branch's lineage); the projector only needs
-	// the order.
+	// the order, and who acted (actors.go).
+	if err := CheckActor(r, s, e, p); err != nil {
+		return fmt.Errorf("match %s event %d (%s): %w", e.Match, e.Seq, e.Type, err)
+	}
+	if _, err := applyDice(s, e, p); err != nil {
+		return fmt.Errorf("match %s event %d (%s): %w", e.Match, e.Seq, e.Type, err)
+	}
 	if _, err := applyWitness(s, e, p); err != nil {
 		return fmt.Errorf("match %s event %d (%s): %w", e.Match, e.Seq, e.Type, err)
 	}
+	noteOffer(s, e.Seq, e.Actor, p)
 	if err := applyCommon(r, s, e, p); err != nil {
 		return fmt.Errorf("match %s event %d (%s): %w", e.Match, e.Seq, e.Type, err)
 	}
@@ -101,7 +108,7 @@ func applyCommon(r Rules, s *State, e *events.Event, p events.Payload) error {
 		// The branch goes on from the parent's state at the fork, with
 		// its own participants' tokens; nothing else changes.
 		s.Branch = &BranchInfo{Parent: p.Parent, At: p.At, Name: p.Name}
-		s.Tokens = p.Tokens
+		s.Tokens, s.Keys = p.Tokens, p.Keys
 		return nil
 	default:
 		return nil
@@ -111,7 +118,7 @@ func applyCommon(r Rules, s *State, e *events.Event, p events.Payload) error {
 }
 
 func initState(s *State, match string, p *events.MatchCreated) {
-	*s = State{Match: match, Edition: p.Edition, Name: p.Name, Table: p.Table, First: p.FirstPlayer, Tokens: p.Tokens}
+	*s = State{Match: match, Edition: p.Edition, Name: p.Name, Table: p.Table, First: p.FirstPlayer, Tokens: p.Tokens, Keys: p.Keys}
 	for _, pl := range p.Players {
 		s.Players = append(s.Players, Player{ID: pl.ID, Name: pl.Name})
 		s.Tally = append(s.Tally, Tally{Player: pl.ID})
@@ -156,11 +163,17 @@ func DecideWith(r Rules, s *State, actor events.Actor, c Command, h History) ([]
 	if h == nil {
 		h = func(uint64) (events.Payload, bool) { return nil, false }
 	}
+	if out, handled, err := decideDice(s, actor, c); handled {
+		return out, err
+	}
 	if out, handled, err := decideWitness(s, actor, c, h); handled {
 		return out, err
 	}
 	if s.Ended {
 		return nil, Refuse(CodeMatchEnded, "the match is over")
+	}
+	if c.Type == CmdEnd || c.Type == CmdConcede {
+		return decideEnd(s, actor, c) // the same in every edition, whatever step is pending
 	}
 	out, err := r.Decide(s, actor, c)
 	if !errors.Is(err, ErrNotHandled) {
@@ -173,14 +186,6 @@ func DecideWith(r Rules, s *State, actor events.Actor, c Command, h History) ([]
 		return decidePhase(r, s, actor, c)
 	case CmdMove:
 		return decideMove(r, s, actor, c)
-	case CmdEnd:
-		if actor.Kind != events.ActorJudge && (actor.Kind != events.ActorPlayer || s.Player(actor.ID) == nil) {
-			return nil, Refuse(CodeWrongPlayer, "only a player of the match or the judge may end it")
-		}
-		if c.Winner != "" && s.Player(c.Winner) == nil {
-			return nil, Refuse(CodeBadCommand, "winner %q is not a player of this match", c.Winner)
-		}
-		return []events.Payload{&events.MatchEnded{Winner: c.Winner, Reason: c.Reason}}, nil
 	case "":
 		return nil, Refuse(CodeBadCommand, "command has no type")
 	}

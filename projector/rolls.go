@@ -28,6 +28,14 @@ func DecideRoll(s *State, actor events.Actor, c Command) ([]events.Payload, erro
 	if src == "" {
 		src = events.SourceManual
 	}
+	if src == events.SourceDigital && s.Dice.Current() != nil {
+		// Dice from the recorder's seeds: only once the epoch is ready.
+		// (Simulated dice labelled digital, on a state with no epoch, are
+		// the simulator's own.)
+		if err := s.DigitalReady(); err != nil {
+			return nil, err
+		}
+	}
 	r := &events.DiceRolled{
 		Roller: actor.ID, Purpose: s.Pending.Purpose, Need: s.Pending.Need,
 		Count: len(c.Values), Values: append([]int(nil), c.Values...), Source: src,

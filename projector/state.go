@@ -137,6 +137,9 @@ type State struct {
 	Units   []*Unit              `json:"units"`
 	Terrain []events.TerrainSpec `json:"terrain,omitempty"`
 	Tokens  map[string]string    `json:"tokens,omitempty"` // role → SHA-256 of its token (never the token): the recorder checks calls against it
+	// Keys maps each role to its Ed25519 public key (hex) in a signed
+	// match: every participant's command must carry that key's signature.
+	Keys map[string]string `json:"keys,omitempty"`
 
 	Turn   int    `json:"turn"`
 	Active string `json:"active_player,omitempty"`
@@ -149,6 +152,8 @@ type State struct {
 	Tally      []Tally `json:"tally,omitempty"` // one per player, in player order: msgpack sorts no struct-valued map
 	LastRoll   *Roll   `json:"last_roll,omitempty"`
 	Ended      bool    `json:"ended,omitempty"`
+	// EndOffer is a player's open offer to end the match (end.go).
+	EndOffer *EndOffer `json:"end_offer,omitempty"`
 	// Branch is set on a branch: where it forked.
 	Branch *BranchInfo `json:"branch,omitempty"`
 	// Dice, witnesses and disputes (docs/dice.md).
@@ -269,4 +274,7 @@ func (s *State) Hash() (events.Hash, error) {
 // 2: the editions' parts moved from the ed6e/ed11e fields to Ext; an
 // attack's type (shooting, overwatch, melee) is Attack.Type and its
 // variant Attack.Kind, as in commands and events.
-const StateVersion = 2
+//
+// 3: signed matches' keys, end offers, dice epochs by identity with the
+// players' seeds, manual rolls with their hashes.
+const StateVersion = 3

@@ -7,14 +7,12 @@ import (
 	"github.com/matchrec/matchrec/events"
 )
 
-// Commands of verifiable dice, witnesses, disputes and rulings. They are
-// the same in every edition, and (but for seed) stay open after the match
-// ends: a judge often rules after the last die.
+// Commands of witnesses, disputes and rulings. They are the same in every
+// edition, and stay open after the match ends: a judge often rules after
+// the last die.
 const (
-	CmdSeed    = "seed"    // a player adds a dice seed
-	CmdReveal  = "reveal"  // the judge has the server seed revealed (the recorder fills it in)
-	CmdConfirm = "confirm" // the opponent confirms a manual roll (Event)
-	CmdContest = "contest" // the opponent contests a manual roll (Event, Reason)
+	CmdConfirm = "confirm" // a player confirms the other player's manual rolls: one (Event, Hash) or all up to the head (Upto, Hash)
+	CmdContest = "contest" // a player contests the other player's manual roll (Event, Hash, Reason)
 	CmdDispute = "dispute" // a player disputes an event (Event, Reason)
 	CmdRule    = "rule"    // the judge rules on a dispute (Dispute, Decision, Values/Models, Reason)
 )
@@ -26,31 +24,16 @@ const (
 	RollContested   = "contested"
 )
 
-// DiceState is what the audit needs of the dice: the commitments and
-// reveals of server seeds, the players' seeds, and the witness state of
-// every manual roll.
-type DiceState struct {
-	Epoch       int          `json:"epoch"` // the epoch digital rolls use now
-	Commits     []SeedCommit `json:"commits,omitempty"`
-	PlayerSeeds []string     `json:"player_seeds,omitempty"` // in the order contributed
-	Manual      []ManualRoll `json:"manual,omitempty"`
-}
-
-// SeedCommit is one epoch's commitment and, once revealed, its seed.
-type SeedCommit struct {
-	Epoch      int    `json:"epoch"`
-	Commit     string `json:"commit"`
-	Seq        uint64 `json:"seq"`
-	Seed       string `json:"seed,omitempty"`
-	RevealedAt uint64 `json:"revealed_at,omitempty"`
-}
-
-// ManualRoll is a physical roll and what the opponent said of it.
+// ManualRoll is a physical roll and what the opponent said of it. Hash is
+// the roll event's hash: a confirmation or contest names it, so it vouches
+// for the values it saw.
 type ManualRoll struct {
-	Seq    uint64 `json:"seq"`
-	Roller string `json:"roller"`
-	Status string `json:"status"`
-	Reason string `json:"reason,omitempty"`
+	Seq    uint64      `json:"seq"`
+	Roller string      `json:"roller"`
+	Status string      `json:"status"`
+	Reason string      `json:"reason,omitempty"`
+	Hash   events.Hash `json:"hash"`
+	By     uint64      `json:"by,omitempty"` // the event that confirmed or contested it
 }
 
 // Dispute is a dispute and, once made, its ruling.
@@ -86,32 +69,41 @@ func (s *State) Dispute(seq uint64) *Dispute {
 	return nil
 }
 
-// applyWitness folds the dice, witness and dispute events (all editions).
+// applyWitness folds the witness and dispute events (all editions),
+// checking that a confirmation or contest vouches for the hash it names.
 func applyWitness(s *State, e *events.Event, p events.Payload) (bool, error) {
 	switch p := p.(type) {
-	case *events.DiceCommitted:
-		s.Dice.Epoch = p.Epoch
-		s.Dice.Commits = append(s.Dice.Commits, SeedCommit{Epoch: p.Epoch, Commit: p.Commit, Seq: e.Seq})
-	case *events.SeedContributed:
-		s.Dice.PlayerSeeds = append(s.Dice.PlayerSeeds, p.Seed)
-	case *events.DiceRevealed:
-		for i := range s.Dice.Commits {
-			if c := &s.Dice.Commits[i]; c.Epoch == p.Epoch {
-				c.Seed, c.RevealedAt = p.Seed, e.Seq
-			}
-		}
 	case *events.DiceRolled:
 		if p.Source == events.SourceManual {
-			s.Dice.Manual = append(s.Dice.Manual, ManualRoll{Seq: e.Seq, Roller: p.Roller, Status: RollUnconfirmed})
+			s.Dice.Manual = append(s.Dice.Manual, ManualRoll{Seq: e.Seq, Roller: p.Roller, Status: RollUnconfirmed, Hash: e.Hash})
 		}
 		return false, nil // the edition folds the roll itself
 	case *events.RollConfirmed:
-		if m := s.Dice.manual(p.Roll); m != nil {
-			m.Status = RollConfirmed
+		if p.Upto != 0 {
+			if p.Upto != s.Seq || (p.Hash != "" && p.Hash != s.Head.String()) || (p.Hash == "" && !e.Legacy) {
+				return true, fmt.Errorf("confirms the rolls up to event %d (%s), but the head it follows is event %d (%s)", p.Upto, p.Hash, s.Seq, s.Head)
+			}
+			for i := range s.Dice.Manual {
+				if m := &s.Dice.Manual[i]; m.Status == RollUnconfirmed && m.Roller != e.Actor.ID {
+					m.Status, m.By = RollConfirmed, e.Seq
+				}
+			}
+			return true, nil
+		}
+		m, err := vouched(s, e, p.Roll, p.Hash)
+		if err != nil {
+			return true, err
+		}
+		if m != nil {
+			m.Status, m.By = RollConfirmed, e.Seq
 		}
 	case *events.RollContested:
-		if m := s.Dice.manual(p.Roll); m != nil {
-			m.Status, m.Reason = RollContested, p.Reason
+		m, err := vouched(s, e, p.Roll, p.Hash)
+		if err != nil {
+			return true, err
+		}
+		if m != nil {
+			m.Status, m.Reason, m.By = RollContested, p.Reason, e.Seq
 		}
 	case *events.DisputeRaised:
 		s.Disputes = append(s.Disputes, Dispute{Seq: e.Seq, By: e.Actor.ID, Event: p.Event, Reason: p.Reason})
@@ -125,39 +117,56 @@ func applyWitness(s *State, e *events.Event, p events.Payload) (bool, error) {
 	return true, nil
 }
 
-// decideWitness decides the audit commands; handled is false for others.
+// vouched finds the manual roll a confirmation or contest names and checks
+// the hash it vouches for (required since envelope v2).
+func vouched(s *State, e *events.Event, roll uint64, hash string) (*ManualRoll, error) {
+	m := s.Dice.manual(roll)
+	if m == nil {
+		if e.Legacy {
+			return nil, nil // v1 folded a witness of an unknown roll as nothing
+		}
+		return nil, fmt.Errorf("event %d is not a manual roll", roll)
+	}
+	if (hash == "" && !e.Legacy) || (hash != "" && hash != m.Hash.String()) {
+		return nil, fmt.Errorf("vouches for hash %q, but roll %d's hash is %s", hash, roll, m.Hash)
+	}
+	return m, nil
+}
+
+// decideWitness decides the witness and dispute commands; handled is
+// false for others.
 func decideWitness(s *State, actor events.Actor, c Command, lookup func(seq uint64) (events.Payload, bool)) ([]events.Payload, bool, error) {
 	isPlayer := actor.Kind == events.ActorPlayer && s.Player(actor.ID) != nil
 	switch c.Type {
-	case CmdSeed:
-		if !isPlayer {
-			return nil, true, Refuse(CodeWrongPlayer, "only a player of the match may add a dice seed")
-		}
-		if s.Ended {
-			return nil, true, Refuse(CodeMatchEnded, "the match is over: no more seeds")
-		}
-		if c.Seed == "" || len(c.Seed) > 256 {
-			return nil, true, Refuse(CodeBadCommand, "a dice seed is 1 to 256 bytes")
-		}
-		return []events.Payload{&events.SeedContributed{Player: actor.ID, Seed: c.Seed}}, true, nil
 	case CmdConfirm, CmdContest:
+		if !isPlayer {
+			return nil, true, Refuse(CodeWrongPlayer, "only a player of the match confirms or contests rolls")
+		}
+		if c.Type == CmdConfirm && c.Upto != 0 {
+			out, err := decideConfirmUpto(s, actor, c)
+			return out, true, err
+		}
 		m := s.Dice.manual(c.Event)
 		if m == nil {
 			return nil, true, Refuse(CodeBadCommand, "event %d is not a manual roll", c.Event)
 		}
-		if !isPlayer || actor.ID == m.Roller {
+		if actor.ID == m.Roller {
 			return nil, true, Refuse(CodeWrongPlayer, "only %s's opponent may confirm or contest roll %d", s.PlayerName(m.Roller), c.Event)
 		}
 		if m.Status != RollUnconfirmed {
 			return nil, true, Refuse(CodeWrongStep, "roll %d is already %s", c.Event, m.Status)
 		}
+		if c.Hash != "" && c.Hash != m.Hash.String() {
+			return nil, true, Refuse(CodeBadCommand, "roll %d's hash is %s, not %s: look at it again", c.Event, m.Hash, c.Hash)
+		}
+		hash := m.Hash.String()
 		if c.Type == CmdConfirm {
-			return []events.Payload{&events.RollConfirmed{Roll: c.Event}}, true, nil
+			return []events.Payload{&events.RollConfirmed{Roll: c.Event, Hash: hash}}, true, nil
 		}
 		if strings.TrimSpace(c.Reason) == "" {
 			return nil, true, Refuse(CodeBadCommand, "say why roll %d is contested", c.Event)
 		}
-		return []events.Payload{&events.RollContested{Roll: c.Event, Reason: c.Reason}}, true, nil
+		return []events.Payload{&events.RollContested{Roll: c.Event, Hash: hash, Reason: c.Reason}}, true, nil
 	case CmdDispute:
 		if !isPlayer {
 			return nil, true, Refuse(CodeWrongPlayer, "only a player of the match may raise a dispute")
@@ -172,13 +181,30 @@ func decideWitness(s *State, actor events.Actor, c Command, lookup func(seq uint
 	case CmdRule:
 		out, err := decideRuling(s, actor, c, lookup)
 		return out, true, err
-	case CmdReveal:
-		if actor.Kind != events.ActorJudge {
-			return nil, true, Refuse(CodeWrongPlayer, "only the judge may have the dice seed revealed")
-		}
-		return nil, true, Refuse(CodeBadCommand, "the recorder reveals seeds; this store holds none")
 	}
 	return nil, false, nil
+}
+
+// decideConfirmUpto confirms every unconfirmed manual roll of the other
+// player up to the head, which must be the head the player saw (its hash
+// is what the confirmation vouches for).
+func decideConfirmUpto(s *State, actor events.Actor, c Command) ([]events.Payload, error) {
+	if c.Upto != s.Seq {
+		return nil, Refuse(CodeStaleHead, "confirm up to the head: the match is at event %d (%s), not %d", s.Seq, s.Head, c.Upto)
+	}
+	if c.Hash != "" && c.Hash != s.Head.String() {
+		return nil, Refuse(CodeStaleHead, "event %d's hash is %s, not %s: look at it again", s.Seq, s.Head, c.Hash)
+	}
+	n := 0
+	for _, m := range s.Dice.Manual {
+		if m.Status == RollUnconfirmed && m.Roller != actor.ID {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil, Refuse(CodeWrongStep, "no roll of the other player is waiting for confirmation")
+	}
+	return []events.Payload{&events.RollConfirmed{Upto: s.Seq, Hash: s.Head.String()}}, nil
 }
 
 func decideRuling(s *State, actor events.Actor, c Command, lookup func(uint64) (events.Payload, bool)) ([]events.Payload, error) {

@@ -29,6 +29,13 @@ func (a *Autoplay) Next(s *projector.State) (actor events.Actor, c projector.Com
 		return actor, c, true
 	case p.Kind == projector.WaitRoll:
 		if a.Digital {
+			// The recorder's dice wait for every player's seed: commit,
+			// then reveal (docs/dice.md).
+			for _, pl := range s.Players {
+				if c, ok := s.SeedCommand(pl.ID, SeedSecret(pl.ID)); ok {
+					return player(pl.ID), c, false
+				}
+			}
 			return player(p.Player), projector.Command{Type: projector.CmdRoll, Digital: true}, false
 		}
 		c = projector.Command{Type: projector.CmdRoll, Values: make([]int, p.Dice), Source: events.SourceDigital}
@@ -83,6 +90,11 @@ func (a *Autoplay) Next(s *projector.State) (actor events.Actor, c projector.Com
 	}
 	return me, projector.Command{Type: projector.CmdNextTurn}, false
 }
+
+// SeedSecret is the secret a simulated player's dice seeds derive from.
+// Simulated players keep no secrets; the recorder's seed keeps the dice
+// unpredictable all the same.
+func SeedSecret(player string) []byte { return []byte("matchrec-autoplay:" + player) }
 
 // over: a side has no models left.
 func (a *Autoplay) over(s *projector.State) bool {

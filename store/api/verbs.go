@@ -9,6 +9,7 @@ const (
 	VerbDeclare = "declare" // ExecuteRequest → Result
 	VerbRoll    = "roll"    // ExecuteRequest → Result
 	VerbBranch  = "branch"  // BranchRequest → CreateResult
+	VerbStatus  = "status"  // StatusRequest → StatusResult
 	VerbState   = "state"   // StateRequest → projector.State
 	VerbMatches = "matches" // nothing → []MatchSummary
 

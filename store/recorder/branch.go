@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,76 +14,142 @@ import (
 )
 
 // Branch creates a branch: its history is the parent's events 1..At, kept
-// as a pointer by the store, followed by a branch.created event with fresh
-// tokens for every role and a fresh dice commitment, so the branch's
-// digital dice are its own.
+// as a pointer by the store, followed by a branch.created event — with
+// fresh tokens for every role, or the public keys of a signed branch, and
+// the statement of the parent's participant who asked for it — and a fresh
+// dice epoch, so the branch's digital dice are its own. A retry of a
+// branch that was created returns the original result.
 func (r *Recorder) Branch(ctx context.Context, req api.BranchRequest) (api.CreateResult, error) {
 	br, ok := r.st.(store.Brancher)
 	if !ok {
 		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "this store cannot keep branches")
 	}
-	id := req.Match
-	if id == "" {
-		id = r.opts.NewID()
-	}
-	if !events.ValidMatchID(id) || !events.ValidMatchID(req.Parent) {
+	if !events.ValidMatchID(req.Parent) || (req.Match != "" && !events.ValidMatchID(req.Match)) {
 		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "match ids must be 1-64 letters, digits, '-' or '_'")
 	}
 	if req.At == 0 {
 		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "branch at which event? (--at SEQ, 1 or more)")
 	}
-	m := r.entry(id)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, err := r.st.Head(ctx, id); err == nil {
-		return api.CreateResult{}, fmt.Errorf("match %s already exists: %w", id, store.ErrConflict)
-	}
 	s, rules, err := fold.Fold(ctx, r.st, req.Parent, req.At, r.RulesFor)
 	if err != nil {
 		return api.CreateResult{}, err
 	}
-	tokens := map[string]string{}
-	hashes := map[string]string{}
-	for _, pl := range s.Players {
-		tokens[api.RolePlayer(pl.ID)] = randomHex(16)
+	cr, err := branchCredential(s, req)
+	if err != nil {
+		return api.CreateResult{}, err
 	}
-	tokens[api.RoleJudge] = randomHex(16)
-	for role, tok := range tokens {
-		hashes[role] = TokenHash(tok)
+	c := cr.cmd
+	if c.At != req.At {
+		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "the statement branches at event %d, the request at %d", c.At, req.At)
+	}
+	id := c.Match
+	if id == "" {
+		id = r.opts.NewID()
+	}
+	players := make([]events.PlayerSpec, 0, len(s.Players))
+	for _, p := range s.Players {
+		players = append(players, events.PlayerSpec{ID: p.ID, Name: p.Name})
+	}
+	bc := &events.BranchCreated{Parent: req.Parent, At: c.At, Name: c.Name}
+	var toks map[string]string
+	if len(c.Keys) > 0 {
+		if bc.Keys, err = checkKeys(c.Keys, players); err != nil {
+			return api.CreateResult{}, err
+		}
+	} else {
+		if toks, err = tokens(id, roles(players), req.Secret); err != nil {
+			return api.CreateResult{}, err
+		}
+		bc.Tokens = hashTokens(toks)
+	}
+	m := r.entry(id)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, err := r.st.Head(ctx, id); err == nil {
+		return r.branchedBefore(ctx, id, c.At, bc, cr.auth, toks)
 	}
 	epoch := 0
-	for _, c := range s.Dice.Commits {
-		epoch = max(epoch, c.Epoch+1)
+	for _, dc := range s.Dice.Commits {
+		epoch = max(epoch, dc.Epoch+1)
 	}
 	commit, err := r.commitSeed(ctx, id, epoch)
 	if err != nil {
 		return api.CreateResult{}, err
 	}
-	payloads := []events.Payload{&events.BranchCreated{Parent: req.Parent, At: req.At, Name: req.Name, Tokens: hashes}, commit}
 	now := r.opts.Clock().UnixNano()
 	system := events.Actor{Kind: events.ActorSystem}
-	evs := make([]events.Event, 0, len(payloads))
-	prev, seq := s.Head, s.Seq
-	for _, p := range payloads {
-		seq++
-		e, err := events.New(id, seq, prev, now, system, p)
-		if err != nil {
-			return api.CreateResult{}, err
-		}
-		evs, prev = append(evs, e), e.Hash
+	e1, err := events.NewAuthed(id, s.Seq+1, s.Head, now, system, bc, cr.auth)
+	if err != nil {
+		return api.CreateResult{}, err
 	}
-	if err := br.Branch(ctx, id, req.Parent, req.At, evs); err != nil {
-		return api.CreateResult{}, fmt.Errorf("branch %s of %s at %d: %w", id, req.Parent, req.At, err)
+	e2, err := events.New(id, s.Seq+2, e1.Hash, now, system, commit)
+	if err != nil {
+		return api.CreateResult{}, err
+	}
+	if err := br.Branch(ctx, id, req.Parent, c.At, []events.Event{e1, e2}); err != nil {
+		return api.CreateResult{}, fmt.Errorf("branch %s of %s at %d: %w", id, req.Parent, c.At, err)
 	}
 	s.Match = id
-	for i := range evs {
-		if err := projector.ApplyDecoded(rules, s, &evs[i], payloads[i]); err != nil {
-			return api.CreateResult{}, err
-		}
+	if err := projector.ApplyDecoded(rules, s, &e1, bc); err != nil {
+		return api.CreateResult{}, err
+	}
+	if err := projector.ApplyDecoded(rules, s, &e2, commit); err != nil {
+		return api.CreateResult{}, err
 	}
 	m.rules, m.state = rules, s
-	r.opts.Log.Info().Str("match", id).Str("parent", req.Parent).Uint64("at", req.At).Msg("branch created")
-	return api.CreateResult{Match: id, Tokens: tokens, Seq: seq}, nil
+	r.opts.Log.Info().Str("match", id).Str("parent", req.Parent).Uint64("at", c.At).Str("by", cr.actor.String()).Msg("branch created")
+	return api.CreateResult{Match: id, Tokens: toks, Keys: bc.Keys, Seq: e2.Seq, Receipt: r.receipt(id, e2)}, nil
+}
+
+// branchCredential checks the credential of a participant of the parent
+// (s: the parent at the fork) and returns the branch command it states. A
+// signed parent needs a statement whose head is the fork event; a token
+// parent a token, from which the statement is written.
+func branchCredential(s *projector.State, req api.BranchRequest) (credential, error) {
+	if req.Statement != nil {
+		cr, err := signedCredential(s, req.Parent, req.Statement, req.Signature)
+		if err != nil {
+			return credential{}, err
+		}
+		if cr.cmd.Type != projector.CmdBranch {
+			return credential{}, api.Errorf(projector.CodeBadRequest, "the statement's command is %q, not branch", cr.cmd.Type)
+		}
+		if err := checkHead(s, cr.statement); err != nil {
+			return credential{}, err
+		}
+		return cr, nil
+	}
+	c := projector.Command{Type: projector.CmdBranch, At: req.At, Match: req.Match, Name: req.Name, Keys: req.Keys}
+	head := &store.Head{Seq: s.Seq, Hash: s.Head}
+	return tokenCredential(s, req.Token, req.RequestID, head, c)
+}
+
+// branchedBefore answers a branch request for a branch that exists: the
+// original result when it was made by this very request (its
+// branch.created is the one this request would record), else a conflict.
+func (r *Recorder) branchedBefore(ctx context.Context, id string, at uint64, bc *events.BranchCreated, au *events.Auth, toks map[string]string) (api.CreateResult, error) {
+	want, err := events.EncodePayload(bc)
+	if err != nil {
+		return api.CreateResult{}, err
+	}
+	var created, commit events.Event
+	err = r.st.Scan(ctx, id, at+1, func(e events.Event) error {
+		if e.Seq == at+1 {
+			created = e
+			return nil
+		}
+		commit = e
+		return events.ErrStop
+	})
+	if err != nil && !errors.Is(err, events.ErrStop) {
+		return api.CreateResult{}, fmt.Errorf("branch %s: %w", id, err)
+	}
+	same := created.Type == events.TypeBranchCreated && bytes.Equal(created.Payload, want) &&
+		created.Auth != nil && bytes.Equal(created.Auth.Statement, au.Statement) && commit.Seq == at+2
+	if !same {
+		return api.CreateResult{}, fmt.Errorf("match %s already exists: %w", id, store.ErrConflict)
+	}
+	return api.CreateResult{Match: id, Tokens: toks, Keys: bc.Keys, Seq: commit.Seq, Receipt: r.receipt(id, commit), Replayed: true}, nil
 }
 
 // Lineage returns a match's chain of parents (store.Brancher), or a

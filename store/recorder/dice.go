@@ -12,71 +12,96 @@ import (
 	"github.com/matchrec/matchrec/projector"
 )
 
-// commitSeed draws a fresh server seed for an epoch, stores it durably and
-// returns the event that commits to it. The seed is written before its
-// commitment is recorded: a crash between the two leaves an unused secret,
-// never a commitment without its seed.
+// commitSeed draws a fresh server seed for epoch (match, epoch), stores it
+// durably and returns the event that commits to it (scheme 2: every
+// player commits to a seed of their own before its first digital roll).
+// The seed is written before its commitment is recorded: a crash between
+// the two leaves an unused secret, never a commitment without its seed.
 func (r *Recorder) commitSeed(ctx context.Context, match string, epoch int) (*events.DiceCommitted, error) {
 	seed := make([]byte, dice.SeedSize)
 	if _, err := rand.Read(seed); err != nil {
 		return nil, fmt.Errorf("draw dice seed: %w", err)
 	}
 	if err := r.st.PutSecret(ctx, match, epoch, seed); err != nil {
-		return nil, fmt.Errorf("store dice seed of match %s: %w", match, err)
+		return nil, fmt.Errorf("store dice seed of match %s epoch %d: %w", match, epoch, err)
 	}
-	return &events.DiceCommitted{Epoch: epoch, Commit: dice.Commit(seed)}, nil
+	return &events.DiceCommitted{Epoch: epoch, Commit: dice.Commit(seed), Scheme: dice.SchemeV2}, nil
 }
 
 // digital derives the dice of the next event from the current epoch's
-// seed and the players' seeds (docs/dice.md).
+// seeds (docs/dice.md): scheme 2 from the recorder's and every player's,
+// scheme 1 (an epoch opened before it) as it was.
 func (r *Recorder) digital(ctx context.Context, m *match, s *projector.State, count int) ([]int, error) {
-	seed, err := r.seed(ctx, m, s)
+	cur := s.Dice.Current()
+	seed, err := r.seed(ctx, m, s, cur)
 	if err != nil {
 		return nil, err
 	}
-	return dice.Derive(seed, s.Match, s.Dice.PlayerSeeds, s.Seq+1, count)
+	if !cur.V2() {
+		return dice.Derive(seed, s.Match, s.Dice.PlayerSeeds, s.Seq+1, count)
+	}
+	players, err := cur.Seeds()
+	if err != nil {
+		return nil, err
+	}
+	return dice.DeriveV2(seed, cur.ID(), players, s.Seq+1, count)
 }
 
-// seed returns the secret seed of the current epoch, checked against its
-// commitment. The checked seed is kept with the match (m.mu held), so a run of digital
-// rolls reads and hashes it once per epoch, not once per roll.
-func (r *Recorder) seed(ctx context.Context, m *match, s *projector.State) ([]byte, error) {
-	if len(s.Dice.Commits) == 0 {
+// seed returns the secret seed of epoch c of this match, checked against
+// its commitment. The checked seed of the current epoch is kept with the
+// match (m.mu held), so a run of digital rolls reads and hashes it once
+// per epoch, not once per roll.
+func (r *Recorder) seed(ctx context.Context, m *match, s *projector.State, c *projector.SeedCommit) ([]byte, error) {
+	if c == nil {
 		return nil, projector.Refuse(projector.CodeBadCommand, "match %s has no dice commitment: roll physical dice", s.Match)
 	}
-	cur := s.Dice.Commits[len(s.Dice.Commits)-1]
-	if cur.Seed != "" {
-		return nil, projector.Refuse(projector.CodeBadCommand, "the dice seed of match %s is revealed: no more digital rolls", s.Match)
+	if c.Match != s.Match {
+		return nil, fmt.Errorf("epoch %s is not match %s's to reveal", c.ID(), s.Match)
 	}
-	if m.seedCommit == cur.Commit {
+	if m.seedCommit == c.Commit {
 		return m.seed, nil
 	}
-	seed, err := r.st.Secret(ctx, s.Match, cur.Epoch)
+	seed, err := r.st.Secret(ctx, s.Match, c.Epoch)
 	if err != nil {
-		return nil, fmt.Errorf("dice seed of match %s epoch %d: %w", s.Match, cur.Epoch, err)
+		return nil, fmt.Errorf("dice seed of match %s epoch %d: %w", s.Match, c.Epoch, err)
 	}
-	if !dice.CheckCommit(seed, cur.Commit) {
-		return nil, fmt.Errorf("stored dice seed of match %s epoch %d does not match its commitment", s.Match, cur.Epoch)
+	if !dice.CheckCommit(seed, c.Commit) {
+		return nil, fmt.Errorf("stored dice seed of match %s epoch %d does not match its commitment", s.Match, c.Epoch)
 	}
-	m.seed, m.seedCommit = seed, cur.Commit
+	m.seed, m.seedCommit = seed, c.Commit
 	return seed, nil
 }
 
-// reveal records the current seed and, unless the match is ending, commits
-// a fresh one for the rest of the match.
-func (r *Recorder) reveal(ctx context.Context, m *match, s *projector.State, ending bool) ([]events.Payload, error) {
-	seed, err := r.seed(ctx, m, s)
+// reveal closes the current epoch at the judge's request and opens the
+// next: the recorder's events that follow dice.reveal_requested.
+func (r *Recorder) reveal(ctx context.Context, m *match, s *projector.State) ([]events.Payload, error) {
+	cur := s.Dice.Current()
+	seed, err := r.seed(ctx, m, s, cur)
 	if err != nil {
 		return nil, err
 	}
-	epoch := s.Dice.Commits[len(s.Dice.Commits)-1].Epoch
-	out := []events.Payload{&events.DiceRevealed{Epoch: epoch, Seed: hex.EncodeToString(seed)}}
-	if !ending {
-		next, err := r.commitSeed(ctx, s.Match, epoch+1)
+	next, err := r.commitSeed(ctx, s.Match, cur.Epoch+1)
+	if err != nil {
+		return nil, err
+	}
+	return []events.Payload{&events.DiceRevealed{Epoch: cur.Epoch, Seed: hex.EncodeToString(seed)}, next}, nil
+}
+
+// revealAll reveals every epoch this match opened that is still open:
+// the recorder's events that follow match.ended, so every digital die of
+// an ended match can be checked (docs/events.md, "After the end").
+func (r *Recorder) revealAll(ctx context.Context, m *match, s *projector.State) ([]events.Payload, error) {
+	var out []events.Payload
+	for i := range s.Dice.Commits {
+		c := &s.Dice.Commits[i]
+		if c.Match != s.Match || c.Seed != "" {
+			continue
+		}
+		seed, err := r.seed(ctx, m, s, c)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, next)
+		out = append(out, &events.DiceRevealed{Epoch: c.Epoch, Seed: hex.EncodeToString(seed)})
 	}
 	return out, nil
 }
@@ -99,6 +124,15 @@ func (r *Recorder) history(ctx context.Context, match string, v events.Vocabular
 func ended(ps []events.Payload) bool {
 	for _, p := range ps {
 		if _, ok := p.(*events.MatchEnded); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func revealRequested(ps []events.Payload) bool {
+	for _, p := range ps {
+		if _, ok := p.(*events.RevealRequested); ok {
 			return true
 		}
 	}

@@ -12,6 +12,7 @@
 package recorder
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -24,10 +25,12 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/events/auth"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/api"
+	"github.com/matchrec/matchrec/store/identity"
 )
 
 // Options configure a Recorder.
@@ -39,14 +42,19 @@ type Options struct {
 	Log   zerolog.Logger
 	// NewID makes match ids; default 12 random hex digits.
 	NewID func() string
+	// Identity signs the receipts of every reply that records events
+	// (docs/bundle.md); default a fresh key held in memory only (tests).
+	Identity *identity.Identity
 }
 
-// Store is what a recorder needs of a store: the event log, and a durable
+// Store is what a recorder needs of a store: the event log, a durable
 // place for the secret dice seeds that Create and Branch commit to
-// (docs/dice.md). store/bolt and store/mem are both.
+// (docs/dice.md), and the index of recorded commands that makes a retried
+// command safe. store/bolt and store/mem are all three.
 type Store interface {
 	store.Store
 	store.Secrets
+	store.Requests
 }
 
 // Recorder records commands as events.
@@ -75,7 +83,23 @@ func New(st Store, opts Options) *Recorder {
 	if opts.NewID == nil {
 		opts.NewID = func() string { return randomHex(6) }
 	}
+	if opts.Identity == nil {
+		k, err := auth.GenerateKey("", "recorder")
+		if err != nil {
+			panic(fmt.Sprintf("recorder identity: %v", err)) // crypto/rand failed: nothing sensible to do
+		}
+		opts.Identity = identity.FromKey(k)
+	}
 	return &Recorder{st: st, opts: opts, live: map[string]*match{}, limit: 4096}
+}
+
+// Identity is the recorder's identity: its receipts' key.
+func (r *Recorder) Identity() *identity.Identity { return r.opts.Identity }
+
+// receipt signs the receipt of match's head after evs.
+func (r *Recorder) receipt(match string, last events.Event) *auth.Receipt {
+	rc := r.opts.Identity.Receipt(auth.Receipt{Match: match, Seq: last.Seq, Hash: last.Hash})
+	return &rc
 }
 
 // Store returns the recorder's store.
@@ -89,7 +113,10 @@ func (r *Recorder) RulesFor(edition string) (projector.Rules, error) {
 	return r.opts.Rules(edition)
 }
 
-// Create records a new match.
+// Create records a new match: match.created (with its participants'
+// token hashes, or their public keys for a signed match) and the dice
+// commitment of epoch 0. A retry of a create that was recorded returns the
+// original result (see CreateRequest).
 func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.CreateResult, error) {
 	id := req.Match
 	if id == "" {
@@ -104,16 +131,20 @@ func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.Creat
 	}
 	// The setup is decided like every command: the common checks and the
 	// edition's own (projector.SetupChecker). The recorder adds only the
-	// tokens before and the dice commitment after.
+	// tokens (or checks the keys of a signed match) before and the dice
+	// commitment after.
 	setup := req.MatchCreated
-	tokens := map[string]string{}
-	setup.Tokens = map[string]string{}
-	for _, pl := range setup.Players {
-		tokens[api.RolePlayer(pl.ID)] = randomHex(16)
-	}
-	tokens[api.RoleJudge] = randomHex(16)
-	for role, tok := range tokens {
-		setup.Tokens[role] = TokenHash(tok)
+	var toks map[string]string
+	setup.Tokens = nil
+	if len(setup.Keys) > 0 {
+		if setup.Keys, err = checkKeys(setup.Keys, setup.Players); err != nil {
+			return api.CreateResult{}, err
+		}
+	} else {
+		if toks, err = tokens(id, roles(setup.Players), req.Secret); err != nil {
+			return api.CreateResult{}, err
+		}
+		setup.Tokens = hashTokens(toks)
 	}
 	system := events.Actor{Kind: events.ActorSystem}
 	created, err := projector.Decide(rules, projector.New(id), system, projector.Command{Type: projector.CmdCreate, Setup: &setup})
@@ -126,7 +157,7 @@ func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.Creat
 	defer m.mu.Unlock()
 	// Check first: a new seed must never overwrite an existing match's.
 	if _, err := r.st.Head(ctx, id); err == nil {
-		return api.CreateResult{}, fmt.Errorf("match %s already exists: %w", id, store.ErrConflict)
+		return r.createdBefore(ctx, id, p, toks)
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return api.CreateResult{}, fmt.Errorf("create match %s: %w", id, err)
 	}
@@ -157,8 +188,39 @@ func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.Creat
 		return api.CreateResult{}, err
 	}
 	m.rules, m.state = rules, st
-	r.opts.Log.Info().Str("match", id).Str("edition", rules.Edition()).Msg("match created")
-	return api.CreateResult{Match: id, Tokens: tokens, Seq: 2}, nil
+	r.opts.Log.Info().Str("match", id).Str("edition", rules.Edition()).Bool("signed", len(setup.Keys) > 0).Msg("match created")
+	return api.CreateResult{Match: id, Tokens: toks, Keys: setup.Keys, Seq: 2, Receipt: r.receipt(id, e2)}, nil
+}
+
+// createdBefore answers a create for a match that exists: the original
+// result when its match.created is exactly the one this request would
+// record (a signed match's same setup and keys; a token match's tokens
+// derived from the same secret), else a conflict.
+func (r *Recorder) createdBefore(ctx context.Context, id string, p events.Payload, toks map[string]string) (api.CreateResult, error) {
+	mc, ok := p.(*events.MatchCreated)
+	if !ok {
+		return api.CreateResult{}, fmt.Errorf("create match %s: decided %s, not match.created", id, p.EventType())
+	}
+	want, err := events.EncodePayload(mc)
+	if err != nil {
+		return api.CreateResult{}, err
+	}
+	var first, second events.Event
+	err = r.st.Scan(ctx, id, 1, func(e events.Event) error {
+		if e.Seq == 1 {
+			first = e
+			return nil
+		}
+		second = e
+		return events.ErrStop
+	})
+	if err != nil && !errors.Is(err, events.ErrStop) {
+		return api.CreateResult{}, fmt.Errorf("create match %s: %w", id, err)
+	}
+	if first.Type != events.TypeMatchCreated || !bytes.Equal(first.Payload, want) || second.Seq != 2 {
+		return api.CreateResult{}, fmt.Errorf("match %s already exists: %w", id, store.ErrConflict)
+	}
+	return api.CreateResult{Match: id, Tokens: toks, Keys: mc.Keys, Seq: 2, Receipt: r.receipt(id, second), Replayed: true}, nil
 }
 
 // TokenHash is the recorded form of a token.
@@ -177,11 +239,8 @@ func Actor(s *projector.State, token string) (events.Actor, error) {
 		if want != h {
 			continue
 		}
-		if role == api.RoleJudge {
-			return events.Actor{Kind: events.ActorJudge, ID: api.RoleJudge}, nil
-		}
-		if len(role) > 7 && role[:7] == "player:" {
-			return events.Actor{Kind: events.ActorPlayer, ID: role[7:]}, nil
+		if a, ok := events.ActorOf(role); ok {
+			return a, nil
 		}
 	}
 	return events.Actor{}, api.Errorf(projector.CodeUnauthorized, "the token is not valid for match %s", s.Match)
@@ -189,20 +248,31 @@ func Actor(s *projector.State, token string) (events.Actor, error) {
 
 // Execute decides a command for the actor the token speaks for, records the
 // resulting events and returns them with the new pending step. A refusal
-// (*projector.Refusal) records nothing.
+// (*projector.Refusal) records nothing. It is Submit for a token match
+// with no request id.
 func (r *Recorder) Execute(ctx context.Context, matchID, token string, c projector.Command) (api.Result, error) {
-	m, err := r.load(ctx, matchID)
+	return r.Submit(ctx, api.ExecuteRequest{Match: matchID, Token: token, Command: &c})
+}
+
+// Submit records a command (docs/events.md, "Sending commands"): it checks
+// the credential — a signed statement, or a token — and the head the
+// command was decided against, answers a request it recorded before from
+// the request index, decides the command and appends the events with the
+// statement, and signs a receipt of the new head.
+func (r *Recorder) Submit(ctx context.Context, req api.ExecuteRequest) (api.Result, error) {
+	m, err := r.load(ctx, req.Match)
 	if err != nil {
 		return api.Result{}, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for attempt := 0; ; attempt++ {
-		res, err := r.execute(ctx, m, matchID, token, c)
+		res, err := r.submit(ctx, m, req)
 		if errors.Is(err, store.ErrConflict) && attempt == 0 {
-			// Another writer moved the match on: reload and decide again.
+			// Another writer moved the match on: reload; the head check
+			// then says whether the command still applies.
 			m.state = nil
-			if err := r.fold(ctx, m, matchID); err != nil {
+			if err := r.fold(ctx, m, req.Match); err != nil {
 				return api.Result{}, err
 			}
 			continue
@@ -211,18 +281,46 @@ func (r *Recorder) Execute(ctx context.Context, matchID, token string, c project
 	}
 }
 
-func (r *Recorder) execute(ctx context.Context, m *match, matchID, token string, c projector.Command) (api.Result, error) {
+func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest) (api.Result, error) {
 	s := m.state
-	actor, err := Actor(s, token)
+	var (
+		cr  credential
+		err error
+	)
+	if req.Statement != nil {
+		if req.Token != "" || req.Command != nil || req.RequestID != "" || req.Head != nil {
+			return api.Result{}, api.Errorf(projector.CodeBadRequest, "a signed request is its statement and signature alone")
+		}
+		cr, err = signedCredential(s, req.Match, req.Statement, req.Signature)
+	} else {
+		c := projector.Command{}
+		if req.Command != nil {
+			c = *req.Command
+		}
+		cr, err = tokenCredential(s, req.Token, req.RequestID, req.Head, c)
+	}
 	if err != nil {
 		return api.Result{}, err
 	}
+	key := cr.statement.Key()
+	if cr.known {
+		if res, done, err := r.recordedBefore(ctx, s, key, cr.auth.Statement); done {
+			return res, err
+		}
+	}
+	if err := checkHead(s, cr.statement); err != nil {
+		return api.Result{}, err
+	}
+	actor, c := cr.actor, cr.cmd
 	c.Source = events.SourceManual
 	if c.Type == projector.CmdRoll && c.Digital {
 		if len(c.Values) > 0 {
 			return api.Result{}, projector.Refuse(projector.CodeBadDice, "a digital roll takes no values")
 		}
 		if s.Pending.Kind == projector.WaitRoll && s.Pending.Dice > 0 {
+			if err := s.DigitalReady(); err != nil {
+				return api.Result{}, err
+			}
 			vals, err := r.digital(ctx, m, s, s.Pending.Dice)
 			if err != nil {
 				return api.Result{}, err
@@ -230,65 +328,80 @@ func (r *Recorder) execute(ctx context.Context, m *match, matchID, token string,
 			c.Values, c.Source = vals, events.SourceDigital
 		}
 	}
-	var payloads []events.Payload
-	if c.Type == projector.CmdReveal && actor.Kind == events.ActorJudge {
-		payloads, err = r.reveal(ctx, m, s, false)
-	} else {
-		payloads, err = projector.DecideWith(m.rules, s, actor, c, r.history(ctx, matchID, projector.Vocabulary(m.rules)))
-	}
+	payloads, err := projector.DecideWith(m.rules, s, actor, c, r.history(ctx, s.Match, projector.Vocabulary(m.rules)))
 	if err != nil {
 		return api.Result{}, err
-	}
-	if ended(payloads) {
-		// The match is over: reveal the seed so every digital die can be checked.
-		more, err := r.reveal(ctx, m, s, true)
-		if err != nil {
-			return api.Result{}, err
-		}
-		payloads = append(payloads, more...)
 	}
 	if len(payloads) == 0 {
 		return api.Result{}, projector.Refuse(projector.CodeBadCommand, "command %q changes nothing", c.Type)
 	}
-	now := r.opts.Clock().UnixNano()
-	evs := make([]events.Event, 0, len(payloads))
-	prev, seq := s.Head, s.Seq
-	for _, p := range payloads {
-		seq++
-		e, err := events.New(matchID, seq, prev, now, actor, p)
-		if err != nil {
+	// The recorder's own events for the command: the reveal of every open
+	// epoch when the match ends, the reveal and the next epoch when the
+	// judge asks.
+	var system []events.Payload
+	switch {
+	case ended(payloads):
+		if system, err = r.revealAll(ctx, m, s); err != nil {
 			return api.Result{}, err
 		}
-		evs = append(evs, e)
-		prev = e.Hash
+	case revealRequested(payloads):
+		if system, err = r.reveal(ctx, m, s); err != nil {
+			return api.Result{}, err
+		}
 	}
-	if err := r.st.Append(ctx, matchID, s.Seq, evs); err != nil {
-		return api.Result{}, fmt.Errorf("append to match %s: %w", matchID, err)
+	now := r.opts.Clock().UnixNano()
+	evs := make([]events.Event, 0, len(payloads)+len(system))
+	prev, seq := s.Head, s.Seq
+	add := func(a events.Actor, p events.Payload, au *events.Auth) error {
+		seq++
+		e, err := events.NewAuthed(s.Match, seq, prev, now, a, p, au)
+		if err != nil {
+			return err
+		}
+		evs, prev = append(evs, e), e.Hash
+		return nil
 	}
-	res := api.Result{Match: matchID}
+	for _, p := range payloads {
+		if err := add(actor, p, cr.auth); err != nil {
+			return api.Result{}, err
+		}
+	}
+	for _, p := range system {
+		if err := add(events.Actor{Kind: events.ActorSystem}, p, nil); err != nil {
+			return api.Result{}, err
+		}
+	}
+	entry := store.Request{Statement: auth.Sum(cr.auth.Statement), First: evs[0].Seq, Last: evs[len(evs)-1].Seq}
+	if err := r.st.AppendRequest(ctx, s.Match, s.Seq, evs, key, entry); err != nil {
+		if errors.Is(err, store.ErrDuplicate) {
+			return api.Result{}, api.Errorf(projector.CodeNonceReused, "request %s of %s was recorded already", hex.EncodeToString(cr.statement.Nonce[:]), cr.statement.Role)
+		}
+		return api.Result{}, fmt.Errorf("append to match %s: %w", s.Match, err)
+	}
+	all := append(payloads, system...)
+	res := api.Result{Match: s.Match, Receipt: r.receipt(s.Match, evs[len(evs)-1]), Request: hex.EncodeToString(cr.statement.Nonce[:])}
+	for i := range evs {
+		res.Events = append(res.Events, api.EventRef{Seq: evs[i].Seq, Type: evs[i].Type, Hash: evs[i].Hash})
+	}
 	if needsRefold(payloads) {
 		// A ruling changes how earlier events read: fold the match again,
 		// as ruled, rather than patching the live state.
-		if err := r.fold(ctx, m, matchID); err != nil {
+		if err := r.fold(ctx, m, s.Match); err != nil {
 			m.state = nil
 			return api.Result{}, err
-		}
-		for i := range evs {
-			res.Events = append(res.Events, api.EventRef{Seq: evs[i].Seq, Type: evs[i].Type, Hash: evs[i].Hash})
 		}
 		res.Pending = m.state.Pending
 		return res, nil
 	}
 	for i := range evs {
-		if err := projector.ApplyDecoded(m.rules, s, &evs[i], payloads[i]); err != nil {
+		if err := projector.ApplyDecoded(m.rules, s, &evs[i], all[i]); err != nil {
 			// Decide produced an event its own Evolve cannot fold: a bug
 			// in the edition. The event is stored; drop the cache so the
 			// next call re-folds (and fails loudly) instead of drifting.
 			m.state = nil
-			r.opts.Log.Error().Err(err).Str("match", matchID).Msg("recorded event does not fold")
+			r.opts.Log.Error().Err(err).Str("match", s.Match).Msg("recorded event does not fold")
 			return api.Result{}, fmt.Errorf("recorded event does not fold: %w", err)
 		}
-		res.Events = append(res.Events, api.EventRef{Seq: evs[i].Seq, Type: evs[i].Type, Hash: evs[i].Hash})
 	}
 	res.Pending = s.Pending
 	return res, nil

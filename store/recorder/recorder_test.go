@@ -107,17 +107,53 @@ func TestTokensDecideTheActor(t *testing.T) {
 	}
 }
 
-func TestDigitalDiceAreDerivedFromTheCommittedSeed(t *testing.T) {
+// seeds has each player commit, then reveal, their seed of the current
+// epoch, as their CLI does, and returns what the epoch waits for after.
+func seeds(t *testing.T, r *Recorder, match string, tokens map[string]string) {
+	t.Helper()
+	ctx := context.Background()
+	for round := 0; round < 2; round++ {
+		for _, p := range []string{"alice", "bob"} {
+			s, _ := r.State(ctx, match, 0)
+			if c, ok := s.SeedCommand(p, []byte("secret of "+p)); ok {
+				if _, err := r.Execute(ctx, match, tokens[api.RolePlayer(p)], c); err != nil {
+					t.Fatalf("%s %s: %v", p, c.Type, err)
+				}
+			}
+		}
+	}
+}
+
+func TestDigitalDiceAreDerivedFromEveryPartysSeed(t *testing.T) {
 	r := newRecorder(t)
 	res := started(t, r)
 	ctx := context.Background()
-	a, b := res.Tokens[api.RolePlayer("alice")], res.Tokens[api.RolePlayer("bob")]
-	if _, err := r.Execute(ctx, "m1", b, projector.Command{Type: projector.CmdSeed, Seed: "bob's lucky seed"}); err != nil {
-		t.Fatal(err)
+	a := res.Tokens[api.RolePlayer("alice")]
+	if _, err := r.Execute(ctx, "m1", a, projector.Command{Type: projector.CmdSeed, Seed: "bob's lucky seed"}); err == nil {
+		t.Fatal("a free player seed (scheme 1) was taken")
 	}
 	if _, err := r.Execute(ctx, "m1", a, projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "boyz"}); err != nil {
 		t.Fatal(err)
 	}
+	// No digital roll before every player committed and revealed.
+	if _, err := r.Execute(ctx, "m1", a, projector.Command{Type: projector.CmdRoll, Digital: true}); api.CodeOf(err) != projector.CodeSeedsPending {
+		t.Fatalf("a digital roll before the seeds: %v", err)
+	}
+	// A reveal before every commitment is refused, and a second commitment.
+	s, _ := r.State(ctx, "m1", 0)
+	commit, _ := s.SeedCommand("alice", []byte("secret of alice"))
+	if _, err := r.Execute(ctx, "m1", a, commit); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Execute(ctx, "m1", a, commit); api.CodeOf(err) != projector.CodeWrongStep {
+		t.Fatalf("a second commitment: %v", err)
+	}
+	s, _ = r.State(ctx, "m1", 0)
+	reveal := projector.Command{Type: projector.CmdSeedReveal, Epoch: 0, Seed: hex.EncodeToString(dice.DerivePlayerSeed([]byte("secret of alice"), s.Dice.Current().ID(), "alice"))}
+	if _, err := r.Execute(ctx, "m1", a, reveal); api.CodeOf(err) != projector.CodeWrongStep {
+		t.Fatalf("a reveal before bob committed: %v", err)
+	}
+	seeds(t, r, "m1", res.Tokens)
 	out, err := r.Execute(ctx, "m1", a, projector.Command{Type: projector.CmdRoll, Digital: true})
 	if err != nil {
 		t.Fatal(err)
@@ -132,25 +168,38 @@ func TestDigitalDiceAreDerivedFromTheCommittedSeed(t *testing.T) {
 	if roll.Source != events.SourceDigital || roll.Count != 2 {
 		t.Fatalf("roll %+v", roll)
 	}
-	// The judge has the seed revealed mid-match; a fresh one is committed.
+	// The judge has the seed revealed mid-match; a fresh epoch opens,
+	// which the players seed again.
 	if _, err := r.Execute(ctx, "m1", a, projector.Command{Type: projector.CmdReveal}); err == nil {
 		t.Fatal("a player revealed the seed")
 	}
 	if _, err := r.Execute(ctx, "m1", res.Tokens[api.RoleJudge], projector.Command{Type: projector.CmdReveal}); err != nil {
 		t.Fatal(err)
 	}
-	s, _ := r.State(ctx, "m1", 0)
+	s, _ = r.State(ctx, "m1", 0)
 	if len(s.Dice.Commits) != 2 || s.Dice.Commits[0].Seed == "" || s.Dice.Commits[1].Seed != "" || s.Dice.Epoch != 1 {
 		t.Fatalf("dice after reveal %+v", s.Dice)
 	}
-	seed, _ := hex.DecodeString(s.Dice.Commits[0].Seed)
-	want, _ := dice.Derive(seed, "m1", []string{"bob's lucky seed"}, seq, 2)
+	if due, _ := s.SeedDue("alice"); due != projector.SeedCommitDue {
+		t.Fatalf("the new epoch does not ask alice for a seed: %q", due)
+	}
+	ep := &s.Dice.Commits[0]
+	seed, _ := hex.DecodeString(ep.Seed)
+	players, err := ep.Seeds()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := dice.DeriveV2(seed, ep.ID(), players, seq, 2)
 	if want[0] != roll.Values[0] || want[1] != roll.Values[1] {
 		t.Fatalf("recorded %v, derived %v", roll.Values, want)
 	}
-	// Ending the match reveals the current seed.
-	if _, err := r.Execute(ctx, "m1", res.Tokens[api.RoleJudge], projector.Command{Type: projector.CmdEnd}); err != nil {
+	// Ending the match reveals the current seed, in the same append.
+	end, err := r.Execute(ctx, "m1", res.Tokens[api.RoleJudge], projector.Command{Type: projector.CmdEnd})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if n := len(end.Events); n != 2 || end.Events[1].Type != events.TypeDiceRevealed {
+		t.Fatalf("end recorded %+v", end.Events)
 	}
 	s, _ = r.State(ctx, "m1", 0)
 	if !s.Ended || s.Dice.Commits[1].Seed == "" {

@@ -14,8 +14,9 @@ import (
 func (r *Recorder) Verbs(dataDir string) api.Verbs {
 	return api.Verbs{
 		api.VerbPing: func(context.Context, []byte) (any, error) {
-			return api.PingResult{Service: "matchrec", PID: os.Getpid(), DataDir: dataDir}, nil
+			return api.PingResult{Service: "matchrec", PID: os.Getpid(), DataDir: dataDir, Recorder: r.opts.Identity.PublicHex()}, nil
 		},
+		api.VerbStatus: r.statusVerb,
 		api.VerbCreate:  r.createVerb,
 		api.VerbDeclare: func(ctx context.Context, b []byte) (any, error) { return r.executeVerb(ctx, b, false) },
 		api.VerbRoll:    func(ctx context.Context, b []byte) (any, error) { return r.executeVerb(ctx, b, true) },
@@ -46,6 +47,11 @@ func (r *Recorder) executeVerb(ctx context.Context, body []byte, roll bool) (any
 	if req.Match == "" {
 		return nil, api.Errorf(projector.CodeBadRequest, "match is required")
 	}
+	if req.Statement != nil {
+		// A signed request: the command is in the statement, whichever
+		// of the two verbs carries it.
+		return r.Submit(ctx, req)
+	}
 	var c projector.Command
 	switch {
 	case req.Command != nil && (len(req.Values) > 0 || req.Digital):
@@ -63,7 +69,16 @@ func (r *Recorder) executeVerb(ctx context.Context, body []byte, roll bool) (any
 		}
 		c.Type = projector.CmdRoll
 	}
-	return r.Execute(ctx, req.Match, req.Token, c)
+	req.Command, req.Values, req.Digital = &c, nil, false
+	return r.Submit(ctx, req)
+}
+
+func (r *Recorder) statusVerb(ctx context.Context, body []byte) (any, error) {
+	var req api.StatusRequest
+	if err := api.Bind(body, &req); err != nil {
+		return nil, err
+	}
+	return r.Status(ctx, req)
 }
 
 func (r *Recorder) branchVerb(ctx context.Context, body []byte) (any, error) {

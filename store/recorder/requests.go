@@ -1,0 +1,96 @@
+package recorder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/events/auth"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/api"
+)
+
+// Idempotency (docs/events.md, "Sending commands, and retrying them"):
+// every recorded command has an entry in the store's request index, by its
+// role and nonce, written with its events. A request that comes again is
+// answered from it with what it recorded the first time.
+
+// recordedBefore answers a request whose key (role and nonce) is in the
+// index: the original events and a receipt if the statement is the same,
+// nonce_reused if it is another. done is false for a new request.
+func (r *Recorder) recordedBefore(ctx context.Context, s *projector.State, key, stmt []byte) (api.Result, bool, error) {
+	entry, err := r.st.Request(ctx, s.Match, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return api.Result{}, false, nil
+	}
+	if err != nil {
+		return api.Result{}, true, fmt.Errorf("request index of match %s: %w", s.Match, err)
+	}
+	if entry.Statement != auth.Sum(stmt) {
+		return api.Result{}, true, api.Errorf(projector.CodeNonceReused,
+			"this request id was used by another command of the same role in match %s (events %d-%d): make a new one", s.Match, entry.First, entry.Last)
+	}
+	refs, last, err := r.refs(ctx, s.Match, entry.First, entry.Last)
+	if err != nil {
+		return api.Result{}, true, err
+	}
+	st, _ := auth.ParseStatement(stmt)
+	return api.Result{Match: s.Match, Events: refs, Pending: s.Pending, Receipt: r.receipt(s.Match, last),
+		Request: fmt.Sprintf("%x", st.Nonce), Replayed: true}, true, nil
+}
+
+// refs reads events first..last of a match.
+func (r *Recorder) refs(ctx context.Context, match string, first, last uint64) ([]api.EventRef, events.Event, error) {
+	var out []api.EventRef
+	var end events.Event
+	err := r.st.Scan(ctx, match, first, func(e events.Event) error {
+		if e.Seq > last {
+			return events.ErrStop
+		}
+		out, end = append(out, api.EventRef{Seq: e.Seq, Type: e.Type, Hash: e.Hash}), e
+		return nil
+	})
+	if err != nil && !errors.Is(err, events.ErrStop) {
+		return nil, end, fmt.Errorf("read events %d-%d of match %s: %w", first, last, match, err)
+	}
+	if end.Seq != last {
+		return nil, end, fmt.Errorf("match %s: the request index names events %d-%d, the log has not them", match, first, last)
+	}
+	return out, end, nil
+}
+
+// Status says whether the command a role sent with request id was
+// recorded in match, and if so with which events: what a client asks
+// after a timeout left the outcome unknown (`matchrec status`).
+func (r *Recorder) Status(ctx context.Context, req api.StatusRequest) (api.StatusResult, error) {
+	if !events.ValidMatchID(req.Match) {
+		return api.StatusResult{}, api.Errorf(projector.CodeBadRequest, "%q is not a match id", req.Match)
+	}
+	if _, ok := events.ActorOf(req.Role); !ok {
+		return api.StatusResult{}, api.Errorf(projector.CodeBadRequest, "role %q: want player:ID or judge", req.Role)
+	}
+	n, err := ParseRequestID(req.Request)
+	if err != nil {
+		return api.StatusResult{}, err
+	}
+	if _, err := r.st.Head(ctx, req.Match); err != nil {
+		return api.StatusResult{}, err
+	}
+	st := auth.Statement{Role: req.Role, Nonce: n}
+	res := api.StatusResult{Match: req.Match, Request: req.Request}
+	entry, err := r.st.Request(ctx, req.Match, st.Key())
+	if errors.Is(err, store.ErrNotFound) {
+		return res, nil
+	}
+	if err != nil {
+		return res, err
+	}
+	refs, last, err := r.refs(ctx, req.Match, entry.First, entry.Last)
+	if err != nil {
+		return res, err
+	}
+	res.Recorded, res.Events, res.Receipt = true, refs, r.receipt(req.Match, last)
+	return res, nil
+}
