@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/matchrec/matchrec/events"
@@ -15,15 +16,43 @@ import (
 type Report struct {
 	Match  string `json:"match"`
 	Events int    `json:"events"`
-	OK     bool   `json:"ok"`
+	// OK is Verdict == VerdictClean.
+	OK bool `json:"ok"`
+	// Verdict is CLEAN, FAILED or UNRESOLVED (docs/bundle.md).
+	Verdict string `json:"verdict"`
+	// Signed: the participants signed their commands; an unsigned match's
+	// verdict trusts the operator of its recorder.
+	Signed bool `json:"signed"`
 
-	Chain    ChainCheck             `json:"chain"`
-	Dice     DiceCheck              `json:"dice"`
-	Refold   RefoldCheck            `json:"refold"`
+	Chain      ChainCheck     `json:"chain"`
+	Statements StatementCheck `json:"statements"`
+	Actors     ActorCheck     `json:"actors"`
+	Dice       DiceCheck      `json:"dice"`
+	Refold     RefoldCheck    `json:"refold"`
+	// Receipts is the check of a participant's receipts, when given.
+	Receipts *ReceiptCheck          `json:"receipts,omitempty"`
 	Manual   []projector.ManualRoll `json:"manual_rolls,omitempty"` // unconfirmed and contested physical rolls
 	Disputes []projector.Dispute    `json:"disputes,omitempty"`     // the disputes and rulings timeline
-	// Unsettled are contested rolls no ruling has settled: they fail the audit.
+	// Unsettled are contested rolls no ruling has settled, Open disputes
+	// with no ruling: either leaves the verdict UNRESOLVED.
 	Unsettled []uint64 `json:"unsettled,omitempty"`
+	Open      []uint64 `json:"open_disputes,omitempty"`
+}
+
+// Verdicts of an audit, and the exit codes of audit and verify.
+const (
+	VerdictClean      = "CLEAN"      // exit 0
+	VerdictFailed     = "FAILED"     // exit 1: the record was changed, forged or damaged
+	VerdictUnresolved = "UNRESOLVED" // exit 3: sound, but a dispute or contested roll awaits a ruling
+)
+
+// ActorCheck is who acted: every event by an actor the rules allowed at
+// that point, nothing after the end but what may follow it
+// (docs/events.md, "Who may author each event"; projector.CheckActor).
+type ActorCheck struct {
+	OK       bool     `json:"ok"`
+	FirstBad uint64   `json:"first_bad,omitempty"`
+	Problems []string `json:"problems,omitempty"`
 }
 
 // ChainCheck is the hash chain and sequence check.
@@ -43,6 +72,7 @@ type RefoldCheck struct {
 	OK        bool        `json:"ok"`
 	StateHash events.Hash `json:"state_hash"`
 	Compared  bool        `json:"compared"` // a recorded state hash was available
+	FirstBad  uint64      `json:"first_bad,omitempty"`
 	Problems  []string    `json:"problems,omitempty"`
 }
 
@@ -57,17 +87,44 @@ type AuditOptions struct {
 	// Reveals are dice.revealed events recorded by a branch's ancestors
 	// after the fork: they reveal the seeds of the inherited rolls.
 	Reveals []events.Event
+	// Receipts, when given, are checked against the log.
+	Receipts *Receipts
 }
 
 // Audit checks the events of match, in stored order.
 func Audit(match string, evs []events.Event, lookup fold.Lookup, o AuditOptions) Report {
 	r := Report{Match: match, Events: len(evs)}
 	r.Chain = checkChain(match, evs, o.Lineage)
-	r.Dice = checkDice(evs, o.Reveals)
-	r.Refold, r.Manual, r.Disputes = checkRefold(match, evs, lookup, o)
+	r.Dice = checkDice(match, evs, o.Reveals)
+	st := newStatements(evs)
+	r.Refold, r.Actors, r.Manual, r.Disputes = checkRefold(match, evs, lookup, o, st)
+	r.Statements, r.Signed = st.c, st.c.Signed
+	if o.Receipts != nil {
+		rc := checkReceipts(match, evs, st.keys[len(evs)], o.Receipts)
+		r.Receipts = &rc
+	}
 	r.Unsettled = unsettled(r.Manual, r.Disputes)
-	r.OK = r.Chain.OK && r.Dice.OK && r.Refold.OK && len(r.Unsettled) == 0
+	for _, d := range r.Disputes {
+		if d.Ruling == 0 {
+			r.Open = append(r.Open, d.Seq)
+		}
+	}
+	r.judge()
 	return r
+}
+
+// judge sets the verdict from the checks.
+func (r *Report) judge() {
+	failed := !r.Chain.OK || !r.Statements.OK || !r.Actors.OK || !r.Dice.OK || !r.Refold.OK || (r.Receipts != nil && !r.Receipts.OK)
+	switch {
+	case failed:
+		r.Verdict = VerdictFailed
+	case len(r.Unsettled) > 0 || len(r.Open) > 0:
+		r.Verdict = VerdictUnresolved
+	default:
+		r.Verdict = VerdictClean
+	}
+	r.OK = r.Verdict == VerdictClean
 }
 
 // unsettled lists contested rolls that no ruling has settled. Unconfirmed
@@ -129,39 +186,55 @@ func checkChain(match string, evs []events.Event, lineage []events.BranchPoint) 
 
 // checkRefold folds the whole match from scratch (as ruled), checks that
 // each roll answered exactly the step the rules were waiting for, and
-// compares the final state with the recorded one.
-func checkRefold(match string, evs []events.Event, lookup fold.Lookup, o AuditOptions) (RefoldCheck, []projector.ManualRoll, []projector.Dispute) {
+// compares the final state with the recorded one. Before each event it
+// has st check the event's statement against the state before it; an
+// event whose actor the rules did not allow is the actors check's.
+func checkRefold(match string, evs []events.Event, lookup fold.Lookup, o AuditOptions, st *statements) (RefoldCheck, ActorCheck, []projector.ManualRoll, []projector.Dispute) {
 	c := RefoldCheck{OK: true}
-	fail := func(format string, args ...any) {
+	ac := ActorCheck{OK: true}
+	fail := func(seq uint64, format string, args ...any) {
+		if c.OK || (seq != 0 && seq < c.FirstBad) {
+			c.FirstBad = seq
+		}
 		c.OK = false
 		c.Problems = append(c.Problems, fmt.Sprintf(format, args...))
 	}
 	if len(evs) == 0 {
-		fail("the match has no events")
-		return c, nil, nil
+		fail(0, "the match has no events")
+		return c, ac, nil, nil
 	}
 	f := fold.NewFolder(match, lookup)
 	f.Lineage = o.Lineage
-	for _, e := range evs {
-		if p, err := f.Decode(e); err == nil {
+	for i, e := range evs {
+		p, err := f.Decode(e)
+		if err == nil {
 			if roll, ok := p.(*events.DiceRolled); ok && f.State.Seq > 0 && !f.Ruled() {
 				checkRollStep(f.State, e.Seq, roll, fail)
 			}
+			if f.Rules != nil {
+				st.check(f, i, e, p)
+			}
 		}
 		if err := f.Apply(e); err != nil {
-			fail("event %d does not fold: %v", e.Seq, err)
-			return c, nil, nil
+			if errors.Is(err, projector.ErrNotAllowed) {
+				ac.OK, ac.FirstBad = false, e.Seq
+				ac.Problems = append(ac.Problems, fmt.Sprintf("event %d: %v", e.Seq, err))
+			} else {
+				fail(e.Seq, "event %d does not fold: %v", e.Seq, err)
+			}
+			return c, ac, nil, nil
 		}
 	}
+	st.close(evs[len(evs)-1].Seq + 1)
 	h, err := f.State.Hash()
 	if err != nil {
-		fail("hash the folded state: %v", err)
+		fail(0, "hash the folded state: %v", err)
 	}
 	c.StateHash = h
 	if o.Expected != nil {
 		c.Compared = true
 		if *o.Expected != h {
-			fail("the recorded state (%s) differs from a fresh fold of the events (%s)", o.Expected, h)
+			fail(0, "the recorded state (%s) differs from a fresh fold of the events (%s)", o.Expected, h)
 		}
 	}
 	var manual []projector.ManualRoll
@@ -170,20 +243,20 @@ func checkRefold(match string, evs []events.Event, lookup fold.Lookup, o AuditOp
 			manual = append(manual, m)
 		}
 	}
-	return c, manual, f.State.Disputes
+	return c, ac, manual, f.State.Disputes
 }
 
 // checkRollStep compares what a roll event says it answered with what the
 // fold says the match was waiting for.
-func checkRollStep(s *projector.State, seq uint64, r *events.DiceRolled, fail func(string, ...any)) {
+func checkRollStep(s *projector.State, seq uint64, r *events.DiceRolled, fail func(uint64, string, ...any)) {
 	p := s.Pending
 	switch {
 	case p.Kind != projector.WaitRoll:
-		fail("event %d is a roll, but the match was waiting for: %s", seq, p.Text)
+		fail(seq, "event %d is a roll, but the match was waiting for: %s", seq, p.Text)
 	case p.Player != r.Roller:
-		fail("event %d: %s rolled, but the rules asked %s to", seq, r.Roller, p.Player)
+		fail(seq, "event %d: %s rolled, but the rules asked %s to", seq, r.Roller, p.Player)
 	case p.Dice != r.Count || p.Need != r.Need || p.Purpose != r.Purpose:
-		fail("event %d records %d dice to %s needing %d+, but the rules asked for %d dice to %s needing %d+",
+		fail(seq, "event %d records %d dice to %s needing %d+, but the rules asked for %d dice to %s needing %d+",
 			seq, r.Count, r.Purpose, r.Need, p.Dice, p.Purpose, p.Need)
 	}
 }

@@ -47,7 +47,7 @@ func AuditRecords(match string, recs []Record, lookup fold.Lookup, o AuditOption
 			probs = append(probs, p.msg)
 		}
 		ch.Problems = append(probs, ch.Problems...)
-		rep.OK = false
+		rep.judge()
 	}
 	return rep
 }

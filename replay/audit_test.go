@@ -66,7 +66,6 @@ func recordedWithTokens(t *testing.T) (string, uint64, map[string]string) {
 			firstRoll = out.Events[0].Seq
 		}
 	}
-	do(a, projector.Command{Type: projector.CmdSeed, Seed: "alice was here"})
 	do(a, projector.Command{Type: projector.CmdNextTurn})
 	do(a, projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting})
 	do(a, projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "boyz"})
@@ -87,6 +86,7 @@ func recordedWithTokens(t *testing.T) (string, uint64, map[string]string) {
 			do(tok, projector.Command{Type: projector.CmdCasualties, Models: ids})
 			continue
 		}
+		seedAll(t, rec, "audit1", res.Tokens)
 		do(tok, projector.Command{Type: projector.CmdRoll, Digital: true})
 	}
 	do(res.Tokens[api.RoleJudge], projector.Command{Type: projector.CmdEnd, Reason: "time"})
@@ -120,7 +120,7 @@ func audit(t *testing.T, path string) replay.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := replay.VerifyBundle(bun, editions.Lookup)
+	v := replay.VerifyBundle(bun, editions.Lookup, nil)
 	if v.OK != rep.OK || v.Chain.FirstBroken != rep.Chain.FirstBroken || len(v.Dice.Mismatches) != len(rep.Dice.Mismatches) {
 		t.Fatalf("verify (ok=%v broken=%d) and audit (ok=%v broken=%d) disagree", v.OK, v.Chain.FirstBroken, rep.OK, rep.Chain.FirstBroken)
 	}

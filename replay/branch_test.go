@@ -18,7 +18,7 @@ import (
 // its events 1..SEQ are the parent's; its audit passes (the parent's dice
 // and its own); and a branch of a branch too.
 func TestBranches(t *testing.T) {
-	path, hitRoll, _ := recordedWithTokens(t)
+	path, hitRoll, tokens := recordedWithTokens(t)
 	st, err := bolt.Open(path, bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func TestBranches(t *testing.T) {
 	rec := recorder.New(st, recorder.Options{Rules: editions.Lookup})
 	parentBefore := load(t, st)
 	at := hitRoll - 1 // just before the first hit roll: the attack is declared
-	b1, err := rec.Branch(ctx, api.BranchRequest{Parent: "audit1", At: at, Match: "what-if-1", Name: "again"})
+	b1, err := rec.Branch(ctx, api.BranchRequest{Parent: "audit1", At: at, Match: "what-if-1", Name: "again", Token: tokens[api.RoleJudge]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,6 +45,7 @@ func TestBranches(t *testing.T) {
 			}
 			tok := tokens[api.RolePlayer(s.Pending.Player)]
 			c := projector.Command{Type: projector.CmdRoll, Digital: true}
+			seedAll(t, rec, id, tokens)
 			if s.Pending.Kind == projector.WaitCasualties {
 				c = projector.Command{Type: projector.CmdCasualties, Models: s.Attack.Eligible[:s.Pending.Count]}
 			}
@@ -85,12 +86,12 @@ func TestBranches(t *testing.T) {
 		t.Fatalf("branch audit: ok=%v chain=%v dice=%+v refold=%v", rep.OK, rep.Chain.Problems, rep.Dice, rep.Refold.Problems)
 	}
 	// A parent's old tokens do not play the branch.
-	if _, err := rec.Execute(ctx, "what-if-1", b1.Tokens["player:bob"]+"x", projector.Command{Type: projector.CmdSeed, Seed: "x"}); err == nil {
+	if _, err := rec.Execute(ctx, "what-if-1", b1.Tokens["player:bob"]+"x", projector.Command{Type: projector.CmdDispute, Event: 1, Reason: "x"}); err == nil {
 		t.Fatal("a wrong token was accepted")
 	}
 
 	// A branch of the branch, forked inside the branch's own events.
-	b2, err := rec.Branch(ctx, api.BranchRequest{Parent: "what-if-1", At: at + 3, Match: "what-if-2"})
+	b2, err := rec.Branch(ctx, api.BranchRequest{Parent: "what-if-1", At: at + 3, Match: "what-if-2", Token: b1.Tokens[api.RolePlayer("bob")]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,13 +107,13 @@ func TestBranches(t *testing.T) {
 		t.Fatalf("store check with branches: %v", err)
 	}
 	// A fork past the parent.s last event is refused.
-	if _, err := rec.Branch(ctx, api.BranchRequest{Parent: "audit1", At: 1000}); err == nil {
+	if _, err := rec.Branch(ctx, api.BranchRequest{Parent: "audit1", At: 1000, Token: tokens[api.RoleJudge]}); err == nil {
 		t.Fatal("branch past the parent's end accepted")
 	}
 }
 
 func TestDiffShowsWhereLinesPart(t *testing.T) {
-	path, hitRoll, _ := recordedWithTokens(t)
+	path, hitRoll, tokens := recordedWithTokens(t)
 	st, err := bolt.Open(path, bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +121,7 @@ func TestDiffShowsWhereLinesPart(t *testing.T) {
 	defer st.Close()
 	ctx := context.Background()
 	rec := recorder.New(st, recorder.Options{Rules: editions.Lookup})
-	b, err := rec.Branch(ctx, api.BranchRequest{Parent: "audit1", At: hitRoll - 1, Match: "b"})
+	b, err := rec.Branch(ctx, api.BranchRequest{Parent: "audit1", At: hitRoll - 1, Match: "b", Token: tokens[api.RolePlayer("alice")]})
 	if err != nil {
 		t.Fatal(err)
 	}

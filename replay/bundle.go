@@ -16,7 +16,7 @@ import (
 
 // NewBundle packs what an audit of a match reads and its recorded state hash.
 func NewBundle(match string, in Inputs, state events.Hash) *api.Bundle {
-	b := &api.Bundle{Format: api.BundleFormat, Version: 1, Match: match, StateHash: state, Lineage: in.Options.Lineage}
+	b := &api.Bundle{Format: api.BundleFormat, Version: api.BundleVersion, Match: match, StateHash: state, Lineage: in.Options.Lineage}
 	for _, r := range in.Records {
 		b.Keys = append(b.Keys, r.Key)
 		b.Records = append(b.Records, r.Data)
@@ -46,8 +46,8 @@ func ReadBundle(r io.Reader) (*api.Bundle, error) {
 	if b.Format != api.BundleFormat {
 		return nil, fmt.Errorf("not a matchrec bundle (format %q)", b.Format)
 	}
-	if b.Version != 1 {
-		return nil, fmt.Errorf("bundle version %d is not supported (this build reads version 1)", b.Version)
+	if b.Version < 1 || b.Version > api.BundleVersion {
+		return nil, fmt.Errorf("bundle version %d is not supported (this build reads versions 1 to %d)", b.Version, api.BundleVersion)
 	}
 	if len(b.Keys) != len(b.Records) {
 		return nil, fmt.Errorf("bundle has %d keys for %d records", len(b.Keys), len(b.Records))
@@ -55,19 +55,26 @@ func ReadBundle(r io.Reader) (*api.Bundle, error) {
 	return &b, nil
 }
 
-// VerifyBundle runs the full audit on a bundle.
-func VerifyBundle(b *api.Bundle, lookup fold.Lookup) Report {
+// VerifyBundle runs the full audit on a bundle, and checks a
+// participant's receipts against it when rc is not nil. A bundle whose
+// state hash is zero (a recorder that could not fold the match, its store
+// damaged) is audited without comparing states.
+func VerifyBundle(b *api.Bundle, lookup fold.Lookup, rc *Receipts) Report {
 	recs := make([]Record, len(b.Records))
 	for i := range b.Records {
 		recs[i] = Record{b.Keys[i], b.Records[i]}
 	}
-	o := AuditOptions{Expected: &b.StateHash, Lineage: b.Lineage}
+	o := AuditOptions{Lineage: b.Lineage, Receipts: rc}
+	if !b.StateHash.IsZero() {
+		o.Expected = &b.StateHash
+	}
 	for i, raw := range b.Reveals {
 		e, err := events.Unmarshal(raw)
 		if err != nil {
 			rep := AuditRecords(b.Match, recs, lookup, o)
-			rep.OK, rep.Dice.OK = false, false
+			rep.Dice.OK = false
 			rep.Dice.Problems = append(rep.Dice.Problems, fmt.Sprintf("ancestor reveal %d of the bundle cannot be decoded: %v", i+1, err))
+			rep.judge()
 			return rep
 		}
 		o.Reveals = append(o.Reveals, e)

@@ -112,21 +112,27 @@ func (rd *Reader) bundle(ctx context.Context, body []byte) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A match that no longer folds (a damaged or edited store) is
+		// still sent, with no state hash: the audit of its records names
+		// what is wrong, where a refusal here would only say "cannot".
+		var h events.Hash
 		live, err := rd.Recorder.Live(ctx, req.Match)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			h, err = live.Hash()
 		}
-		h, err := live.Hash()
 		if err != nil {
-			return nil, err
-		}
-		if req.VerifySnapshots {
+			if _, herr := st.Head(ctx, req.Match); herr != nil {
+				return nil, herr
+			}
+			h = events.Hash{}
+		} else if req.VerifySnapshots {
 			k := &fold.Seeker{Log: st, Lookup: rd.Recorder.RulesFor}
 			if res.SnapshotsDiscarded, err = k.VerifySnapshots(ctx, req.Match); err != nil {
 				return nil, err
 			}
 		}
 		res.Bundle = *NewBundle(req.Match, Inputs{Options: o}, h)
+		res.Recorder = rd.Recorder.Identity().PublicHex()
 	}
 	// Each page reads only its own records, from From on.
 	size := 0

@@ -142,8 +142,8 @@ func TestBundleVerbPages(t *testing.T) {
 			t.Fatalf("record %d has key %d", i+1, k)
 		}
 	}
-	if rep := replay.VerifyBundle(b, editions.Lookup); !rep.OK || !rep.Refold.Compared {
-		t.Fatalf("assembled bundle: ok=%v %v %v", rep.OK, rep.Chain.Problems, rep.Refold.Problems)
+	if rep := replay.VerifyBundle(b, editions.Lookup, nil); !rep.OK || !rep.Refold.Compared {
+		t.Fatalf("assembled bundle: %s %v %v %v %v %v", rep.Verdict, rep.Chain.Problems, rep.Refold.Problems, rep.Statements.Problems, rep.Actors.Problems, rep.Open)
 	}
 }
 

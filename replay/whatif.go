@@ -96,6 +96,9 @@ func WhatIfEvents(ctx context.Context, match string, lineage []events.BranchPoin
 				return nil, fmt.Errorf("no attack sequence is pending or begun at event %d of match %s (it waits for: %s)", at, match, f.State.Pending.Text)
 			}
 			start = f.State.Clone()
+			// The simulation rolls its own dice, not the recorder's: no
+			// dice epoch, and no seeds, apply to them.
+			start.Dice.Commits = nil
 		}
 		// Fold on until the attack in progress at `at` completes: that is
 		// what actually happened.

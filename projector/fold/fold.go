@@ -153,6 +153,14 @@ func (f *Folder) Apply(e events.Event) error {
 			return f.refold()
 		}
 	}
+	if f.ruled && f.Mode == AsRuled {
+		// After a ruling, events that no longer fold are skipped (apply),
+		// but an event recorded after it was decided against this very
+		// state, as ruled: whoever recorded it must have been allowed to.
+		if err := projector.CheckActor(f.Rules, f.State, &e, p); err != nil {
+			return fmt.Errorf("match %s event %d (%s): %w", e.Match, e.Seq, e.Type, err)
+		}
+	}
 	return f.apply(e, p)
 }
 

@@ -55,8 +55,12 @@ type BundleResult struct {
 	Next               uint64   `json:"next,omitempty"`
 }
 
-// BundleFormat names the self-verifying export format.
-const BundleFormat = "matchrec-bundle"
+// BundleFormat names the self-verifying export format, BundleVersion the
+// version written (docs/bundle.md; version 1 is read too).
+const (
+	BundleFormat  = "matchrec-bundle"
+	BundleVersion = 2
+)
 
 // Bundle is one match in one file (`matchrec export --bundle`), and what
 // the bundle verb sends page by page: every stored record exactly as
@@ -75,6 +79,9 @@ type Bundle struct {
 	// AuditOptions).
 	Lineage []events.BranchPoint `json:"lineage,omitempty"`
 	Reveals [][]byte             `json:"reveals,omitempty"`
+	// Recorder is the exporting recorder's public key (hex), for
+	// information: a verifier trusts the key it is given, not this.
+	Recorder string `json:"recorder,omitempty"`
 }
 
 // BranchesRequest lists the tree a match belongs to.

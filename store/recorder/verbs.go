@@ -16,7 +16,7 @@ func (r *Recorder) Verbs(dataDir string) api.Verbs {
 		api.VerbPing: func(context.Context, []byte) (any, error) {
 			return api.PingResult{Service: "matchrec", PID: os.Getpid(), DataDir: dataDir, Recorder: r.opts.Identity.PublicHex()}, nil
 		},
-		api.VerbStatus: r.statusVerb,
+		api.VerbStatus:  r.statusVerb,
 		api.VerbCreate:  r.createVerb,
 		api.VerbDeclare: func(ctx context.Context, b []byte) (any, error) { return r.executeVerb(ctx, b, false) },
 		api.VerbRoll:    func(ctx context.Context, b []byte) (any, error) { return r.executeVerb(ctx, b, true) },

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/events/auth"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
@@ -24,7 +25,10 @@ func couldNotRun(err error) error {
 }
 
 func (a *app) auditCmd() *cobra.Command {
-	var roll uint64
+	var (
+		roll        uint64
+		recorderKey string
+	)
 	cmd := &cobra.Command{
 		Use:   "audit MATCH",
 		Short: "Check a match's log: hash chain, digital dice, re-fold, witnesses, disputes",
@@ -37,15 +41,26 @@ func (a *app) auditCmd() *cobra.Command {
   - every derived outcome, by re-folding the whole match from scratch: each
     roll answered the step the rules asked for, and the result equals the
     recorder's live state; cached snapshots that differ are discarded;
+  - who said what: every participant's event carries the statement of its
+    command, signed with the participant's key in a signed match, made at
+    the head just before it; each command, decided again, gives exactly
+    the events recorded;
+  - who acted: every event by someone the rules allowed at that point,
+    nothing after the end but reveals, witnesses, disputes and rulings;
   - physical rolls still unconfirmed or contested by the opponent;
-  - the timeline of disputes and rulings.
+  - the timeline of disputes and rulings;
+  - the receipts this CLI kept for the match (the receipts directory): any
+    the log contradicts — a rewrite at or below one, a cut past one, keys
+    or a recorder other than those first seen — names its event.
 
 With --roll SEQ it explains one roll instead: the declaration that caused
 it, the firer, weapon and target, the target number with every input to
 it and the rule it comes from, the dice, and what they produced.
 
-Exit status: 0 clean, 1 a check failed (or a contested roll is unsettled),
-2 the audit could not run.`,
+Verdicts and exit status (docs/bundle.md): 0 CLEAN — for an unsigned match
+"CLEAN (unsigned: the operator is trusted)"; 1 FAILED, naming the first bad
+event (a damaged data file too); 2 the audit could not run; 3 UNRESOLVED:
+the record is sound, but a dispute or a contested roll has no ruling.`,
 		Example: `  matchrec audit 3fa9c2e1b7d0
   matchrec audit 3fa9c2e1b7d0 --roll 17
   matchrec --json audit 3fa9c2e1b7d0 | jq .chain`,
@@ -67,26 +82,75 @@ Exit status: 0 clean, 1 a check failed (or a contested roll is unsettled),
 			if roll != 0 {
 				return a.explainRoll(b, roll)
 			}
-			rep := replay.VerifyBundle(b, editions.Lookup)
+			rc, err := a.kept(b.Match, recorderKey)
+			if err != nil {
+				return couldNotRun(err)
+			}
+			rep := replay.VerifyBundle(b, editions.Lookup, rc)
 			return a.report(rep, discarded)
 		},
 	}
 	cmd.Flags().Uint64Var(&roll, "roll", 0, "explain the roll recorded as event SEQ")
+	cmd.Flags().StringVar(&recorderKey, "recorder-key", "", "the recorder's public key the receipts must be signed with (default: the one first seen)")
 	return cmd
 }
 
+// kept reads the receipts this CLI kept for a match, and what it first saw
+// of it; nil when it kept nothing. recorderKey, when given, is the
+// recorder the receipts must come from.
+func (a *app) kept(match, recorderKey string) (*replay.Receipts, error) {
+	rs := a.receiptStore()
+	receipts, err := rs.load(match)
+	if err != nil {
+		return nil, err
+	}
+	k, err := rs.remembered(match)
+	if err != nil {
+		return nil, err
+	}
+	if receipts == nil && k == nil && recorderKey == "" {
+		return nil, nil
+	}
+	rc := &replay.Receipts{Receipts: receipts}
+	if k != nil {
+		rc.Keys = k.Keys
+		recorderKey = or(recorderKey, k.Recorder)
+	}
+	if recorderKey != "" {
+		pub, err := auth.ParsePublicKey(recorderKey)
+		if err != nil {
+			return nil, &cliError{exit: ExitUsage, code: projector.CodeBadKey, msg: fmt.Sprintf("recorder key: %v", err)}
+		}
+		rc.Recorder = pub
+	}
+	return rc, nil
+}
+
+func or(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
 func (a *app) verifyCmd() *cobra.Command {
-	return &cobra.Command{
+	var recorderKey string
+	cmd := &cobra.Command{
 		Use:   "verify FILE",
 		Short: "Audit an exported bundle offline, with no store and no server",
 		Long: `verify runs the full audit (see 'matchrec audit --help') on a bundle written
-by 'matchrec export MATCH --bundle FILE': hash chain, digital dice against
-the revealed seeds, re-fold against the state recorded at export, witnesses
-and disputes. It needs nothing but the file.
+by 'matchrec export MATCH --bundle FILE': hash chain, statements and
+signatures, who acted, digital dice against the revealed seeds, re-fold
+against the state recorded at export, witnesses and disputes. It needs
+nothing but the file (docs/bundle.md); with the receipts this CLI kept for
+the match (the receipts directory, --receipts) and the recorder's key
+(--recorder-key, default the one first seen) it also reports every receipt
+the bundle contradicts.
 
-Exit status: 0 clean, 1 a check failed, 2 the file could not be read.`,
+Exit status: 0 CLEAN, 1 FAILED, 2 the file could not be read, 3 UNRESOLVED.`,
 		Example: `  matchrec export 3fa9c2e1b7d0 --bundle match.bundle
-  matchrec verify match.bundle`,
+  matchrec verify match.bundle
+  matchrec verify match.bundle --receipts ~/receipts --recorder-key $(matchrec identity)`,
 		Args: exactArgs("FILE"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			f, err := os.Open(args[0])
@@ -98,9 +162,15 @@ Exit status: 0 clean, 1 a check failed, 2 the file could not be read.`,
 			if err != nil {
 				return &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: fmt.Sprintf("%s: %v", args[0], err)}
 			}
-			return a.report(replay.VerifyBundle(b, editions.Lookup), nil)
+			rc, err := a.kept(b.Match, recorderKey)
+			if err != nil {
+				return couldNotRun(err)
+			}
+			return a.report(replay.VerifyBundle(b, editions.Lookup, rc), nil)
 		},
 	}
+	cmd.Flags().StringVar(&recorderKey, "recorder-key", "", "the recorder's public key the receipts must be signed with (default: the one first seen)")
+	return cmd
 }
 
 // fetchBundle reads a match's records, lineage, reveals and live state hash
@@ -155,8 +225,11 @@ func (a *app) report(rep replay.Report, discarded []uint64) error {
 	} else {
 		printReport(a.stdout, rep, discarded)
 	}
-	if !rep.OK {
+	switch rep.Verdict {
+	case replay.VerdictFailed:
 		return &cliError{exit: ExitRefused, code: projector.CodeAuditFailed, msg: fmt.Sprintf("match %s failed its audit", rep.Match)}
+	case replay.VerdictUnresolved:
+		return &cliError{exit: ExitUnresolved, code: projector.CodeUnresolved, msg: fmt.Sprintf("match %s has disputes or contested rolls without a ruling", rep.Match)}
 	}
 	return nil
 }
@@ -175,6 +248,18 @@ func printReport(w io.Writer, r replay.Report, discarded []uint64) {
 	}
 	fmt.Fprintln(w)
 	for _, p := range r.Chain.Problems {
+		fmt.Fprintf(w, "       %s\n", p)
+	}
+	if r.Signed {
+		fmt.Fprintf(w, "[%s] statements: %d commands, every one signed by its participant (%d signatures)\n", mark(r.Statements.OK), r.Statements.Statements, r.Statements.Signatures)
+	} else {
+		fmt.Fprintf(w, "[%s] statements: %d commands; unsigned match: the recorder's operator is trusted\n", mark(r.Statements.OK), r.Statements.Statements)
+	}
+	for _, p := range r.Statements.Problems {
+		fmt.Fprintf(w, "       %s\n", p)
+	}
+	fmt.Fprintf(w, "[%s] who acted: every event by someone the rules allowed\n", mark(r.Actors.OK))
+	for _, p := range r.Actors.Problems {
 		fmt.Fprintf(w, "       %s\n", p)
 	}
 	fmt.Fprintf(w, "[%s] digital dice: %d of %d digital rolls checked against revealed seeds\n", mark(r.Dice.OK), r.Dice.Checked, r.Dice.Digital)
@@ -217,6 +302,12 @@ func printReport(w io.Writer, r replay.Report, discarded []uint64) {
 	if len(unconfirmed) > 0 {
 		fmt.Fprintf(w, "       unconfirmed by the opponent (they stand unless disputed): events %s\n", seqs(unconfirmed))
 	}
+	if rc := r.Receipts; rc != nil {
+		fmt.Fprintf(w, "[%s] receipts: %d of the recorder's receipts checked against the log\n", mark(rc.OK), rc.Checked)
+		for _, p := range rc.Problems {
+			fmt.Fprintf(w, "       %s\n", p)
+		}
+	}
 	if len(r.Disputes) > 0 {
 		fmt.Fprintln(w, "\ndisputes and rulings:")
 		for _, d := range r.Disputes {
@@ -232,9 +323,12 @@ func printReport(w io.Writer, r replay.Report, discarded []uint64) {
 			}
 		}
 	}
-	verdict := "CLEAN"
-	if !r.OK {
-		verdict = "FAILED"
+	verdict := r.Verdict
+	switch {
+	case verdict == replay.VerdictClean && !r.Signed:
+		verdict += " (unsigned: the operator is trusted)"
+	case verdict == replay.VerdictUnresolved:
+		verdict += fmt.Sprintf(" (%d dispute(s) and %d contested roll(s) await a ruling)", len(r.Open), len(r.Unsettled))
 	}
 	fmt.Fprintf(w, "\nverdict: %s\n", verdict)
 }

@@ -28,9 +28,10 @@ var Version = "dev"
 
 // Exit codes.
 const (
-	ExitOK      = 0
-	ExitRefused = 1 // the recorder refused or failed the command
-	ExitUsage   = 2 // bad usage, bad input file, or nothing to talk to
+	ExitOK         = 0
+	ExitRefused    = 1 // the recorder refused or failed the command; an audit FAILED
+	ExitUsage      = 2 // bad usage, bad input file, or nothing to talk to
+	ExitUnresolved = 3 // an audit found the record sound, with a dispute or contested roll unruled
 )
 
 // app is one invocation: its streams and global flags.
@@ -40,6 +41,7 @@ type app struct {
 
 	data     string
 	server   string
+	receipts string // the receipts directory (local.go)
 	json     bool
 	logLevel string
 	log      zerolog.Logger
@@ -96,6 +98,7 @@ command for its duration.`,
 	pf.StringVar(&a.data, "data", defData, "data directory: store, embedded NATS files, server.json ($MATCHREC_DATA)")
 	pf.StringVar(&a.server, "server", "", "use the recorder on this NATS server (nats://HOST:PORT) instead of the data directory's")
 	pf.BoolVar(&a.json, "json", false, "print results (and errors) as JSON")
+	pf.StringVar(&a.receipts, "receipts", "", "where the recorder's receipts are kept: default $MATCHREC_RECEIPTS, else ~/.local/share/matchrec/receipts (docs/bundle.md)")
 	pf.StringVar(&a.logLevel, "log-level", "warn", "log level: trace, debug, info, warn, error, disabled")
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
@@ -103,6 +106,8 @@ command for its duration.`,
 		a.logCmd(), a.stateCmd(), a.matchesCmd(), a.versionCmd())
 	// Judges and lines of play (audit.go, lines.go, replaycmd.go).
 	root.AddCommand(a.auditCmd(), a.verifyCmd(), a.replayCmd(), a.branchCmd(), a.branchesCmd(), a.diffCmd(), a.whatifCmd())
+	// Keys, receipts and seeds (keys.go, send.go).
+	root.AddCommand(a.keygenCmd(), a.identityCmd(), a.statusCmd(), a.seedCmd())
 	// Analytics (analytics.go, sql.go, export.go, report.go, generate.go).
 	root.AddCommand(a.sqlCmd(), a.exportCmd(), a.reportCmd(), a.generateCmd())
 	return root

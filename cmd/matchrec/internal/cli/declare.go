@@ -2,35 +2,33 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/store/api"
 )
 
 // commandFlags are the flags that build a command for the common cases,
 // instead of writing its JSON.
 type commandFlags struct {
 	typ, unit, model, target, phase, winner, reason string
-	kind, decision, seed                            string
+	kind, decision, seed, player                    string
 	x, y                                            float64
 	weapons                                         []string
 	models                                          []string
 	values                                          []int
-	event, dispute                                  uint64
+	event, dispute, upto                            uint64
+	epoch                                           int
 	advance                                         bool
 }
 
 func (f *commandFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.typ, "type", "", "command type: next-turn, phase, move, shoot, distribute, casualties, end, seed, confirm, contest, dispute, rule, reveal, or an edition's own")
+	fl.StringVar(&f.typ, "type", "", "command type: next-turn, phase, move, shoot, distribute, casualties, end, concede, confirm, contest, dispute, rule, reveal, excuse, or an edition's own")
 	fl.StringVar(&f.unit, "unit", "", "unit id (move, shoot)")
 	fl.StringVar(&f.model, "model", "", "model id (move)")
 	fl.StringVar(&f.target, "target", "", "target unit id (shoot)")
@@ -40,21 +38,24 @@ func (f *commandFlags) add(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.weapons, "weapon", nil, "MODEL=WEAPON: the weapon a model fires (shoot; repeatable)")
 	fl.StringSliceVar(&f.models, "models", nil, "model ids, comma-separated (distribute, casualties)")
 	fl.BoolVar(&f.advance, "advance", false, "the move is an advance (editions that have it)")
-	fl.StringVar(&f.winner, "winner", "", "winning player id (end)")
-	fl.StringVar(&f.reason, "reason", "", "why: the match ends (end), a roll is contested (contest), a dispute (dispute), a ruling's note (rule)")
+	fl.StringVar(&f.winner, "winner", "", "winning player id (end: the judge's ending; a player's offer, or the other player as winner to concede)")
+	fl.StringVar(&f.reason, "reason", "", "why: the match ends (end), a roll is contested (contest), a dispute (dispute), a ruling's note (rule), an excuse (excuse)")
 	fl.StringVar(&f.kind, "kind", "", "kind of shooting or action (11e shoot: normal, assault, close-quarters, indirect)")
 	fl.Uint64Var(&f.event, "event", 0, "the event a command is about (confirm, contest, dispute)")
+	fl.Uint64Var(&f.upto, "upto", 0, "confirm every roll of the other player up to this event: the head you saw (confirm)")
+	fl.StringVar(&f.player, "player", "", "the player whose dice seed the judge excuses (excuse)")
+	fl.IntVar(&f.epoch, "epoch", 0, "the dice epoch (excuse)")
 	fl.Uint64Var(&f.dispute, "dispute", 0, "the dispute ruled on (rule)")
 	fl.StringVar(&f.decision, "decision", "", "uphold, void or amend (rule)")
 	fl.IntSliceVar(&f.values, "values", nil, "amended dice values, comma-separated (rule --decision amend)")
-	fl.StringVar(&f.seed, "seed", "", "your dice seed (seed)")
 }
 
 // command builds the Command from the flags that were set.
 func (f *commandFlags) command(cmd *cobra.Command) (projector.Command, error) {
 	c := projector.Command{Type: f.typ, Unit: f.unit, Model: f.model, Target: f.target, Phase: f.phase,
 		Models: f.models, Advance: f.advance, Winner: f.winner, Reason: f.reason, Kind: f.kind,
-		Event: f.event, Dispute: f.dispute, Decision: f.decision, Values: f.values, Seed: f.seed}
+		Event: f.event, Dispute: f.dispute, Decision: f.decision, Values: f.values, Seed: f.seed,
+		Upto: f.upto, Player: f.player, Epoch: f.epoch}
 	if cmd.Flags().Changed("x") {
 		c.X = &f.x
 	}
@@ -77,36 +78,46 @@ func (f *commandFlags) command(cmd *cobra.Command) (projector.Command, error) {
 	return c, nil
 }
 
-func tokenFlag(cmd *cobra.Command, tok *string) {
-	cmd.Flags().StringVar(tok, "token", os.Getenv("MATCHREC_TOKEN"), "your token for the match, as printed by new/play --json (default $MATCHREC_TOKEN)")
-}
-
 func (a *app) declareCmd() *cobra.Command {
 	var (
-		token, raw string
-		cf         commandFlags
+		raw  string
+		cf   commandFlags
+		cred credFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "declare MATCH",
-		Short: "Declare a command (move, shoot, next-turn, ...) with your token",
-		Long: `declare sends one command to a match as the player (or judge) whose token
-is given, and prints the events it recorded and what the match waits for
-next. A command the rules forbid is refused with a stable code (for example
-not_your_turn, heavy_after_moving, out_of_range) and exit code 1; nothing is
-recorded then.
+		Short: "Declare a command (move, shoot, next-turn, ...) with your key or token",
+		Long: `declare sends one command to a match as the player (or judge) whose key
+(a signed match) or token is given, and prints the events it recorded and
+what the match waits for next. A command the rules forbid is refused with a
+stable code (for example not_your_turn, heavy_after_moving, out_of_range)
+and exit code 1; nothing is recorded then.
+
+The command is signed with your key over the head of the match you saw, so
+it can never be applied to another point of the match (stale_head: look
+again); a command whose reply was lost can be sent again safely, or looked
+up with 'matchrec status'. Before it, the CLI sends your dice seed
+commitment or reveal if the match waits for one (docs/dice.md). The
+recorder's receipt is kept in the receipts directory (docs/bundle.md).
 
 The command is either JSON (--command, the format of a script step's "cmd")
-or built from flags.`,
+or built from flags. Ending a match takes the judge, or both players: a
+player's end offers an ending, the other player's end with the same
+--winner accepts it; --type concede ends it at once with the other player
+as the winner.`,
 		Example: `  matchrec declare m1 --token $ALICE --type next-turn
   matchrec declare m1 --token $ALICE --type phase --phase shooting
   matchrec declare m1 --token $ALICE --type move --unit tac --model tac-1 --x 14 --y 10
   matchrec declare m1 --token $ALICE --type shoot --unit tac --target boyz --weapon tac-9=heavy-bolter
   matchrec declare m1 --token $BOB --type casualties --models boy-3,boy-7
   matchrec declare m1 --token $ALICE --command '{"type":"shoot","unit":"tac","target":"boyz"}'
+  matchrec declare m1 --key bob.key --type confirm --upto 12
   matchrec declare m1 --token $BOB --type contest --event 6 --reason "cocked die"
   matchrec declare m1 --token $BOB --type dispute --event 6 --reason "I saw a 5"
   matchrec declare m1 --token $JUDGE --type rule --dispute 12 --decision amend --values 5,6,3
-  matchrec declare m1 --token $JUDGE --type reveal`,
+  matchrec declare m1 --token $JUDGE --type reveal
+  matchrec declare m1 --token $JUDGE --type excuse --player bob --epoch 0 --reason "did not reveal"
+  matchrec declare m1 --token $BOB --type concede`,
 		Args: exactArgs("MATCH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var c projector.Command
@@ -128,11 +139,10 @@ or built from flags.`,
 			if c.Type == projector.CmdRoll {
 				return usageErr(errors.New("dice are rolled with 'matchrec roll'"))
 			}
-			req := api.ExecuteRequest{Match: args[0], Token: token, Command: &c}
-			return a.execute(cmd.Context(), api.VerbDeclare, req)
+			return a.execute(cmd, args[0], &cred, c)
 		},
 	}
-	tokenFlag(cmd, &token)
+	cred.add(cmd)
 	cmd.Flags().StringVar(&raw, "command", "", "the command as JSON, e.g. '{\"type\":\"next-turn\"}'")
 	cf.add(cmd)
 	return cmd
@@ -140,9 +150,10 @@ or built from flags.`,
 
 func (a *app) rollCmd() *cobra.Command {
 	var (
-		token   string
+		cred    credFlags
 		values  []int
 		digital bool
+		purpose string
 	)
 	cmd := &cobra.Command{
 		Use:   "roll MATCH",
@@ -151,51 +162,45 @@ func (a *app) rollCmd() *cobra.Command {
 --values, the dice you rolled on the table, exactly as many as asked, each
 1 to 6; with --digital, dice rolled by the recorder. The roll is recorded
 with its source. It prints the roll, its successes and, when the roll
-completes an attack, the attack's summary.`,
+completes an attack, the attack's summary.
+
+The roll names what it is for (--purpose, filled from the pending step you
+saw when not given) and the head it was rolled at, so dice typed for one
+step are never taken for the next. Digital dice wait until every player's
+dice seed is committed and revealed (seeds_pending names whose); your CLI
+sends yours.`,
 		Example: `  matchrec roll m1 --token $ALICE --values 6,5,3,3,2,1,4,4,5,6
+  matchrec roll m1 --key alice.key --values 3,5 --purpose wound
   matchrec roll m1 --token $BOB --digital`,
 		Args: exactArgs("MATCH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (len(values) > 0) == digital {
 				return usageErr(errors.New("give exactly one of --values and --digital"))
 			}
-			c := projector.Command{Type: projector.CmdRoll, Values: values, Digital: digital}
-			return a.execute(cmd.Context(), api.VerbRoll, api.ExecuteRequest{Match: args[0], Token: token, Command: &c})
+			c := projector.Command{Type: projector.CmdRoll, Values: values, Digital: digital, Purpose: purpose}
+			return a.execute(cmd, args[0], &cred, c)
 		},
 	}
-	tokenFlag(cmd, &token)
+	cred.add(cmd)
+	cmd.Flags().StringVar(&purpose, "purpose", "", "what the dice are for (hit, wound, save, ...): default the pending step's")
 	cmd.Flags().IntSliceVar(&values, "values", nil, "the dice values, comma-separated: 3,4,5")
 	cmd.Flags().BoolVar(&digital, "digital", false, "let the recorder roll the dice")
 	return cmd
 }
 
-// execute sends declare/roll and prints what was recorded, told by the
-// narrator (so a digital roll shows its dice).
-func (a *app) execute(ctx context.Context, verb string, req api.ExecuteRequest) error {
-	if req.Token == "" {
-		return usageErr(errors.New("--token is required (or set $MATCHREC_TOKEN)"))
+// execute sends one command as the participant the flags name and prints
+// what it recorded.
+func (a *app) execute(cmd *cobra.Command, match string, cred *credFlags, c projector.Command) error {
+	p, err := cred.participant(cmd)
+	if err != nil {
+		return err
 	}
-	return a.withAPI(ctx, func(c *recorderAPI) error {
-		var res api.Result
-		if err := c.call(ctx, verb, req, &res); err != nil {
+	ctx := cmd.Context()
+	return a.withAPI(ctx, func(api *recorderAPI) error {
+		res, err := a.send(ctx, api, match, p, c, true)
+		if err != nil {
 			return err
 		}
-		var evs api.EventsResult
-		if n := len(res.Events); n > 0 {
-			if err := c.call(ctx, api.VerbEvents, api.EventsRequest{Match: req.Match, From: res.Events[0].Seq, To: res.Events[n-1].Seq}, &evs); err != nil {
-				return err
-			}
-		}
-		if a.json {
-			return a.printJSON(struct {
-				api.Result
-				Recorded []api.EventView `json:"recorded"`
-			}{res, evs.Events})
-		}
-		for _, e := range evs.Events {
-			printEventText(a.stdout, e)
-		}
-		fmt.Fprintf(a.stdout, "next: %s\n", res.Pending.Text)
-		return nil
+		return a.printResult(ctx, api, match, res.Result)
 	})
 }

@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"context"
+	"encoding/hex"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/events/auth"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
@@ -14,39 +17,52 @@ import (
 )
 
 func (a *app) branchCmd() *cobra.Command {
-	var req api.BranchRequest
+	var (
+		req  api.BranchRequest
+		cred credFlags
+		kf   keyFlags
+	)
 	cmd := &cobra.Command{
 		Use:   "branch MATCH --at SEQ",
 		Short: "Start a what-if line: a new match that shares MATCH's events 1..SEQ",
 		Long: `branch creates a new match whose history is MATCH's events 1 to SEQ — kept
 as a pointer to the parent, not a copy — followed by its own events. It
-gets its own tokens for every role (printed once, like 'new') and its own
-dice commitment. The parent is never changed. Branches of branches work.`,
-		Example: `  matchrec branch 3fa9c2e1b7d0 --at 41 --name "if the save had passed"
-  matchrec --json branch 3fa9c2e1b7d0 --at 41 | jq -r '.tokens["player:bob"]'`,
+takes a participant's credential of MATCH (--key, or --token), recorded with
+the branch. It gets its own tokens for every role (printed once, like
+'new'), or with --sign (or brought --player ID=PUBKEY, --judge PUBKEY) its
+own participants' keys, and its own dice epoch. The parent is never changed.
+Branches of branches work.`,
+		Example: `  matchrec branch 3fa9c2e1b7d0 --at 41 --name "if the save had passed" --token $ALICE
+  matchrec branch friday --at 41 --key friday.player-alice.key --sign
+  matchrec --json branch 3fa9c2e1b7d0 --at 41 --token $JUDGE | jq -r '.tokens["player:bob"]'`,
 		Args: exactArgs("MATCH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Parent = args[0]
 			if req.At == 0 {
 				return usageErr(fmt.Errorf("--at SEQ is required (1 or more)"))
 			}
+			p, err := cred.participant(cmd)
+			if err != nil {
+				return err
+			}
+			if req.Match == "" {
+				req.Match = newMatchID()
+			}
 			ctx := cmd.Context()
 			return a.withAPI(ctx, func(c *recorderAPI) error {
-				var res api.CreateResult
-				if err := c.call(ctx, api.VerbBranch, req, &res); err != nil {
+				res, pk, err := a.branch(ctx, c, req, p, &kf)
+				if err != nil {
 					return err
 				}
 				if a.json {
 					return a.printJSON(res)
 				}
 				fmt.Fprintf(a.stdout, "branch %s of %s at event %d\n", res.Match, req.Parent, req.At)
-				roles := make([]string, 0, len(res.Tokens))
-				for r := range res.Tokens {
-					roles = append(roles, r)
-				}
-				sort.Strings(roles)
-				for _, r := range roles {
+				for _, r := range sortedRoles(res.Tokens) {
 					fmt.Fprintf(a.stdout, "  token %-14s %s\n", r, res.Tokens[r])
+				}
+				if pk != nil {
+					pk.print(a)
 				}
 				return nil
 			})
@@ -55,7 +71,72 @@ dice commitment. The parent is never changed. Branches of branches work.`,
 	cmd.Flags().Uint64Var(&req.At, "at", 0, "the last event of MATCH the branch shares")
 	cmd.Flags().StringVar(&req.Name, "name", "", "a name for the branch")
 	cmd.Flags().StringVar(&req.Match, "id", "", "the branch's match id (default: generated)")
+	cred.add(cmd)
+	kf.add(cmd, true)
 	return cmd
+}
+
+// branch asks for a branch as participant p of the parent: signed over the
+// fork event with p's key, or with p's token and a request id; the
+// branch's own participants get keys (kf) or tokens.
+func (a *app) branch(ctx context.Context, c *recorderAPI, req api.BranchRequest, p *participant, kf *keyFlags) (api.CreateResult, *participantKeys, error) {
+	var res api.CreateResult
+	at, err := stateAt(ctx, c, req.Parent, req.At)
+	if err != nil {
+		return res, nil, err
+	}
+	role, err := p.role(at)
+	if err != nil {
+		return res, nil, err
+	}
+	var pk *participantKeys
+	if kf.signed() {
+		players := make([]events.PlayerSpec, 0, len(at.Players))
+		for _, pl := range at.Players {
+			players = append(players, events.PlayerSpec{ID: pl.ID, Name: pl.Name})
+		}
+		if pk, err = kf.make(req.Match, players); err != nil {
+			return res, nil, err
+		}
+		req.Keys = pk.public
+	}
+	nonce := auth.NewNonce()
+	if p.key != nil {
+		cmd := projector.Command{Type: projector.CmdBranch, At: req.At, Match: req.Match, Name: req.Name, Keys: req.Keys}
+		b, err := events.EncodeValue(cmd)
+		if err != nil {
+			return res, nil, err
+		}
+		st := auth.Statement{Match: req.Parent, HeadSeq: at.Seq, HeadHash: at.Head, Nonce: nonce, Role: role, Command: b}
+		req.Statement = st.Marshal()
+		req.Signature = auth.Sign(p.key.Private, auth.StatementDomain, req.Statement)
+	} else {
+		req.Token, req.RequestID = p.token, hex.EncodeToString(nonce[:])
+		if len(req.Keys) == 0 {
+			req.Secret = randomHexString(32)
+		}
+	}
+	if err := c.call(ctx, api.VerbBranch, req, &res); err != nil {
+		return res, nil, err
+	}
+	if res.Receipt != nil {
+		if _, err := a.receiptStore().remember(res.Match, res.Keys, ""); err != nil {
+			return res, nil, err
+		}
+		if err := a.keep(*res.Receipt); err != nil {
+			return res, nil, err
+		}
+	}
+	return res, pk, nil
+}
+
+// stateAt fetches a match's state after event at.
+func stateAt(ctx context.Context, c *recorderAPI, match string, at uint64) (*projector.State, error) {
+	var s projector.State
+	if err := c.call(ctx, api.VerbState, api.StateRequest{Match: match, At: at}, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
 }
 
 func (a *app) branchesCmd() *cobra.Command {

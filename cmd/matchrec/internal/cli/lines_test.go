@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,8 +121,17 @@ func writeBundleForTest(t *testing.T, dir, id string) (string, *api.Bundle) {
 }
 
 func TestBranchBranchesDiffWhatif(t *testing.T) {
-	dir, id := played(t)
-	out := mustRun(t, dir, "--json", "branch", id, "--at", "9", "--id", "again", "--name", "re-roll the saves")
+	dir := t.TempDir()
+	var p PlayResult
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "play", example)), &p); err != nil {
+		t.Fatal(err)
+	}
+	id := p.Match
+	// A branch needs a participant's credential of the parent.
+	if code, _, errs := run(t, dir, "branch", id, "--at", "9", "--token", "not-a-token"); code != ExitRefused || !strings.Contains(errs, "unauthorized") {
+		t.Fatalf("a branch without a credential: exit %d %s", code, errs)
+	}
+	out := mustRun(t, dir, "--json", "branch", id, "--at", "9", "--id", "again", "--name", "re-roll the saves", "--token", p.Tokens["judge"])
 	var created struct {
 		Match  string            `json:"match"`
 		Tokens map[string]string `json:"tokens"`
@@ -196,16 +206,28 @@ func TestDisputeAndRulingFromTheCLI(t *testing.T) {
 	}
 	id, bob, judge := played.Match, played.Tokens["player:bob"], played.Tokens["judge"]
 	mustRun(t, dir, "declare", id, "--token", bob, "--type", "contest", "--event", "6", "--reason", "cocked die")
-	if code, _, _ := run(t, dir, "audit", id); code != ExitRefused {
-		t.Fatalf("a contested, unruled roll must fail the audit (exit %d)", code)
+	if code, out, _ := run(t, dir, "audit", id); code != ExitUnresolved || !strings.Contains(out, "verdict: UNRESOLVED") {
+		t.Fatalf("a contested, unruled roll must leave the audit unresolved (exit %d):\n%s", code, out)
 	}
-	mustRun(t, dir, "declare", id, "--token", bob, "--type", "dispute", "--event", "6", "--reason", "I saw two more 6s")
-	if code, _, errs := run(t, dir, "declare", id, "--token", bob, "--type", "rule", "--dispute", "47", "--decision", "uphold"); code != ExitRefused || !strings.Contains(errs, "not_your_turn") {
+	var disputed struct {
+		Events []struct {
+			Seq uint64 `json:"seq"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "declare", id, "--token", bob, "--type", "dispute", "--event", "6", "--reason", "I saw two more 6s")), &disputed); err != nil || len(disputed.Events) != 1 {
+		t.Fatalf("dispute: %v", err)
+	}
+	if code, _, _ := run(t, dir, "audit", id); code != ExitUnresolved {
+		t.Fatalf("an open dispute must leave the audit unresolved (exit %d)", code)
+	}
+	disp := fmt.Sprint(disputed.Events[0].Seq)
+	if code, _, errs := run(t, dir, "declare", id, "--token", bob, "--type", "rule", "--dispute", disp, "--decision", "uphold"); code != ExitRefused || !strings.Contains(errs, "not_your_turn") {
 		t.Fatalf("a player ruled: exit %d %s", code, errs)
 	}
-	mustRun(t, dir, "declare", id, "--token", judge, "--type", "rule", "--dispute", "47", "--decision", "uphold", "--reason", "the roll stands")
+	mustRun(t, dir, "declare", id, "--token", judge, "--type", "rule", "--dispute", disp, "--decision", "uphold", "--reason", "the roll stands")
 	out := mustRun(t, dir, "audit", id)
-	for _, want := range []string{"event 6 by alice contested: cocked die", "bob disputes event 6: I saw two more 6s", "the judge rules uphold (the roll stands)", "verdict: CLEAN"} {
+	for _, want := range []string{"event 6 by alice contested: cocked die", "bob disputes event 6: I saw two more 6s", "the judge rules uphold (the roll stands)",
+		"verdict: CLEAN (unsigned: the operator is trusted)", "of the recorder's receipts checked against the log"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit lacks %q:\n%s", want, out)
 		}

@@ -9,22 +9,28 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/script"
 	"github.com/matchrec/matchrec/store/api"
 )
 
-// PlayResult is what `play --json` prints.
+// PlayResult is what `play --json` prints: the tokens of a token match,
+// the key files of a signed one (--sign).
 type PlayResult struct {
 	Match    string            `json:"match"`
-	Tokens   map[string]string `json:"tokens"`
+	Tokens   map[string]string `json:"tokens,omitempty"`
+	KeyFiles map[string]string `json:"key_files,omitempty"`
 	Steps    int               `json:"steps"`
 	Refusals int               `json:"refusals"` // expected refusals met
 	Seq      uint64            `json:"seq"`      // the match's last event
 }
 
 func (a *app) playCmd() *cobra.Command {
-	var id string
+	var (
+		id string
+		kf keyFlags
+	)
 	cmd := &cobra.Command{
 		Use:   "play FILE",
 		Short: "Record a match script (JSON or YAML) as a new match",
@@ -36,20 +42,30 @@ A step marked expect_refusal: CODE must be refused with exactly that code;
 any other outcome stops the play. Any unexpected refusal stops it too, with
 exit code 1 and the step that failed; what was recorded before it stays
 recorded. The script is read and checked completely before anything is
-recorded. The format is described in docs/script.md.`,
+recorded. The format is described in docs/script.md.
+
+With --sign the match is signed: a key file is made for every participant
+(in the keys directory, printed with --json) and every step is signed with
+its participant's key. Before a digital roll, play commits and reveals
+every player's dice seed (docs/dice.md).`,
 		Example: `  matchrec play examples/3e-boltguns-vs-boyz.yaml
   id=$(matchrec play match.json) && matchrec log "$id"
-  matchrec --json play match.yaml`,
+  matchrec --json play match.yaml
+  matchrec play --sign examples/6e-grot-wood-assault.yaml`,
 		Args: exactArgs("FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sc, err := readScript(args[0])
 			if err != nil {
 				return err
 			}
-			return a.withAPI(cmd.Context(), func(c *recorderAPI) error { return a.play(cmd.Context(), c, sc, id) })
+			if len(kf.brings) > 0 || kf.judge != "" {
+				return usageErr(errors.New("play signs every step itself: use --sign, not brought keys"))
+			}
+			return a.withAPI(cmd.Context(), func(c *recorderAPI) error { return a.play(cmd.Context(), c, sc, id, &kf) })
 		},
 	}
 	cmd.Flags().StringVar(&id, "id", "", "match id to use (default: a new random id)")
+	kf.add(cmd, false)
 	return cmd
 }
 
@@ -66,22 +82,43 @@ func readScript(path string) (*script.Script, error) {
 	return nil, &cliError{exit: ExitUsage, code: projector.CodeBadScript, msg: err.Error()}
 }
 
-func (a *app) play(ctx context.Context, c *recorderAPI, sc *script.Script, id string) error {
-	var created api.CreateResult
-	if err := c.call(ctx, api.VerbCreate, api.CreateRequest{Match: id, MatchCreated: sc.Match.Created()}, &created); err != nil {
+func (a *app) play(ctx context.Context, c *recorderAPI, sc *script.Script, id string, kf *keyFlags) error {
+	if id == "" {
+		id = newMatchID()
+	}
+	setup := sc.Match.Created()
+	res := PlayResult{Match: id}
+	who := map[string]*participant{}
+	var pk *participantKeys
+	if kf.signed() {
+		var err error
+		if pk, err = kf.make(id, setup.Players); err != nil {
+			return err
+		}
+		setup.Keys = pk.public
+		res.KeyFiles = map[string]string{}
+		for role, k := range pk.made {
+			who[role], res.KeyFiles[role] = &participant{key: k}, k.Path
+		}
+	}
+	created, err := a.create(ctx, c, api.CreateRequest{Match: id, MatchCreated: setup})
+	if err != nil {
 		return err
 	}
-	res := PlayResult{Match: created.Match, Tokens: created.Tokens, Seq: created.Seq}
+	for role, tok := range created.Tokens {
+		who[role] = &participant{token: tok}
+	}
+	res.Tokens, res.Seq = created.Tokens, created.Seq
 	for i, st := range sc.Steps {
-		if err := a.playStep(ctx, c, created, st, &res); err != nil {
+		if err := a.playStep(ctx, c, id, who, st, &res); err != nil {
 			// The match exists and holds what was recorded so far: say
 			// which one, so it can be inspected.
-			a.log.Debug().Str("match", created.Match).Msg("play stopped; the steps before the failing one are recorded")
+			a.log.Debug().Str("match", id).Msg("play stopped; the steps before the failing one are recorded")
 			where := fmt.Sprintf("%s, %s as %s", st.Where(i), st.Cmd.Type, st.As)
 			if ae := apiError(err); ae != nil {
-				err = &cliError{exit: ExitRefused, code: ae.Code, msg: fmt.Sprintf("%s: %s [match %s]", where, ae.Message, created.Match)}
+				err = &cliError{exit: ExitRefused, code: ae.Code, msg: fmt.Sprintf("%s: %s [match %s]", where, ae.Message, id)}
 			} else if ce, ok := err.(*cliError); ok {
-				ce.msg = fmt.Sprintf("%s: %s [match %s]", where, ce.msg, created.Match)
+				ce.msg = fmt.Sprintf("%s: %s [match %s]", where, ce.msg, id)
 			}
 			return err
 		}
@@ -94,18 +131,82 @@ func (a *app) play(ctx context.Context, c *recorderAPI, sc *script.Script, id st
 	return nil
 }
 
-func (a *app) playStep(ctx context.Context, c *recorderAPI, created api.CreateResult, st script.Step, res *PlayResult) error {
+// create creates a match, retrying once if the reply is lost: the request
+// names the match and carries a request id and (a token match) the secret
+// the tokens derive from, so the retry gets the same result.
+func (a *app) create(ctx context.Context, c *recorderAPI, req api.CreateRequest) (api.CreateResult, error) {
+	if req.Match == "" {
+		req.Match = newMatchID()
+	}
+	req.RequestID = randomHexString(16)
+	if len(req.Keys) == 0 {
+		req.Secret = randomHexString(32)
+	}
+	var res api.CreateResult
+	err := c.call(ctx, api.VerbCreate, req, &res)
+	if ce, ok := err.(*cliError); ok && ce.code == projector.CodeUnavailable {
+		a.log.Warn().Err(err).Str("match", req.Match).Msg("create: no reply; asking again")
+		err = c.call(ctx, api.VerbCreate, req, &res)
+	}
+	if err != nil {
+		return res, err
+	}
+	if res.Receipt != nil {
+		if _, err := a.receiptStore().remember(res.Match, res.Keys, ""); err != nil {
+			return res, err
+		}
+		if err := a.keep(*res.Receipt); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// seedAll commits and reveals every player's dice seed the match waits
+// for (a script plays every player).
+func (a *app) seedAll(ctx context.Context, c *recorderAPI, match string, who map[string]*participant) error {
+	for round := 0; round < 2*len(who)+1; round++ {
+		s, err := fetchState(ctx, c, match)
+		if err != nil {
+			return err
+		}
+		done := true
+		for _, pl := range s.Players {
+			role := api.RolePlayer(pl.ID)
+			p := who[role]
+			if p == nil {
+				continue
+			}
+			if sc, ok := s.SeedCommand(pl.ID, p.secret()); ok {
+				if _, err := a.sendOne(ctx, c, s, p, role, sc); err != nil {
+					return fmt.Errorf("%s's dice seed: %w", pl.ID, err)
+				}
+				done = false
+				break // the state moved on: look again
+			}
+		}
+		if done {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (a *app) playStep(ctx context.Context, c *recorderAPI, match string, who map[string]*participant, st script.Step, res *PlayResult) error {
 	role := api.RolePlayer(st.As)
 	if st.As == script.RoleJudge {
 		role = api.RoleJudge
 	}
-	req := api.ExecuteRequest{Match: created.Match, Token: created.Tokens[role], Command: &st.Cmd}
-	verb := api.VerbDeclare
-	if st.Cmd.Type == projector.CmdRoll {
-		verb = api.VerbRoll
+	p := who[role]
+	if p == nil {
+		return &cliError{exit: ExitUsage, code: projector.CodeBadScript, msg: fmt.Sprintf("%q is not a participant of the match", st.As)}
 	}
-	var out api.Result
-	err := c.call(ctx, verb, req, &out)
+	if st.Cmd.Type == projector.CmdRoll && st.Cmd.Digital {
+		if err := a.seedAll(ctx, c, match, who); err != nil {
+			return err
+		}
+	}
+	out, err := a.send(ctx, c, match, p, st.Cmd, false)
 	ae := apiError(err)
 	switch {
 	case st.ExpectRefusal == "" && err == nil:
@@ -130,18 +231,31 @@ func (a *app) newCmd() *cobra.Command {
 	var (
 		id, name, edition, first string
 		players                  []string
+		kf                       keyFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "new [FILE]",
-		Short: "Create a match from a script's setup, or from flags, and print its tokens",
+		Short: "Create a match from a script's setup, or from flags, and print its tokens or keys",
 		Long: `new creates a match without playing any step: from the setup ("match") of a
 script file, or from flags alone (an empty board), with flags overriding the
-file. It prints the match id and one secret token per role: "player:ID" for
-each player and "judge". Tokens are shown only now; the recorder keeps only
-their hashes. Give each player their own token: declare and roll act as
-whoever the token belongs to.`,
+file.
+
+A token match: it prints the match id and one secret token per role:
+"player:ID" for each player and "judge". Tokens are shown only now; the
+recorder keeps only their hashes. Give each player their own token: declare
+and roll act as whoever the token belongs to. Whoever operates the recorder
+is trusted: every verdict of such a match says "unsigned".
+
+A signed match (--sign, or keys brought with --player ID=PUBKEY and
+--judge PUBKEY, made with 'matchrec keygen'): the participants' public keys
+are recorded in the match, every command must be signed with one, and
+nobody — the operator included — can put words in a participant's mouth.
+new makes a key file (0600) for every participant who brought none, in the
+keys directory, and prints where; hand each to its participant.`,
 		Example: `  matchrec new examples/3e-boltguns-vs-boyz.yaml
   matchrec new --edition 3e --player alice:Alice --player bob:Bob
+  matchrec new examples/3e-boltguns-vs-boyz.yaml --sign --id friday
+  matchrec new examples/3e-boltguns-vs-boyz.yaml --player alice=$ALICE_PUB --player bob=$BOB_PUB --judge $JUDGE_PUB
   matchrec --json new setup.yaml --id league-r1-t3`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
@@ -168,15 +282,33 @@ whoever the token belongs to.`,
 				setup.FirstPlayer = first
 			}
 			for _, p := range players {
-				pid, pname, _ := strings.Cut(p, ":")
-				setup.Players = append(setup.Players, eventsPlayer(pid, pname))
+				spec, pub, hasKey := strings.Cut(p, "=")
+				pid, pname, _ := strings.Cut(spec, ":")
+				if hasKey {
+					kf.brings = append(kf.brings, pid+"="+pub)
+				}
+				if !hasKey || pname != "" || !hasPlayer(setup.Players, pid) {
+					setup.Players = append(setup.Players, eventsPlayer(pid, pname))
+				}
 			}
 			if setup.Edition == "" {
-				return usageErr(errors.New("no edition: give a FILE or --edition"))
+				return usageErr(errNoEdition)
+			}
+			if id == "" {
+				id = newMatchID()
+			}
+			created := setup.Created()
+			var pk *participantKeys
+			if kf.signed() {
+				var err error
+				if pk, err = kf.make(id, created.Players); err != nil {
+					return err
+				}
+				created.Keys = pk.public
 			}
 			return a.withAPI(cmd.Context(), func(c *recorderAPI) error {
-				var res api.CreateResult
-				if err := c.call(cmd.Context(), api.VerbCreate, api.CreateRequest{Match: id, MatchCreated: setup.Created()}, &res); err != nil {
+				res, err := a.create(cmd.Context(), c, api.CreateRequest{Match: id, MatchCreated: created})
+				if err != nil {
 					return err
 				}
 				if a.json {
@@ -185,6 +317,9 @@ whoever the token belongs to.`,
 				fmt.Fprintf(a.stdout, "match %s\n", res.Match)
 				for _, role := range sortedRoles(res.Tokens) {
 					fmt.Fprintf(a.stdout, "token %-16s %s\n", role, res.Tokens[role])
+				}
+				if pk != nil {
+					pk.print(a)
 				}
 				return nil
 			})
@@ -195,6 +330,16 @@ whoever the token belongs to.`,
 	f.StringVar(&name, "name", "", "match name")
 	f.StringVar(&edition, "edition", "", "edition id, e.g. 3e")
 	f.StringVar(&first, "first", "", "id of the player who plays first")
-	f.StringArrayVar(&players, "player", nil, "a player as ID or ID:NAME (repeat for each player)")
+	f.StringArrayVar(&players, "player", nil, "a player as ID or ID:NAME, and for a signed match ID=PUBKEY (repeat for each player)")
+	kf.add(cmd, false)
 	return cmd
+}
+
+func hasPlayer(ps []events.PlayerSpec, id string) bool {
+	for _, p := range ps {
+		if p.ID == id {
+			return true
+		}
+	}
+	return false
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/matchrec/matchrec/replay/analytics/duckdb"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/bolt"
+	"github.com/matchrec/matchrec/store/identity"
 	"github.com/matchrec/matchrec/store/natsbus"
 	"github.com/matchrec/matchrec/store/recorder"
 )
@@ -122,8 +123,13 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	if cfg.LockTimeout <= 0 {
 		cfg.LockTimeout = DefaultLockTimeout
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+	// The data directory holds the dice seeds of open epochs and the
+	// recorder's identity: nobody else reads it (docs/dice.md).
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	if err := os.Chmod(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
 	}
 	n := &Node{cfg: cfg, log: cfg.Log.With().Str("component", "node").Logger()}
 	defer func() {
@@ -194,7 +200,11 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 		}
 	}()
 
-	n.rec = recorder.New(n.store, recorder.Options{Rules: cfg.Rules, Log: cfg.Log})
+	id, err := identity.LoadOrCreate(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	n.rec = recorder.New(n.store, recorder.Options{Rules: cfg.Rules, Log: cfg.Log, Identity: id})
 	// One API: the recorder's verbs, the readers' and the analytics'.
 	verbs, err := api.Merge(n.rec.Verbs(AbsDir(cfg.DataDir)), (&replay.Reader{Recorder: n.rec}).Verbs(), n.an.Verbs())
 	if err != nil {

@@ -70,6 +70,9 @@ func play(t *testing.T, c *natsbus.Client, sc *script.Script, upTo int) (api.Cre
 		if st.As == script.RoleJudge {
 			role = api.RoleJudge
 		}
+		if st.Cmd.Type == projector.CmdRoll && st.Cmd.Digital {
+			seedAll(t, c, created)
+		}
 		var res api.Result
 		err := c.Call(ctx, api.VerbDeclare, api.ExecuteRequest{Match: created.Match, Token: created.Tokens[role], Command: &st.Cmd}, &res)
 		var ae *api.Error
@@ -83,6 +86,33 @@ func play(t *testing.T, c *natsbus.Client, sc *script.Script, upTo int) (api.Cre
 		}
 	}
 	return created, pending
+}
+
+// seedAll commits, then reveals, every player's dice seed of the current
+// epoch, as each player's CLI does before digital dice (docs/dice.md).
+func seedAll(t *testing.T, c *natsbus.Client, m api.CreateResult) {
+	t.Helper()
+	ctx := context.Background()
+	for round := 0; round < 4; round++ {
+		var s projector.State
+		if err := c.Call(ctx, api.VerbState, api.StateRequest{Match: m.Match}, &s); err != nil {
+			t.Fatal(err)
+		}
+		sent := false
+		for _, p := range s.Players {
+			tok := m.Tokens[api.RolePlayer(p.ID)]
+			if sc, ok := s.SeedCommand(p.ID, []byte(tok)); ok {
+				if err := c.Call(ctx, api.VerbDeclare, api.ExecuteRequest{Match: m.Match, Token: tok, Command: &sc}, &api.Result{}); err != nil {
+					t.Fatalf("%s's seed: %v", p.ID, err)
+				}
+				sent = true
+				break
+			}
+		}
+		if !sent {
+			return
+		}
+	}
 }
 
 func readScript(t testing.TB, path string) *script.Script {

@@ -107,7 +107,7 @@ func TestSSEFollowsABranch(t *testing.T) {
 	m := r.create(sc)
 	r.playTo(m, 12)
 	var br api.CreateResult
-	if err := r.api.Call(context.Background(), api.VerbBranch, api.BranchRequest{Parent: m.id, At: 4, Name: "what if"}, &br); err != nil {
+	if err := r.api.Call(context.Background(), api.VerbBranch, api.BranchRequest{Parent: m.id, At: 4, Name: "what if", Token: m.judge()}, &br); err != nil {
 		t.Fatal(err)
 	}
 	b := &match{id: br.Match, tokens: br.Tokens, sc: sc, next: 2} // at event 4: the shooting phase, as after step 2

@@ -1,0 +1,358 @@
+package cli
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/events/auth"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/api"
+	"github.com/matchrec/matchrec/store/recorder"
+)
+
+// Every command a participant sends goes through send (docs/events.md,
+// "Sending commands"): it looks at the match first — the head the command
+// is decided at, what the match waits for, whether a dice seed is due from
+// this participant — then sends the command signed with the participant's
+// key (a signed match) or with their token and a request id (a token
+// match), and keeps the recorder's receipt.
+
+// participant is who a command is sent as.
+type participant struct {
+	key   *auth.Key // a signed match's participant
+	token string    // a token match's
+}
+
+// credFlags are --key and --token.
+type credFlags struct{ key, token string }
+
+func (f *credFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.key, "key", os.Getenv("MATCHREC_KEY"), "your key file for a signed match, as written by new or keygen (default $MATCHREC_KEY)")
+	cmd.Flags().StringVar(&f.token, "token", os.Getenv("MATCHREC_TOKEN"), "your token for a token match, as printed by new/play --json (default $MATCHREC_TOKEN)")
+}
+
+// participant reads the credential the flags name; a key wins over a
+// token from the environment, a key and a token both given on the
+// command line are a usage error.
+func (f *credFlags) participant(cmd *cobra.Command) (*participant, error) {
+	if cmd.Flags().Changed("key") && cmd.Flags().Changed("token") {
+		return nil, usageErr(errors.New("give --key (a signed match) or --token (a token match), not both"))
+	}
+	if f.key != "" && !cmd.Flags().Changed("token") {
+		k, err := readKey(f.key)
+		if err != nil {
+			return nil, err
+		}
+		return &participant{key: k}, nil
+	}
+	if f.token == "" {
+		return nil, usageErr(errors.New("--key FILE or --token is required (or set $MATCHREC_KEY or $MATCHREC_TOKEN)"))
+	}
+	return &participant{token: f.token}, nil
+}
+
+// role finds the participant's role in match s: the role whose key is
+// theirs, or whose token hash is their token's.
+func (p *participant) role(s *projector.State) (string, error) {
+	if p.key != nil {
+		if len(s.Keys) == 0 {
+			return "", &cliError{exit: ExitUsage, code: projector.CodeBadKey, msg: fmt.Sprintf("match %s is unsigned: use its token, not a key", s.Match)}
+		}
+		pub := p.key.PublicHex()
+		for role, k := range s.Keys {
+			if k == pub {
+				return role, nil
+			}
+		}
+		return "", &cliError{exit: ExitUsage, code: projector.CodeBadKey, msg: fmt.Sprintf("key %s (%s) is not a participant's of match %s", p.key.Path, pub, s.Match)}
+	}
+	if len(s.Keys) > 0 {
+		return "", &cliError{exit: ExitUsage, code: projector.CodeBadKey, msg: fmt.Sprintf("match %s is signed: give your key (--key FILE), not a token", s.Match)}
+	}
+	h := recorder.TokenHash(p.token)
+	for role, want := range s.Tokens {
+		if want == h {
+			return role, nil
+		}
+	}
+	return "", &cliError{exit: ExitRefused, code: projector.CodeUnauthorized, msg: fmt.Sprintf("the token is not valid for match %s", s.Match)}
+}
+
+// secret is what the participant's dice seeds derive from.
+func (p *participant) secret() []byte {
+	if p.key != nil {
+		return p.key.Seed()
+	}
+	return []byte(p.token)
+}
+
+// fetchState fetches a match's state now.
+func fetchState(ctx context.Context, c *recorderAPI, match string) (*projector.State, error) {
+	return stateAt(ctx, c, match, 0)
+}
+
+// sent is a command's result and the state it was decided at.
+type sent struct {
+	api.Result
+	role string
+}
+
+// send sends c to match as p: first the dice seed commands due from p (if
+// eagerSeeds, or if c is a digital roll), then c itself, each at the head
+// it was decided at. Every result's receipt is kept.
+func (a *app) send(ctx context.Context, c *recorderAPI, match string, p *participant, cmd projector.Command, eagerSeeds bool) (sent, error) {
+	s, err := fetchState(ctx, c, match)
+	if err != nil {
+		return sent{}, err
+	}
+	role, err := p.role(s)
+	if err != nil {
+		return sent{}, err
+	}
+	if _, err := a.receiptStore().remember(match, s.Keys, ""); err != nil {
+		return sent{}, err
+	}
+	if actor, _ := events.ActorOf(role); actor.Kind == events.ActorPlayer && (eagerSeeds || (cmd.Type == projector.CmdRoll && cmd.Digital)) {
+		for i := 0; i < 2; i++ {
+			sc, ok := s.SeedCommand(actor.ID, p.secret())
+			if !ok {
+				break
+			}
+			if _, err := a.sendOne(ctx, c, s, p, role, sc); err != nil {
+				return sent{}, fmt.Errorf("dice seed (%s): %w", sc.Type, err)
+			}
+			if s, err = fetchState(ctx, c, match); err != nil {
+				return sent{}, err
+			}
+		}
+	}
+	if err := fill(s, &cmd); err != nil {
+		return sent{}, err
+	}
+	res, err := a.sendOne(ctx, c, s, p, role, cmd)
+	return sent{res, role}, err
+}
+
+// fill completes a command from what the participant sees: the purpose of
+// a roll (so dice typed for one step are never taken for another), the
+// hash a confirmation or contest vouches for.
+func fill(s *projector.State, c *projector.Command) error {
+	switch c.Type {
+	case projector.CmdRoll:
+		if c.Purpose == "" && s.Pending.Kind == projector.WaitRoll {
+			c.Purpose = s.Pending.Purpose
+		}
+	case projector.CmdConfirm, projector.CmdContest:
+		if c.Upto != 0 {
+			if c.Upto != s.Seq {
+				return usageErr(fmt.Errorf("--upto %d: confirm up to the head, event %d (look at it first: matchrec log)", c.Upto, s.Seq))
+			}
+			c.Hash = s.Head.String()
+			return nil
+		}
+		for _, m := range s.Dice.Manual {
+			if m.Seq == c.Event {
+				c.Hash = m.Hash.String()
+			}
+		}
+	}
+	return nil
+}
+
+// sendOne signs (or tokens) one command decided at s and sends it.
+func (a *app) sendOne(ctx context.Context, c *recorderAPI, s *projector.State, p *participant, role string, cmd projector.Command) (api.Result, error) {
+	st := auth.Statement{Match: s.Match, HeadSeq: s.Seq, HeadHash: s.Head, Nonce: auth.NewNonce(), Role: role}
+	id := hex.EncodeToString(st.Nonce[:])
+	var req api.ExecuteRequest
+	if p.key != nil {
+		b, err := events.EncodeValue(cmd)
+		if err != nil {
+			return api.Result{}, err
+		}
+		st.Command = b
+		body := st.Marshal()
+		req = api.ExecuteRequest{Match: s.Match, Statement: body, Signature: auth.Sign(p.key.Private, auth.StatementDomain, body)}
+	} else {
+		req = api.ExecuteRequest{Match: s.Match, Token: p.token, Command: &cmd, RequestID: id, Head: &store.Head{Seq: s.Seq, Hash: s.Head}}
+	}
+	verb := api.VerbDeclare
+	if cmd.Type == projector.CmdRoll {
+		verb = api.VerbRoll
+	}
+	var res api.Result
+	err := c.call(ctx, verb, req, &res)
+	if err != nil {
+		if ce, ok := err.(*cliError); ok && ce.code == projector.CodeUnavailable {
+			ce.msg += fmt.Sprintf(" — the outcome is unknown: 'matchrec status %s --request %s --role %s' tells whether it was recorded", s.Match, id, role)
+		}
+		return res, err
+	}
+	if res.Receipt != nil {
+		if err := a.keep(*res.Receipt); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// keep stores a receipt and remembers its recorder.
+func (a *app) keep(r auth.Receipt) error {
+	rs := a.receiptStore()
+	if err := r.Verify(); err != nil {
+		return &cliError{exit: ExitRefused, code: projector.CodeBadRequest, msg: fmt.Sprintf("the recorder's receipt does not verify: %v", err)}
+	}
+	k, err := rs.remembered(r.Match)
+	if err != nil {
+		return err
+	}
+	keys := map[string]string(nil)
+	if k != nil {
+		keys = k.Keys
+	}
+	other, err := rs.remember(r.Match, keys, auth.PublicHex(r.Recorder))
+	if err != nil {
+		return err
+	}
+	if other != "" {
+		a.log.Warn().Str("match", r.Match).Str("recorder", auth.PublicHex(r.Recorder)).Str("first_seen", other).
+			Msg("this match is answered by another recorder than the one first seen; its audit reports every receipt that recorder signs")
+	}
+	return rs.add(r)
+}
+
+// printResult prints what a command recorded, told by the narrator (so a
+// digital roll shows its dice), and what the match waits for next.
+func (a *app) printResult(ctx context.Context, c *recorderAPI, match string, res api.Result) error {
+	var evs api.EventsResult
+	if n := len(res.Events); n > 0 {
+		if err := c.call(ctx, api.VerbEvents, api.EventsRequest{Match: match, From: res.Events[0].Seq, To: res.Events[n-1].Seq}, &evs); err != nil {
+			return err
+		}
+	}
+	if a.json {
+		return a.printJSON(struct {
+			api.Result
+			Recorded []api.EventView `json:"recorded"`
+		}{res, evs.Events})
+	}
+	if res.Replayed {
+		fmt.Fprintln(a.stdout, "(recorded before: nothing new was recorded)")
+	}
+	for _, e := range evs.Events {
+		printEventText(a.stdout, e)
+	}
+	fmt.Fprintf(a.stdout, "next: %s\n", res.Pending.Text)
+	return nil
+}
+
+// statusCmd answers "was my command recorded?" after a timeout.
+func (a *app) statusCmd() *cobra.Command {
+	var req api.StatusRequest
+	cmd := &cobra.Command{
+		Use:   "status MATCH --request ID --role ROLE",
+		Short: "Tell whether a command whose reply was lost was recorded",
+		Long: `status asks the recorder whether the command sent as ROLE with request id
+ID was recorded in MATCH, and with which events. When a command times out,
+the CLI prints its request id and this command: the outcome of a command is
+never unknown for long. Sending the same request again is safe too: a
+request recorded before is answered with its original events, and records
+nothing.
+
+Exit status: 0 recorded, 1 not recorded (not_found).`,
+		Example: `  matchrec status friday --request 5f0c0a2e9d1b4c7a8e6f3d2b1a0c9e8d --role player:alice`,
+		Args:    exactArgs("MATCH"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req.Match = args[0]
+			ctx := cmd.Context()
+			return a.withAPI(ctx, func(c *recorderAPI) error {
+				var res api.StatusResult
+				if err := c.call(ctx, api.VerbStatus, req, &res); err != nil {
+					return err
+				}
+				if a.json {
+					if err := a.printJSON(res); err != nil {
+						return err
+					}
+				} else if res.Recorded {
+					fmt.Fprintf(a.stdout, "recorded as events %d to %d of match %s\n", res.Events[0].Seq, res.Events[len(res.Events)-1].Seq, res.Match)
+				} else {
+					fmt.Fprintf(a.stdout, "not recorded in match %s\n", res.Match)
+				}
+				if !res.Recorded {
+					return &cliError{exit: ExitRefused, code: projector.CodeNotFound, msg: fmt.Sprintf("request %s of %s was not recorded", req.Request, req.Role)}
+				}
+				if res.Receipt != nil {
+					return a.keep(*res.Receipt)
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&req.Request, "request", "", "the request id (32 hex digits) the CLI printed")
+	cmd.Flags().StringVar(&req.Role, "role", "", "the role that sent it: player:ID or judge")
+	return cmd
+}
+
+// seedCmd sends the dice seed commands due from a participant now.
+func (a *app) seedCmd() *cobra.Command {
+	var cf credFlags
+	cmd := &cobra.Command{
+		Use:   "seed MATCH",
+		Short: "Send your dice seed commitment or reveal, if one is due",
+		Long: `seed sends the dice seed commitment, or reveal, that the match's current
+dice epoch waits for from you (docs/dice.md). Every other command sends it
+too, before itself, so this is only needed when the other player's digital
+roll waits for your seed and you have nothing else to do.`,
+		Example: `  matchrec seed friday --key ~/.config/matchrec/keys/friday.player-bob.key`,
+		Args:    exactArgs("MATCH"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := cf.participant(cmd)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			return a.withAPI(ctx, func(c *recorderAPI) error {
+				sentAny := false
+				for i := 0; i < 2; i++ {
+					s, err := fetchState(ctx, c, args[0])
+					if err != nil {
+						return err
+					}
+					role, err := p.role(s)
+					if err != nil {
+						return err
+					}
+					actor, _ := events.ActorOf(role)
+					sc, ok := s.SeedCommand(actor.ID, p.secret())
+					if !ok {
+						break
+					}
+					res, err := a.sendOne(ctx, c, s, p, role, sc)
+					if err != nil {
+						return err
+					}
+					sentAny = true
+					if err := a.printResult(ctx, c, args[0], res); err != nil {
+						return err
+					}
+				}
+				if !sentAny && !a.json {
+					fmt.Fprintln(a.stdout, "no dice seed is due from you now")
+				} else if !sentAny {
+					return a.printJSON(json.RawMessage(`{"sent":false}`))
+				}
+				return nil
+			})
+		},
+	}
+	cf.add(cmd)
+	return cmd
+}
