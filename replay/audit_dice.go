@@ -36,6 +36,7 @@ type epoch struct {
 	scheme   int
 	seed     []byte // the recorder's, once revealed
 	revealed uint64 // the event that revealed it (0: still secret)
+	claimed  uint64 // the event that claims to reveal it, matching or not
 	players  []dice.PlayerSeed
 	commits  map[string]string
 }
@@ -72,6 +73,9 @@ func checkDice(match string, evs []events.Event, ancestorReveals []events.Event)
 	)
 	reveal := func(e events.Event, p *events.DiceRevealed) {
 		ep := epochs[dice.Epoch{Match: e.Match, Number: p.Epoch}]
+		if ep != nil && ep.claimed == 0 {
+			ep.claimed = e.Seq
+		}
 		seed, err := hex.DecodeString(p.Seed)
 		switch {
 		case err != nil:
@@ -139,7 +143,7 @@ func checkDice(match string, evs []events.Event, ancestorReveals []events.Event)
 	}
 	if endedAt != 0 {
 		for _, ep := range epochs {
-			if ep.id.Match == match && ep.revealed == 0 {
+			if ep.id.Match == match && ep.claimed == 0 {
 				fail(endedAt, "the match ended at event %d, but epoch %d was never revealed", endedAt, ep.id.Number)
 			}
 		}

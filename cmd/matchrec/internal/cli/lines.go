@@ -112,9 +112,9 @@ func (a *app) branch(ctx context.Context, c *recorderAPI, req api.BranchRequest,
 		req.Signature = auth.Sign(p.key.Private, auth.StatementDomain, req.Statement)
 	} else {
 		req.Token, req.RequestID = p.token, hex.EncodeToString(nonce[:])
-		if len(req.Keys) == 0 {
-			req.Secret = randomHexString(32)
-		}
+	}
+	if len(req.Keys) == 0 {
+		req.Secret = randomHexString(32) // the branch's tokens derive from it: a retry gets them back
 	}
 	if err := c.call(ctx, api.VerbBranch, req, &res); err != nil {
 		return res, nil, err
