@@ -71,8 +71,11 @@ func checkDice(match string, evs []events.Event, ancestorReveals []events.Event)
 		rolls       []digitalRoll
 		endedAt     uint64
 	)
-	reveal := func(e events.Event, p *events.DiceRevealed) {
+	reveal := func(e events.Event, p *events.DiceRevealed, ancestor bool) {
 		ep := epochs[dice.Epoch{Match: e.Match, Number: p.Epoch}]
+		if ep == nil && ancestor {
+			return // an epoch the ancestor opened after the fork: not this match's business
+		}
 		if ep != nil && ep.claimed == 0 {
 			ep.claimed = e.Seq
 		}
@@ -120,7 +123,7 @@ func checkDice(match string, evs []events.Event, ancestorReveals []events.Event)
 			}
 			cur.setPlayer(p.Player, seed)
 		case *events.DiceRevealed:
-			reveal(e, p)
+			reveal(e, p, false)
 		case *events.MatchEnded:
 			if e.Match == match && endedAt == 0 {
 				endedAt = e.Seq
@@ -151,7 +154,7 @@ func checkDice(match string, evs []events.Event, ancestorReveals []events.Event)
 	for _, e := range ancestorReveals {
 		if p, err := events.Core().Decode(e); err == nil {
 			if r, ok := p.(*events.DiceRevealed); ok {
-				reveal(e, r)
+				reveal(e, r, true)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store/api"
 )
@@ -16,7 +17,8 @@ import (
 
 // NewBundle packs what an audit of a match reads and its recorded state hash.
 func NewBundle(match string, in Inputs, state events.Hash) *api.Bundle {
-	b := &api.Bundle{Format: api.BundleFormat, Version: api.BundleVersion, Match: match, StateHash: state, Lineage: in.Options.Lineage}
+	b := &api.Bundle{Format: api.BundleFormat, Version: api.BundleVersion, Match: match, StateHash: state,
+		StateVersion: projector.StateVersion, Lineage: in.Options.Lineage}
 	for _, r := range in.Records {
 		b.Keys = append(b.Keys, r.Key)
 		b.Records = append(b.Records, r.Data)
@@ -58,14 +60,15 @@ func ReadBundle(r io.Reader) (*api.Bundle, error) {
 // VerifyBundle runs the full audit on a bundle, and checks a
 // participant's receipts against it when rc is not nil. A bundle whose
 // state hash is zero (a recorder that could not fold the match, its store
-// damaged) is audited without comparing states.
+// damaged), or was taken by a build whose state has another shape, is
+// audited without comparing states.
 func VerifyBundle(b *api.Bundle, lookup fold.Lookup, rc *Receipts) Report {
 	recs := make([]Record, len(b.Records))
 	for i := range b.Records {
 		recs[i] = Record{b.Keys[i], b.Records[i]}
 	}
 	o := AuditOptions{Lineage: b.Lineage, Receipts: rc}
-	if !b.StateHash.IsZero() {
+	if !b.StateHash.IsZero() && b.StateVersion == projector.StateVersion {
 		o.Expected = &b.StateHash
 	}
 	for i, raw := range b.Reveals {

@@ -72,6 +72,10 @@ type Bundle struct {
 	Version   int         `json:"version"`
 	Match     string      `json:"match"`
 	StateHash events.Hash `json:"state_hash"`
+	// StateVersion is the projector.StateVersion the state hash was taken
+	// with: a verifier of another build cannot compare it (absent in
+	// version 1 bundles).
+	StateVersion int `json:"state_version,omitempty"`
 	Keys      []uint64    `json:"keys"`
 	Records   [][]byte    `json:"records"` // events.Marshal form, base64 in JSON
 	// Lineage and Reveals, for a branch: which match recorded which
