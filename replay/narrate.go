@@ -116,7 +116,24 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 		return fmt.Sprintf("%s adds a seed to every later digital roll: %q", after.PlayerName(p.Player), p.Seed)
 	case *events.DiceRevealed:
 		return fmt.Sprintf("the recorder reveals the dice seed of epoch %d: %s", p.Epoch, p.Seed)
+	case *events.SeedCommitted:
+		return fmt.Sprintf("%s commits to a dice seed for epoch %d (SHA-256 %s…)", actor, p.Epoch, short(p.Commit))
+	case *events.SeedRevealed:
+		return fmt.Sprintf("%s reveals the dice seed of epoch %d: %s", actor, p.Epoch, p.Seed)
+	case *events.SeedExcused:
+		out := fmt.Sprintf("%s excuses %s's dice seed of epoch %d: its dice are made without it", actor, after.PlayerName(p.Player), p.Epoch)
+		if p.Reason != "" {
+			out += " (" + p.Reason + ")"
+		}
+		return out
+	case *events.RevealRequested:
+		return fmt.Sprintf("%s has the recorder reveal the dice seed of epoch %d", actor, p.Epoch)
+	case *events.EndProposed:
+		return fmt.Sprintf("%s offers to end the match%s — the other player ends it too to agree", actor, ending(after, p.Winner, p.Reason))
 	case *events.RollConfirmed:
+		if p.Upto != 0 {
+			return fmt.Sprintf("%s confirms every roll of the other player up to event %d", actor, p.Upto)
+		}
 		return fmt.Sprintf("%s confirms the roll of event %d", actor, p.Roll)
 	case *events.RollContested:
 		return fmt.Sprintf("%s contests the roll of event %d: %s", actor, p.Roll, p.Reason)
@@ -135,16 +152,7 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 		}
 		return out
 	case *events.MatchEnded:
-		s := "The match ends"
-		if p.Winner != "" {
-			s += ": " + after.PlayerName(p.Winner) + " wins"
-		} else {
-			s += " without a winner"
-		}
-		if p.Reason != "" {
-			s += " (" + p.Reason + ")"
-		}
-		return s
+		return "The match ends" + ending(after, p.Winner, p.Reason)
 	}
 	if nr, ok := r.(projector.Narration); ok {
 		if l, ok := nr.Narrate(after, actor, p); ok {
@@ -152,6 +160,18 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 		}
 	}
 	return genericLine(actor, e, p)
+}
+
+// ending tells who wins an ending and why.
+func ending(s *projector.State, winner, reason string) string {
+	out := " without a winner"
+	if winner != "" {
+		out = ": " + s.PlayerName(winner) + " wins"
+	}
+	if reason != "" {
+		out += " (" + reason + ")"
+	}
+	return out
 }
 
 // genericLine tells an event no narrator line knows: its type and its
