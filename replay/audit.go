@@ -214,8 +214,9 @@ func checkRefold(match string, evs []events.Event, lookup fold.Lookup, o AuditOp
 			if f.Rules != nil {
 				st.check(f, i, e, p)
 			}
+			err = f.ApplyDecoded(e, p)
 		}
-		if err := f.Apply(e); err != nil {
+		if err != nil {
 			if errors.Is(err, projector.ErrNotAllowed) {
 				ac.OK, ac.FirstBad = false, e.Seq
 				ac.Problems = append(ac.Problems, fmt.Sprintf("event %d: %v", e.Seq, err))

@@ -75,9 +75,9 @@ type Bundle struct {
 	// StateVersion is the projector.StateVersion the state hash was taken
 	// with: a verifier of another build cannot compare it (absent in
 	// version 1 bundles).
-	StateVersion int `json:"state_version,omitempty"`
-	Keys      []uint64    `json:"keys"`
-	Records   [][]byte    `json:"records"` // events.Marshal form, base64 in JSON
+	StateVersion int      `json:"state_version,omitempty"`
+	Keys         []uint64 `json:"keys"`
+	Records      [][]byte `json:"records"` // events.Marshal form, base64 in JSON
 	// Lineage and Reveals, for a branch: which match recorded which
 	// events, and the ancestors' reveals after the fork (replay's
 	// AuditOptions).

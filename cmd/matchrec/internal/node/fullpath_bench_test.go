@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -14,7 +15,10 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	bbolt "go.etcd.io/bbolt"
 
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/events/auth"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
@@ -27,13 +31,20 @@ const fullPathMatches = 500
 // the run ends only when the relay has published every event to JetStream.
 // Beside it, in the same run, the raw figures of the two dependencies it
 // sits on: JetStream async publish and bbolt batched writes.
+//
+// full-path-signed is the same with signed matches: every command a
+// statement signed by the participant's key (Ed25519, on the client, which
+// tracks the head from the replies), verified by the recorder, which signs
+// its receipt; full-path sends tokens, with request ids and heads, and
+// gets receipts too.
 func BenchmarkFullPath(b *testing.B) {
-	b.Run("full-path", benchFullPath)
+	b.Run("full-path", func(b *testing.B) { benchFullPath(b, false) })
+	b.Run("full-path-signed", func(b *testing.B) { benchFullPath(b, true) })
 	b.Run("raw-jetstream-async", benchRawJetStream)
 	b.Run("raw-bbolt-batch", benchRawBolt)
 }
 
-func benchFullPath(b *testing.B) {
+func benchFullPath(b *testing.B, signed bool) {
 	n := startServing(b, b.TempDir())
 	ctx := context.Background()
 	sc := readScript(b, filepath.Join(examplesDir, "3e-boltguns-vs-boyz.yaml"))
@@ -41,15 +52,43 @@ func benchFullPath(b *testing.B) {
 	for i := range conns {
 		conns[i] = remote(b, n)
 	}
-	type match struct{ id, token string }
+	type match struct {
+		id, token string
+		key       *auth.Key
+		head      store.Head
+	}
 	ms := make([]match, fullPathMatches)
+	send := func(c *natsbus.Client, m *match, cmd projector.Command) error {
+		n := auth.NewNonce()
+		req := api.ExecuteRequest{Match: m.id, Token: m.token, Command: &cmd, RequestID: hex.EncodeToString(n[:]), Head: &m.head}
+		if m.key != nil {
+			b, _ := events.EncodeValue(cmd)
+			st := auth.Statement{Match: m.id, HeadSeq: m.head.Seq, HeadHash: m.head.Hash, Nonce: n, Role: "player:alice", Command: b}
+			body := st.Marshal()
+			req = api.ExecuteRequest{Match: m.id, Statement: body, Signature: auth.Sign(m.key.Private, auth.StatementDomain, body)}
+		}
+		var res api.Result
+		if err := c.Call(ctx, api.VerbDeclare, req, &res); err != nil {
+			return err
+		}
+		last := res.Events[len(res.Events)-1]
+		m.head = store.Head{Seq: last.Seq, Hash: last.Hash}
+		return nil
+	}
 	for i := range ms {
+		req := api.CreateRequest{Match: fmt.Sprintf("fp%03d", i), MatchCreated: sc.Match.Created()}
+		if signed {
+			ms[i].key, _ = auth.GenerateKey("", "player:alice")
+			other, _ := auth.GenerateKey("", "")
+			req.Keys = map[string]string{"player:alice": ms[i].key.PublicHex(), "player:bob": other.PublicHex(), "judge": other.PublicHex()}
+		}
 		var created api.CreateResult
-		if err := conns[0].Call(ctx, api.VerbCreate, api.CreateRequest{Match: fmt.Sprintf("fp%03d", i), MatchCreated: sc.Match.Created()}, &created); err != nil {
+		if err := conns[0].Call(ctx, api.VerbCreate, req, &created); err != nil {
 			b.Fatal(err)
 		}
-		ms[i] = match{created.Match, created.Tokens[api.RolePlayer("alice")]}
-		if err := conns[0].Call(ctx, api.VerbDeclare, api.ExecuteRequest{Match: ms[i].id, Token: ms[i].token, Command: &projector.Command{Type: projector.CmdNextTurn}}, nil); err != nil {
+		ms[i].id, ms[i].token = created.Match, created.Tokens[api.RolePlayer("alice")]
+		ms[i].head = store.Head{Seq: created.Receipt.Seq, Hash: created.Receipt.Hash}
+		if err := send(conns[0], &ms[i], projector.Command{Type: projector.CmdNextTurn}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -62,20 +101,20 @@ func benchFullPath(b *testing.B) {
 	start := time.Now()
 	var wg sync.WaitGroup
 	errs := make(chan error, len(ms))
-	for i, m := range ms {
+	for i := range ms {
 		wg.Add(1)
-		go func(c *natsbus.Client, m match) {
+		go func(c *natsbus.Client, m *match) {
 			defer wg.Done()
 			xs := [2]float64{9, 8}
 			y := 32.0
 			for k := 0; next.Add(1) <= total; k++ {
 				cmd := projector.Command{Type: projector.CmdMove, Unit: "dev", Model: "dev-1", X: &xs[k%2], Y: &y}
-				if err := c.Call(ctx, api.VerbDeclare, api.ExecuteRequest{Match: m.id, Token: m.token, Command: &cmd}, nil); err != nil {
+				if err := send(c, m, cmd); err != nil {
 					errs <- err
 					return
 				}
 			}
-		}(conns[i%len(conns)], m)
+		}(conns[i%len(conns)], &ms[i])
 	}
 	wg.Wait()
 	if err := n.Relay().Drained(ctx); err != nil {
