@@ -418,3 +418,18 @@ func copyFile(t testing.TB, path string) string {
 	}
 	return out
 }
+
+// bundleOf is the bundle of the match in a data file.
+func bundleOf(t testing.TB, m recordedMatch) *api.Bundle {
+	t.Helper()
+	st, err := bolt.Open(m.path, bolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	in, err := replay.AuditInputs(context.Background(), st, tamperMatch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return replay.NewBundle(tamperMatch, in, events.Hash{})
+}

@@ -1,0 +1,39 @@
+package replay_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/matchrec/matchrec/events/auth"
+	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/replay"
+)
+
+// Receipts that are not this match's, not the recorder's, or not signed
+// at all are reported with their own code, each naming its event; the
+// participants' keys must be those first seen.
+func TestReceiptsThatProveNothing(t *testing.T) {
+	m := recordTamperMatch(t, true)
+	other, _ := auth.GenerateKey("", "")
+	foreign := m.receipts[3]
+	foreign.Match = "another"
+	forged := m.receipts[4]
+	forged.Signature = auth.Sign(other.Private, auth.ReceiptDomain, forged.Body())
+	byOther := auth.Receipt{Match: m.receipts[5].Match, Seq: m.receipts[5].Seq, Hash: m.receipts[5].Hash, Recorder: other.Public()}
+	byOther.Signature = auth.Sign(other.Private, auth.ReceiptDomain, byOther.Body())
+	rc := &replay.Receipts{Receipts: []auth.Receipt{m.receipts[0], foreign, forged, byOther}, Recorder: m.recorder, Keys: map[string]string{"judge": other.PublicHex()}}
+	rep := replay.VerifyBundle(bundleOf(t, m), editions.Lookup, rc)
+	if rep.Verdict != replay.VerdictFailed || rep.Receipts == nil || rep.Receipts.Checked != 4 {
+		t.Fatalf("%s %+v", rep.Verdict, rep.Receipts)
+	}
+	got := strings.Join(rep.Receipts.Problems, "\n")
+	for _, want := range []string{"bad_receipt: a receipt for match another", "bad_receipt: the receipt for event " + itoa(forged.Seq) + " is not signed by the key it names",
+		"wrong_recorder: the receipt for event " + itoa(byOther.Seq), "keys_changed"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("receipts check lacks %q:\n%s", want, got)
+		}
+	}
+	if rep.Receipts.FirstBad != 1 {
+		t.Errorf("first bad %d (the keys of match.created)", rep.Receipts.FirstBad)
+	}
+}
