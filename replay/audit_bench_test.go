@@ -28,12 +28,7 @@ func BenchmarkAudit(b *testing.B) {
 	st := openBolt(b)
 	ctx := context.Background()
 	rec := recorder.New(st, recorder.Options{Rules: editions.Lookup})
-	setup := sim.RandomMatch("3e", rand.New(rand.NewPCG(21, 22)))
-	for i := range setup.Units {
-		for j := range setup.Units[i].Models {
-			setup.Units[i].Models[j].T = 10 // nobody dies: the match goes on
-		}
-	}
+	setup := benchSetup()
 	res, err := rec.Create(ctx, api.CreateRequest{Match: "audit-bench", MatchCreated: setup})
 	if err != nil {
 		b.Fatal(err)
@@ -78,6 +73,18 @@ func BenchmarkAudit(b *testing.B) {
 
 func projectorEnd() projector.Command { return projector.Command{Type: projector.CmdEnd} }
 
+// benchSetup is the audit benchmarks' match: a random 3e setup where
+// nobody dies, so the match goes on as long as asked.
+func benchSetup() events.MatchCreated {
+	setup := sim.RandomMatch("3e", rand.New(rand.NewPCG(21, 22)))
+	for i := range setup.Units {
+		for j := range setup.Units[i].Models {
+			setup.Units[i].Models[j].T = 10
+		}
+	}
+	return setup
+}
+
 // BenchmarkAuditSigned: the full audit of a 10,000-event signed match —
 // every statement's signature verified (on all cores), bound to its head
 // and re-decided, besides the chain, the dice and the re-fold — beside the
@@ -87,12 +94,7 @@ func BenchmarkAuditSigned(b *testing.B) {
 	st := openBolt(b)
 	ctx := context.Background()
 	rec := recorder.New(st, recorder.Options{Rules: editions.Lookup})
-	setup := sim.RandomMatch("3e", rand.New(rand.NewPCG(21, 22)))
-	for i := range setup.Units {
-		for j := range setup.Units[i].Models {
-			setup.Units[i].Models[j].T = 10 // nobody dies: the match goes on
-		}
-	}
+	setup := benchSetup()
 	keys := map[string]*auth.Key{}
 	setup.Keys = map[string]string{}
 	for _, role := range []string{events.RolePlayer(setup.Players[0].ID), events.RolePlayer(setup.Players[1].ID), events.RoleJudge} {

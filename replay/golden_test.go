@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
-	"time"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/events/auth"
@@ -187,23 +186,11 @@ func writeGoldenV2(t *testing.T, dir string) {
 	}
 }
 
-// goldenRecorder is a recorder on a new bbolt file with a fixed clock.
-func goldenRecorder(t *testing.T) (*recorder.Recorder, *bolt.Store, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "events.db")
-	st, err := bolt.Open(path, bolt.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := time.Unix(1767225600, 0)
-	return recorder.New(st, recorder.Options{Rules: editions.Lookup, Clock: func() time.Time { clock = clock.Add(time.Second); return clock }}), st, path
-}
-
 func recordGoldenBranch(t *testing.T) string {
-	rec, st, path := goldenRecorder(t)
+	rec, st, path := newTestRecorder(t)
 	ctx := context.Background()
 	keys := map[string]*auth.Key{}
-	req := goldenSetup("parent")
+	req := duelSetup("parent", 3)
 	req.Keys = map[string]string{}
 	for _, role := range []string{"player:alice", "player:bob", "judge"} {
 		k, _ := auth.GenerateKey("", role)
@@ -240,9 +227,9 @@ func recordGoldenBranch(t *testing.T) string {
 }
 
 func recordUnresolved(t *testing.T) string {
-	rec, st, path := goldenRecorder(t)
+	rec, st, path := newTestRecorder(t)
 	ctx := context.Background()
-	res, err := rec.Create(ctx, goldenSetup("open"))
+	res, err := rec.Create(ctx, duelSetup("open", 3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,19 +251,6 @@ func recordUnresolved(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-func goldenSetup(id string) api.CreateRequest {
-	model := func(id string, x, y float64) events.ModelSpec {
-		return events.ModelSpec{ID: id, BS: 4, T: 4, W: 1, Sv: 5, Height: 1.5, BaseMM: 25, X: x, Y: y, Weapons: []string{"bg"}}
-	}
-	gun := []events.WeaponSpec{{ID: "bg", Name: "boltgun", Range: 24, Type: "assault", Shots: 2, S: 4}}
-	return api.CreateRequest{Match: id, MatchCreated: events.MatchCreated{
-		Edition: "3e", Players: []events.PlayerSpec{{ID: "alice"}, {ID: "bob"}},
-		Units: []events.UnitSpec{
-			{ID: "tac", Player: "alice", Weapons: gun, Models: []events.ModelSpec{model("t1", 10, 10), model("t2", 10, 12)}},
-			{ID: "boyz", Player: "bob", Weapons: gun, Models: []events.ModelSpec{model("b1", 20, 10), model("b2", 20, 12), model("b3", 20, 14)}},
-		}}}
 }
 
 // signer sends signed commands to any match of a recorder.

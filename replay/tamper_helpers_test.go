@@ -114,28 +114,9 @@ func (ps *participants) seed() {
 // judge ends the match (the recorder reveals the seed).
 func recordTamperMatch(t testing.TB, signed bool) recordedMatch {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "events.db")
-	st, err := bolt.Open(path, bolt.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := time.Unix(1767225600, 0)
-	rec := recorder.New(st, recorder.Options{Rules: editions.Lookup, Clock: func() time.Time { clock = clock.Add(time.Second); return clock }})
+	rec, st, path := newTestRecorder(t)
 	ctx := context.Background()
-	model := func(id string, x, y float64) events.ModelSpec {
-		return events.ModelSpec{ID: id, BS: 4, T: 4, W: 1, Sv: 5, Height: 1.5, BaseMM: 25, X: x, Y: y, Weapons: []string{"bg"}}
-	}
-	gun := []events.WeaponSpec{{ID: "bg", Name: "boltgun", Range: 24, Type: "assault", Shots: 2, S: 4}}
-	var boyz []events.ModelSpec
-	for i := 0; i < 6; i++ {
-		boyz = append(boyz, model("b"+itoa(uint64(i+1)), 20, 10+float64(i)*1.2))
-	}
-	req := api.CreateRequest{Match: tamperMatch, MatchCreated: events.MatchCreated{
-		Edition: "3e", Players: []events.PlayerSpec{{ID: "alice"}, {ID: "bob"}},
-		Units: []events.UnitSpec{
-			{ID: "tac", Player: "alice", Weapons: gun, Models: []events.ModelSpec{model("t1", 10, 10), model("t2", 10, 12)}},
-			{ID: "boyz", Player: "bob", Weapons: gun, Models: boyz},
-		}}}
+	req := duelSetup(tamperMatch, 6)
 	ps := &participants{t: t, rec: rec, keys: map[string]*auth.Key{}}
 	if signed {
 		req.Keys = map[string]string{}
@@ -345,11 +326,41 @@ func decodeAny(e events.Event) events.Payload {
 	return p
 }
 
-// auditTampered audits the match in the data file, with the
-// participants' receipts when withReceipts.
-func auditTampered(t testing.TB, m recordedMatch, withReceipts bool) replay.Report {
+// newTestRecorder is a recorder on a new bbolt file, with a fixed clock.
+func newTestRecorder(t testing.TB) (*recorder.Recorder, *bolt.Store, string) {
 	t.Helper()
-	st, err := bolt.Open(m.path, bolt.Options{})
+	path := filepath.Join(t.TempDir(), "events.db")
+	st, err := bolt.Open(path, bolt.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := time.Unix(1767225600, 0)
+	return recorder.New(st, recorder.Options{Rules: editions.Lookup, Clock: func() time.Time { clock = clock.Add(time.Second); return clock }}), st, path
+}
+
+// duelSetup is a 3e match: Alice's two boltgun marines against Bob's
+// boyz Boyz, all in range.
+func duelSetup(id string, boyz int) api.CreateRequest {
+	model := func(id string, x, y float64) events.ModelSpec {
+		return events.ModelSpec{ID: id, BS: 4, T: 4, W: 1, Sv: 5, Height: 1.5, BaseMM: 25, X: x, Y: y, Weapons: []string{"bg"}}
+	}
+	gun := []events.WeaponSpec{{ID: "bg", Name: "boltgun", Range: 24, Type: "assault", Shots: 2, S: 4}}
+	var bs []events.ModelSpec
+	for i := 0; i < boyz; i++ {
+		bs = append(bs, model("b"+itoa(uint64(i+1)), 20, 10+float64(i)*1.2))
+	}
+	return api.CreateRequest{Match: id, MatchCreated: events.MatchCreated{
+		Edition: "3e", Players: []events.PlayerSpec{{ID: "alice"}, {ID: "bob"}},
+		Units: []events.UnitSpec{
+			{ID: "tac", Player: "alice", Weapons: gun, Models: []events.ModelSpec{model("t1", 10, 10), model("t2", 10, 12)}},
+			{ID: "boyz", Player: "bob", Weapons: gun, Models: bs},
+		}}}
+}
+
+// inputsOf reads what an audit of the suite's match reads, from a data file.
+func inputsOf(t testing.TB, path string) replay.Inputs {
+	t.Helper()
+	st, err := bolt.Open(path, bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,6 +369,14 @@ func auditTampered(t testing.TB, m recordedMatch, withReceipts bool) replay.Repo
 	if err != nil {
 		t.Fatal(err)
 	}
+	return in
+}
+
+// auditTampered audits the match in the data file, with the
+// participants' receipts when withReceipts.
+func auditTampered(t testing.TB, m recordedMatch, withReceipts bool) replay.Report {
+	t.Helper()
+	in := inputsOf(t, m.path)
 	if withReceipts {
 		in.Options.Receipts = &replay.Receipts{Receipts: m.receipts, Recorder: m.recorder}
 	}
@@ -422,14 +441,5 @@ func copyFile(t testing.TB, path string) string {
 // bundleOf is the bundle of the match in a data file.
 func bundleOf(t testing.TB, m recordedMatch) *api.Bundle {
 	t.Helper()
-	st, err := bolt.Open(m.path, bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	in, err := replay.AuditInputs(context.Background(), st, tamperMatch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return replay.NewBundle(tamperMatch, in, events.Hash{})
+	return replay.NewBundle(tamperMatch, inputsOf(t, m.path), events.Hash{})
 }

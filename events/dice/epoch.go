@@ -72,33 +72,12 @@ func MessageV2(ep Epoch, players []PlayerSeed, seq uint64, index, counter uint32
 // DeriveV2 returns the count dice of the digital roll recorded as event seq
 // in epoch ep, from the epoch's server seed and its players' seeds.
 func DeriveV2(seed []byte, ep Epoch, players []PlayerSeed, seq uint64, count int) ([]int, error) {
-	if len(seed) != SeedSize {
-		return nil, fmt.Errorf("server seed must be %d bytes, got %d", SeedSize, len(seed))
-	}
-	if count < 0 || count > MaxDice {
-		return nil, fmt.Errorf("cannot derive %d dice (0..%d)", count, MaxDice)
-	}
 	for _, p := range players {
 		if len(p.Seed) != 0 && len(p.Seed) != SeedSize {
 			return nil, fmt.Errorf("player %s's seed must be %d bytes, got %d", p.Player, SeedSize, len(p.Seed))
 		}
 	}
-	out := make([]int, count)
-	mac := hmac.New(sha256.New, seed)
-	var sum [sha256.Size]byte
-	for i := range out {
-		for counter := uint32(0); out[i] == 0; counter++ {
-			mac.Reset()
-			mac.Write(MessageV2(ep, players, seq, uint32(i), counter))
-			for _, b := range mac.Sum(sum[:0]) {
-				if v, ok := FromByte(b); ok {
-					out[i] = v
-					break
-				}
-			}
-		}
-	}
-	return out, nil
+	return derive(seed, count, func(i, counter uint32) []byte { return MessageV2(ep, players, seq, i, counter) })
 }
 
 // PlayerSeedDomain separates the derivation of a player's seed from a

@@ -69,6 +69,13 @@ func appendString(b []byte, s string) []byte {
 // Derive returns the count dice of the roll recorded as event seq of
 // match, from the server seed and the player seeds contributed before it.
 func Derive(seed []byte, match string, playerSeeds []string, seq uint64, count int) ([]int, error) {
+	return derive(seed, count, func(i, counter uint32) []byte { return Message(match, playerSeeds, seq, i, counter) })
+}
+
+// derive draws count faces, die i from HMAC-SHA256(key = seed, msg(i,
+// counter)): the first byte below 252 of the digest, or the next counter
+// when there is none. Every scheme shares it; only its message differs.
+func derive(seed []byte, count int, msg func(i, counter uint32) []byte) ([]int, error) {
 	if len(seed) != SeedSize {
 		return nil, fmt.Errorf("server seed must be %d bytes, got %d", SeedSize, len(seed))
 	}
@@ -81,7 +88,7 @@ func Derive(seed []byte, match string, playerSeeds []string, seq uint64, count i
 	for i := range out {
 		for counter := uint32(0); out[i] == 0; counter++ {
 			mac.Reset()
-			mac.Write(Message(match, playerSeeds, seq, uint32(i), counter))
+			mac.Write(msg(uint32(i), counter))
 			for _, b := range mac.Sum(sum[:0]) {
 				if v, ok := FromByte(b); ok {
 					out[i] = v

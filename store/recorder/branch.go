@@ -132,20 +132,13 @@ func (r *Recorder) branchedBefore(ctx context.Context, id string, at uint64, bc 
 	if err != nil {
 		return api.CreateResult{}, err
 	}
-	var created, commit events.Event
-	err = r.st.Scan(ctx, id, at+1, func(e events.Event) error {
-		if e.Seq == at+1 {
-			created = e
-			return nil
-		}
-		commit = e
-		return events.ErrStop
-	})
-	if err != nil && !errors.Is(err, events.ErrStop) {
+	evs, err := r.span(ctx, id, at+1, at+2)
+	if err != nil {
 		return api.CreateResult{}, fmt.Errorf("branch %s: %w", id, err)
 	}
+	created, commit := evs[0], evs[1]
 	same := created.Type == events.TypeBranchCreated && bytes.Equal(created.Payload, want) &&
-		created.Auth != nil && bytes.Equal(created.Auth.Statement, au.Statement) && commit.Seq == at+2
+		created.Auth != nil && bytes.Equal(created.Auth.Statement, au.Statement)
 	if !same {
 		return api.CreateResult{}, fmt.Errorf("match %s already exists: %w", id, store.ErrConflict)
 	}

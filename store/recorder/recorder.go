@@ -205,22 +205,14 @@ func (r *Recorder) createdBefore(ctx context.Context, id string, p events.Payloa
 	if err != nil {
 		return api.CreateResult{}, err
 	}
-	var first, second events.Event
-	err = r.st.Scan(ctx, id, 1, func(e events.Event) error {
-		if e.Seq == 1 {
-			first = e
-			return nil
-		}
-		second = e
-		return events.ErrStop
-	})
-	if err != nil && !errors.Is(err, events.ErrStop) {
+	evs, err := r.span(ctx, id, 1, 2)
+	if err != nil {
 		return api.CreateResult{}, fmt.Errorf("create match %s: %w", id, err)
 	}
-	if first.Type != events.TypeMatchCreated || !bytes.Equal(first.Payload, want) || second.Seq != 2 {
+	if evs[0].Type != events.TypeMatchCreated || !bytes.Equal(evs[0].Payload, want) {
 		return api.CreateResult{}, fmt.Errorf("match %s already exists: %w", id, store.ErrConflict)
 	}
-	return api.CreateResult{Match: id, Tokens: toks, Keys: mc.Keys, Seq: 2, Receipt: r.receipt(id, second), Replayed: true}, nil
+	return api.CreateResult{Match: id, Tokens: toks, Keys: mc.Keys, Seq: 2, Receipt: r.receipt(id, evs[1]), Replayed: true}, nil
 }
 
 // TokenHash is the recorded form of a token.

@@ -41,24 +41,36 @@ func (r *Recorder) recordedBefore(ctx context.Context, s *projector.State, key, 
 		Request: fmt.Sprintf("%x", st.Nonce), Replayed: true}, true, nil
 }
 
-// refs reads events first..last of a match.
+// refs reads events first..last of a match as references, and the last.
 func (r *Recorder) refs(ctx context.Context, match string, first, last uint64) ([]api.EventRef, events.Event, error) {
-	var out []api.EventRef
-	var end events.Event
+	evs, err := r.span(ctx, match, first, last)
+	if err != nil {
+		return nil, events.Event{}, err
+	}
+	out := make([]api.EventRef, len(evs))
+	for i, e := range evs {
+		out[i] = api.EventRef{Seq: e.Seq, Type: e.Type, Hash: e.Hash}
+	}
+	return out, evs[len(evs)-1], nil
+}
+
+// span reads events first..last of a match, all of them or an error.
+func (r *Recorder) span(ctx context.Context, match string, first, last uint64) ([]events.Event, error) {
+	var out []events.Event
 	err := r.st.Scan(ctx, match, first, func(e events.Event) error {
 		if e.Seq > last {
 			return events.ErrStop
 		}
-		out, end = append(out, api.EventRef{Seq: e.Seq, Type: e.Type, Hash: e.Hash}), e
+		out = append(out, e)
 		return nil
 	})
 	if err != nil && !errors.Is(err, events.ErrStop) {
-		return nil, end, fmt.Errorf("read events %d-%d of match %s: %w", first, last, match, err)
+		return nil, fmt.Errorf("read events %d-%d of match %s: %w", first, last, match, err)
 	}
-	if end.Seq != last {
-		return nil, end, fmt.Errorf("match %s: the request index names events %d-%d, the log has not them", match, first, last)
+	if uint64(len(out)) != last-first+1 {
+		return nil, fmt.Errorf("match %s has not events %d-%d", match, first, last)
 	}
-	return out, end, nil
+	return out, nil
 }
 
 // Status says whether the command a role sent with request id was
