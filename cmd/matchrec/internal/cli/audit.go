@@ -292,8 +292,12 @@ func printReport(w io.Writer, r replay.Report, discarded []uint64) {
 			unconfirmed = append(unconfirmed, m.Seq)
 		}
 	}
+	open := "ok  "
+	if len(r.Unsettled) > 0 {
+		open = "open" // not a failure of the record: a ruling is awaited (UNRESOLVED)
+	}
 	fmt.Fprintf(w, "[%s] physical rolls: %d contested (%d not settled by a ruling), %d unconfirmed\n",
-		mark(len(r.Unsettled) == 0), contested, len(r.Unsettled), len(unconfirmed))
+		open, contested, len(r.Unsettled), len(unconfirmed))
 	for _, m := range r.Manual {
 		if m.Status == projector.RollContested {
 			fmt.Fprintf(w, "       event %d by %s contested: %s\n", m.Seq, m.Roller, m.Reason)
