@@ -94,6 +94,9 @@ func checkDice(match string, evs []events.Event, ancestorReveals []events.Event)
 	// Ancestors' reveals come after the branch's own events: they only add
 	// seeds, and every commitment they answer is among the inherited events.
 	for _, e := range evs {
+		if !diceTypes[e.Type] {
+			continue // most events are none of the dice's business: no need to decode them
+		}
 		p, err := events.Core().Decode(e)
 		if err != nil {
 			continue // the chain check, or the re-fold, reports it
@@ -186,6 +189,13 @@ func checkDice(match string, evs []events.Event, ancestorReveals []events.Event)
 		}
 	}
 	return c
+}
+
+// diceTypes are the event types checkDice reads.
+var diceTypes = map[events.Type]bool{
+	events.TypeMatchCreated: true, events.TypeDiceCommitted: true, events.TypeSeedContributed: true,
+	events.TypeSeedCommitted: true, events.TypeSeedRevealed: true, events.TypeDiceRevealed: true,
+	events.TypeMatchEnded: true, events.TypeDiceRolled: true,
 }
 
 func (ep *epoch) setPlayer(id string, seed []byte) {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"fmt"
+	"sync"
 
 	"github.com/vmihailenco/msgpack/v5"
 
@@ -77,7 +78,11 @@ func ParseStatement(b []byte) (s Statement, err error) {
 	if len(b) > MaxStatement {
 		return Statement{}, fmt.Errorf("%w: statement of %d bytes (at most %d)", ErrMalformed, len(b), MaxStatement)
 	}
-	dec := msgpack.NewDecoder(bytes.NewReader(b))
+	d := decoders.Get().(*decoder)
+	defer decoders.Put(d)
+	d.rd.Reset(b)
+	d.dec.ResetReader(d.rd)
+	dec := d.dec
 	fail := func(what string, err error) (Statement, error) {
 		return Statement{}, fmt.Errorf("%w: statement %s: %v", ErrMalformed, what, err)
 	}
@@ -111,6 +116,19 @@ func ParseStatement(b []byte) (s Statement, err error) {
 	}
 	return s, nil
 }
+
+// decoder is a pooled msgpack decoder: an audit parses one statement per
+// command, and a fresh decoder costs more than the parsing.
+type decoder struct {
+	rd  *bytes.Reader
+	dec *msgpack.Decoder
+}
+
+var decoders = sync.Pool{New: func() any {
+	d := &decoder{rd: bytes.NewReader(nil)}
+	d.dec = msgpack.NewDecoder(d.rd)
+	return d
+}}
 
 // Key is the statement's idempotency key: the role and the nonce. One
 // role never uses a nonce twice in a match; the recorder answers a second
