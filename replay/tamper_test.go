@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"slices"
@@ -12,7 +13,10 @@ import (
 	"github.com/matchrec/matchrec/events/dice"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/ed3e"
+	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store/api"
+	"github.com/matchrec/matchrec/store/bolt"
 )
 
 // The tamper suite (issue 12): an attacker with the operator's powers edits
@@ -390,4 +394,55 @@ func flip(seq uint64) func(map[uint64][]byte) {
 
 func swapRecords(seq uint64) func(map[uint64][]byte) {
 	return func(recs map[uint64][]byte) { recs[seq], recs[seq+1] = recs[seq+1], recs[seq] }
+}
+
+// Commands decided after a ruling were decided against the match as
+// ruled: the audit re-decides them against the same state, and a match
+// with a void and an amend ruling, played on after them, audits clean.
+func TestCommandsAfterRulingsRedecide(t *testing.T) {
+	rec, st, path := newTestRecorder(t)
+	ctx := context.Background()
+	res, err := rec.Create(ctx, duelSetup("ruled", 6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := func(p string) string { return res.Tokens[events.RolePlayer(p)] }
+	do := func(who string, c projector.Command) api.Result {
+		t.Helper()
+		out, err := rec.Execute(ctx, "ruled", who, c)
+		if err != nil {
+			t.Fatalf("%+v: %v", c, err)
+		}
+		return out
+	}
+	do(tok("alice"), projector.Command{Type: projector.CmdNextTurn})
+	do(tok("alice"), projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting})
+	do(tok("alice"), projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "boyz"})
+	hit := do(tok("alice"), projector.Command{Type: projector.CmdRoll, Values: []int{1, 1, 1, 1}}).Events[0].Seq
+	d := do(tok("bob"), projector.Command{Type: projector.CmdDispute, Event: hit, Reason: "those were 6s"}).Events[0].Seq
+	do(res.Tokens[events.RoleJudge], projector.Command{Type: projector.CmdRule, Dispute: d, Decision: events.RulingAmend, Values: []int{6, 6, 6, 1}})
+	for s, _ := rec.Live(ctx, "ruled"); s.Attack != nil; s, _ = rec.Live(ctx, "ruled") {
+		who := tok(s.Pending.Player)
+		if s.Pending.Kind == projector.WaitCasualties {
+			do(who, projector.Command{Type: projector.CmdCasualties, Models: s.Attack.Eligible[:s.Pending.Count]})
+			continue
+		}
+		do(who, projector.Command{Type: projector.CmdRoll, Values: ones(s.Pending.Dice, 3)})
+	}
+	do(tok("alice"), projector.Command{Type: projector.CmdNextTurn})
+	d2 := do(tok("alice"), projector.Command{Type: projector.CmdDispute, Event: d + 2, Reason: "void it"}).Events[0].Seq
+	do(res.Tokens[events.RoleJudge], projector.Command{Type: projector.CmdRule, Dispute: d2, Decision: events.RulingVoid})
+	do(tok("bob"), projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting})
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st2, err := bolt.Open(path, bolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	rep, err := replay.AuditStore(ctx, st2, "ruled", editions.Lookup, nil)
+	if err != nil || rep.Verdict != replay.VerdictClean || rep.Statements.Statements == 0 {
+		t.Fatalf("%v %s statements %+v actors %v refold %v", err, rep.Verdict, rep.Statements, rep.Actors.Problems, rep.Refold.Problems)
+	}
 }
