@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ import (
 // enter, in files only its owner may read.
 func TestUnrevealedSeedsStayInside(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
-	var logs bytes.Buffer
+	var logs lockedBuffer // every connection and server goroutine logs
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	n, err := Open(ctx, Config{DataDir: dir, Listen: "127.0.0.1:0", HTTP: "127.0.0.1:0",
@@ -154,4 +155,29 @@ func TestUnrevealedSeedsStayInside(t *testing.T) {
 			t.Errorf("%s: mode %v (%v), want %v", path, fi.Mode().Perm(), err, want)
 		}
 	}
+}
+
+// lockedBuffer is a log sink many goroutines write to while the test reads
+// it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) Bytes() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return bytes.Clone(l.b.Bytes())
+}
+
+func (l *lockedBuffer) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Len()
 }
