@@ -20,26 +20,32 @@ const example = "../../../../examples/3e-boltguns-vs-boyz.yaml"
 
 var matchID = regexp.MustCompile(`^[0-9a-f]{12}\n$`)
 
-// run runs the CLI in-process on data directory dir.
-// TestMain keeps the key files the tests make out of the user's home.
+// TestMain keeps the key files and receipts the tests make out of the
+// user's home and out of the source tree.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "matchrec-keys-")
 	if err != nil {
 		panic(err)
 	}
-	os.Setenv("MATCHREC_KEYS", dir)
+	os.Setenv("MATCHREC_KEYS", filepath.Join(dir, "keys"))
+	os.Setenv("MATCHREC_RECEIPTS", filepath.Join(dir, "receipts"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
+// run runs the CLI in-process on data directory dir ("" for none: the
+// command then names its server itself).
 func run(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	// Each data directory has its participants' receipts beside it.
-	code = Run(ctx, append([]string{"--data", dir, "--receipts", dir + ".receipts"}, args...), strings.NewReader(""), &out, &errb)
+	if dir != "" {
+		// Each data directory has its participants' receipts beside it.
+		args = append([]string{"--data", dir, "--receipts", dir + ".receipts"}, args...)
+	}
+	code = Run(ctx, args, strings.NewReader(""), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
