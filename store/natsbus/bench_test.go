@@ -40,7 +40,7 @@ func BenchmarkJetStreamPublishAsync(b *testing.B) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			if _, err := EnsureStream(ctx, js); err != nil {
+			if _, _, err := EnsureStream(ctx, js); err != nil {
 				b.Fatal(err)
 			}
 			data := make([]byte, 200)

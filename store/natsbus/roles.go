@@ -54,10 +54,10 @@ const (
 	jsMsgNext        = jsAPI + "CONSUMER.MSG.NEXT." + StreamName + ".>"
 )
 
-// readStream is what every role needs to read MATCHREC. Deleting,
+// streamReaders is what every role needs to read MATCHREC. Deleting,
 // pausing or otherwise touching consumers is not in it: a client could
 // otherwise stop other people's live feeds.
-var readStream = []string{jsAPI + "INFO", jsStreamInfo, jsConsumerCreate, jsConsumerCreate + ".>", jsConsumerInfo, jsMsgNext}
+var streamReaders = []string{jsAPI + "INFO", jsStreamInfo, jsConsumerCreate, jsConsumerCreate + ".>", jsConsumerInfo, jsMsgNext}
 
 // rewriteStream is what no client may do to the stream: delete or purge it
 // or its messages, change its configuration, create streams, or create
@@ -98,18 +98,18 @@ func RolePermissions(r Role) Permissions {
 		}
 	case RoleClient:
 		return Permissions{
-			PubAllow: append([]string{apis}, readStream...),
+			PubAllow: append([]string{apis}, streamReaders...),
 			PubDeny:  append([]string{events}, rewriteStream...),
 			SubAllow: []string{events, InboxPrefix(r) + ".>"},
 			SubDeny:  []string{apis, "_INBOX.>"},
 		}
 	case RoleViewer:
-		pub := make([]string, 0, len(ViewerVerbs)+len(readStream))
+		pub := make([]string, 0, len(ViewerVerbs)+len(streamReaders))
 		for _, v := range ViewerVerbs {
 			pub = append(pub, APIPrefix+v)
 		}
 		return Permissions{
-			PubAllow: append(pub, readStream...),
+			PubAllow: append(pub, streamReaders...),
 			PubDeny:  append([]string{events}, rewriteStream...),
 			SubAllow: []string{events, InboxPrefix(r) + ".>"},
 			SubDeny:  []string{apis, "_INBOX.>"},

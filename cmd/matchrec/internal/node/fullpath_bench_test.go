@@ -154,7 +154,7 @@ func benchRawJetStream(b *testing.B) {
 	defer nc.Close()
 	js, _ := jetstream.New(nc)
 	ctx := context.Background()
-	if _, err := natsbus.EnsureStream(ctx, js); err != nil {
+	if _, _, err := natsbus.EnsureStream(ctx, js); err != nil {
 		b.Fatal(err)
 	}
 	data := make([]byte, 300) // about one recorded event
