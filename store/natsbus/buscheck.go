@@ -71,7 +71,9 @@ func BusCheck(ctx context.Context, js jetstream.JetStream, st RelayStore, match 
 			return res, fmt.Errorf("natsbus: buscheck: %w", err)
 		}
 		for res.Checked < res.OnBus {
-			batch, err := cons.Fetch(busCheckPage, jetstream.FetchMaxWait(5*time.Second))
+			// Exactly what is left: a fetch for more would wait out its
+			// whole timeout for messages that will never come.
+			batch, err := cons.Fetch(int(min(busCheckPage, res.OnBus-res.Checked)), jetstream.FetchMaxWait(5*time.Second))
 			if err != nil {
 				return res, fmt.Errorf("natsbus: buscheck: %w", err)
 			}
