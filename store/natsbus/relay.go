@@ -351,7 +351,6 @@ func (r *Relay) Run(ctx context.Context) error {
 			r.log.Info().Uint64("retries", r.retries.Load()).Msg("relay recovered")
 			failing = false
 		}
-		r.failingSince.Store(0)
 		backoff = r.opts.MinBackoff
 		if n >= r.opts.Batch || len(r.pending) > 0 {
 			continue // more is waiting
@@ -393,9 +392,14 @@ func (r *Relay) round(ctx context.Context, nc *nats.Conn, js jetstream.JetStream
 		return 0, err
 	}
 	if b.empty() {
+		r.failingSince.Store(0)
 		return 0, nil
 	}
 	pubErr := b.run(ctx)
+	if pubErr == nil {
+		// Before the outbox ack, which is what Drained watches.
+		r.failingSince.Store(0)
+	}
 
 	// Whatever happened, what is done leaves the outbox.
 	if len(b.done) > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -97,10 +98,16 @@ func TestRelaySurvivesOutage(t *testing.T) {
 	if got := r.Stats().Published; got != published {
 		t.Fatalf("published %d events while NATS was down", got-published)
 	}
+	if lag := r.Lag(); !strings.Contains(lag, "the bus is behind") {
+		t.Errorf("Lag during the outage: %q", lag)
+	}
 
 	srv = startServer(t, dir, EmbeddedOptions{Port: port})
 	drained(t, r, 15*time.Second)
 	t.Logf("relay stats after the outages: %+v", r.Stats())
+	if lag := r.Lag(); lag != "" {
+		t.Errorf("Lag after recovering: %q", lag)
+	}
 
 	_, js := connect(t, srv)
 	checkFeed(t, a, readStream(t, js, a.total()))
