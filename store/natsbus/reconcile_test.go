@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/matchrec/matchrec/events"
@@ -55,7 +54,7 @@ func TestRelayDetectsAShortenedStream(t *testing.T) {
 	a.add("m1", 6)
 	a.add("m2", 4)
 	r := startRelay(t, st, RelayOptions{URL: srv.ClientURL(), Poll: 50 * time.Millisecond,
-		ConnectOptions: []nats.Option{nats.ReconnectWait(10 * time.Millisecond)}})
+		Reconnect: Reconnect{Wait: 10 * time.Millisecond, MaxWait: 50 * time.Millisecond}})
 	drained(t, r, 10*time.Second)
 	srv.Shutdown()
 	backup := filepath.Join(t.TempDir(), "backup")

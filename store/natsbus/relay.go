@@ -35,6 +35,8 @@ type RelayOptions struct {
 	// (so they win: credentials, a shorter reconnect wait in tests; leave
 	// ReconnectBufSize alone, see Relay).
 	ConnectOptions []nats.Option
+	// Reconnect is how the relay's connection waits between attempts.
+	Reconnect Reconnect
 	// Sign signs every published event (the Matchrec-Sig header), so
 	// followers outside the recorder can check it is the recorder's.
 	// nil publishes unsigned events, which such followers refuse.
@@ -285,7 +287,7 @@ func (r *Relay) Run(ctx context.Context) error {
 	if connect == nil {
 		connect = func(opts ...nats.Option) (*nats.Conn, error) { return nats.Connect(r.opts.URL, opts...) }
 	}
-	nopts := append(ConnectOptions("matchrec-relay", r.opts.Logger, Reconnect{}),
+	nopts := append(ConnectOptions("matchrec-relay", r.opts.Logger, r.opts.Reconnect),
 		nats.RetryOnFailedConnect(true),
 		// No reconnect buffer: see the ordering note on Relay.
 		nats.ReconnectBufSize(-1),

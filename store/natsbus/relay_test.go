@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/bolt"
@@ -71,9 +69,9 @@ func TestRelaySurvivesOutage(t *testing.T) {
 	st := openBolt(t)
 	a := newAppender(t, st)
 	r := startRelay(t, st, RelayOptions{
-		URL:            url,
-		ConnectOptions: []nats.Option{nats.ReconnectWait(20 * time.Millisecond)},
-		MaxBackoff:     200 * time.Millisecond,
+		URL:        url,
+		Reconnect:  Reconnect{Wait: 20 * time.Millisecond, MaxWait: 50 * time.Millisecond},
+		MaxBackoff: 200 * time.Millisecond,
 	})
 
 	a.add("m1", 4)
@@ -126,10 +124,10 @@ func TestRelayOutageUnderLoad(t *testing.T) {
 	st := openBolt(t)
 	a := newAppender(t, st)
 	r := startRelay(t, st, RelayOptions{
-		URL:            srv.ClientURL(),
-		ConnectOptions: []nats.Option{nats.ReconnectWait(10 * time.Millisecond)},
-		Batch:          50,
-		MaxBackoff:     100 * time.Millisecond,
+		URL:        srv.ClientURL(),
+		Reconnect:  Reconnect{Wait: 10 * time.Millisecond, MaxWait: 50 * time.Millisecond},
+		Batch:      50,
+		MaxBackoff: 100 * time.Millisecond,
 	})
 
 	// The appender owns a; the test goroutine only reads it after stop.

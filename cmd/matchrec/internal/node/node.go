@@ -86,6 +86,9 @@ type Config struct {
 	Insecure bool
 	// TLSCert and TLSKey make the embedded server's port take TLS only.
 	TLSCert, TLSKey string
+	// Reconnect is how the node's connections wait between reconnect
+	// attempts (natsbus defaults); they never give up.
+	Reconnect natsbus.Reconnect
 	// Listen is the embedded server's HOST:PORT (default DefaultListen;
 	// port 0 picks a free port). Ignored with InProcess or NATSURL.
 	Listen string
@@ -172,7 +175,7 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	}
 
 	connect := n.recorderConnect
-	if n.nc, err = connect(append(natsbus.ConnectOptions("matchrec-api", cfg.Log, natsbus.Reconnect{}), nats.Timeout(5*time.Second))...); err != nil {
+	if n.nc, err = connect(append(natsbus.ConnectOptions("matchrec-api", cfg.Log, cfg.Reconnect), nats.Timeout(5*time.Second))...); err != nil {
 		return nil, fmt.Errorf("connect to NATS %s: %w", n.urlOr("(in-process)"), err)
 	}
 	// The stream must exist before the first relay round and before any
@@ -198,7 +201,9 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 			return duckdb.Open(ctx, filepath.Join(cfg.DataDir, AnalyticsFile))
 		},
 	})
-	n.relay = natsbus.NewRelay(n.store, natsbus.RelayOptions{Connect: connect, Sign: n.id, Logger: cfg.Log, Published: n.an.Appended})
+	n.relay = natsbus.NewRelay(n.store, natsbus.RelayOptions{
+		Connect: connect, Sign: n.id, Logger: cfg.Log, Published: n.an.Appended, Reconnect: cfg.Reconnect,
+	})
 	rctx, rstop := context.WithCancel(context.WithoutCancel(ctx))
 	n.relayStop, n.relayDone = rstop, make(chan struct{})
 	go func() {
@@ -264,7 +269,7 @@ func (n *Node) Connect(opts ...nats.Option) (*nats.Conn, error) {
 // On an external server every role logs in with the recorder's
 // credentials, the only ones the node has. The caller closes it.
 func (n *Node) ConnectAs(role natsbus.Role, opts ...nats.Option) (*nats.Conn, error) {
-	all := natsbus.ConnectOptions("matchrec-"+string(role), n.cfg.Log, natsbus.Reconnect{})
+	all := natsbus.ConnectOptions("matchrec-"+string(role), n.cfg.Log, n.cfg.Reconnect)
 	switch {
 	case n.auth != nil:
 		all = append(all, n.auth.ConnectOptions(role)...)
