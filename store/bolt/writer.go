@@ -157,6 +157,10 @@ func (s *Store) run() {
 			s.commit(batch)
 			clear(batch) // drop references to finished requests
 		case <-s.ackKick:
+			if s.ackDelay < 0 {
+				s.commit(nil)
+				continue
+			}
 			// Acks arrived while idle: give an append AckDelay to carry
 			// them, then commit them on their own.
 			if due == nil {

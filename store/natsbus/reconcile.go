@@ -155,15 +155,8 @@ func (r *Relay) addBackfills(ctx context.Context, b *batch) error {
 			continue // its outbox entries come first, with any gap filled
 		}
 		q := b.queue(match)
-		if !q.known {
-			pos, diff, err := r.lookup(ctx, b.js, match)
-			if err != nil {
-				return err
-			}
-			if diff != nil {
-				r.flag(*diff)
-			}
-			q.pos, q.known = pos, true
+		if err := b.know(ctx, q); err != nil {
+			return err
 		}
 		from := q.pos.seq + 1
 		if q.pos.seq == 0 {

@@ -136,25 +136,9 @@ func (b *batch) finish(q *matchQueue, counter interface{ Add(uint64) uint64 }) {
 func (b *batch) launch(ctx context.Context, q *matchQueue) {
 	r := b.r
 	for b.fail == nil && q.next < len(q.items) {
-		if !q.known {
-			pos, diff, err := r.lookup(ctx, b.js, q.match)
-			if err != nil {
-				b.fail = err
-				return
-			}
-			if diff == nil && q.had && pos.stream != q.was.stream && pos.seq <= q.was.seq {
-				// The subject's last message is a recorded event the
-				// stream already held: someone published a copy again.
-				// Followers skip it by sequence; the match goes on after
-				// it.
-				diff = &BusDiff{Match: q.match, Seq: pos.seq, Reason: fmt.Sprintf(
-					"event %d was published again after event %d (a replayed copy at stream sequence %d)", pos.seq, q.was.seq, pos.stream)}
-				pos = busPos{seq: q.was.seq, hash: q.was.hash, stream: pos.stream}
-			}
-			if diff != nil {
-				r.flag(*diff)
-			}
-			q.pos, q.known, q.had = pos, true, false
+		if err := b.know(ctx, q); err != nil {
+			b.fail = err
+			return
 		}
 		it := q.items[q.next]
 		switch {
@@ -190,6 +174,31 @@ func (b *batch) launch(ctx context.Context, q *matchQueue) {
 		b.flying = append(b.flying, flight{q: q, fut: fut})
 		return // one in flight per match
 	}
+}
+
+// know reads what the stream holds of q's match, unless known.
+func (b *batch) know(ctx context.Context, q *matchQueue) error {
+	if q.known {
+		return nil
+	}
+	r := b.r
+	pos, diff, err := r.lookup(ctx, b.js, q.match)
+	if err != nil {
+		return err
+	}
+	if diff == nil && q.had && pos.stream != q.was.stream && pos.seq <= q.was.seq {
+		// The subject's last message is a recorded event the stream
+		// already held: someone published a copy again. Followers skip it
+		// by sequence; the match goes on after it.
+		diff = &BusDiff{Match: q.match, Seq: pos.seq, Reason: fmt.Sprintf(
+			"event %d was published again after event %d (a replayed copy at stream sequence %d)", pos.seq, q.was.seq, pos.stream)}
+		pos = busPos{seq: q.was.seq, hash: q.was.hash, stream: pos.stream}
+	}
+	if diff != nil {
+		r.flag(*diff)
+	}
+	q.pos, q.known, q.had = pos, true, false
+	return nil
 }
 
 // stored: JetStream stored q's current item.

@@ -19,6 +19,7 @@ import (
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/api"
+	"github.com/matchrec/matchrec/store/identity"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
 
@@ -59,7 +60,7 @@ type attacker struct {
 
 // attack connects to n as role with the credentials the node wrote ("" =
 // none: on an open server).
-func attack(t *testing.T, n *Node, role natsbus.Role) *attacker {
+func attack(t testing.TB, n *Node, role natsbus.Role) *attacker {
 	t.Helper()
 	a := &attacker{errs: make(chan error, 100)}
 	opts := append(clientLogin(n, role), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
@@ -155,7 +156,7 @@ func TestAttackWithoutCredentialsIsRefused(t *testing.T) {
 	}
 	// The files are private.
 	for _, f := range []string{n.CredsPath(natsbus.RoleClient), n.CredsPath(natsbus.RoleViewer),
-		filepath.Join(n.cfg.DataDir, natsbus.KeysFile), filepath.Join(n.cfg.DataDir, IdentityFile),
+		filepath.Join(n.cfg.DataDir, natsbus.KeysFile), filepath.Join(n.cfg.DataDir, identity.File),
 		filepath.Join(n.cfg.DataDir, StoreFile), filepath.Join(n.cfg.DataDir, ServerFile)} {
 		st, err := os.Stat(f)
 		if err != nil || st.Mode().Perm() != 0o600 {

@@ -12,9 +12,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/matchrec/matchrec/events/auth"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/store/api"
-	"github.com/matchrec/matchrec/store/identity"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
 
@@ -131,13 +131,13 @@ func TestDocConfigRecorderWorksAndAttacksFail(t *testing.T) {
 
 	// The viewer follows with the key it asks the recorder for.
 	vc := &natsbus.Client{Conn: viewer.nc, Timeout: 5 * time.Second}
-	var id api.IdentityResult
-	if err := vc.Call(ctx, api.VerbIdentity, nil, &id); err != nil {
+	var ping api.PingResult
+	if err := vc.Call(ctx, api.VerbPing, nil, &ping); err != nil {
 		t.Fatal(err)
 	}
-	key, err := identity.ParsePublicKey(id.PublicKey)
-	if err != nil || key != n.Identity() {
-		t.Fatalf("identity %q: %v", id.PublicKey, err)
+	key, err := auth.ParsePublicKey(ping.Recorder)
+	if err != nil || !key.Equal(n.Identity()) {
+		t.Fatalf("the recorder's key %q: %v", ping.Recorder, err)
 	}
 	startFollowing(t, viewer.js, m.Match, natsbus.SignatureCheck{Key: key}).wantSeqs(t, 1, head.Seq)
 

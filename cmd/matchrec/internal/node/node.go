@@ -105,6 +105,9 @@ type Config struct {
 	LockTimeout time.Duration
 	// NoSync skips fsync in the store: benchmarks only.
 	NoSync bool
+	// AckDelay is the store's bolt.Options.AckDelay: benchmarks compare
+	// folded outbox acks with eager ones (-1).
+	AckDelay time.Duration
 	// HTTP is the HOST:PORT of the web pages and HTTP API (web.go); "" =
 	// none. Delay is their broadcast delay for public viewers.
 	HTTP  string
@@ -162,7 +165,7 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	// The store first: its file lock is what makes the data directory
 	// (and the embedded server's files in it) ours.
 	n.store, err = bolt.Open(filepath.Join(cfg.DataDir, StoreFile), bolt.Options{
-		Timeout: cfg.LockTimeout, NoSync: cfg.NoSync, Logger: cfg.Log,
+		Timeout: cfg.LockTimeout, NoSync: cfg.NoSync, AckDelay: cfg.AckDelay, Logger: cfg.Log,
 	})
 	if err != nil {
 		return nil, err
