@@ -1,14 +1,20 @@
 // Package natsbus connects matchrec to NATS, and only that: an embedded
-// JetStream server, the MATCHREC stream that carries every recorded event,
-// a relay that drains a store's outbox into that stream, a follower for
-// live views (Subscribe), and the transport of the JSON request/reply API
-// (store/api) that the stock `nats` CLI can drive: ServeAPI serves an
-// api.Handler on matchrec.api.<verb>, Client calls it.
+// JetStream server closed by its own users and roles (auth.go, roles.go),
+// the MATCHREC stream that carries every recorded event, a relay that
+// drains a store's outbox into that stream, a follower for live views
+// (Subscribe), and the transport of the JSON request/reply API (store/api)
+// that the stock `nats` CLI can drive: ServeAPI serves an api.Handler on
+// matchrec.api.<verb>, Client calls it.
 //
 // The store stays the source of truth. The stream is a derived, ordered feed
 // of it: the relay publishes each event only after it is durable in the
-// store, and removes it from the outbox only once JetStream has acknowledged
-// it, so a bus outage delays events but never loses them.
+// store, with the expected last sequence of its subject and the recorder's
+// signature, and removes it from the outbox only once JetStream has
+// acknowledged it, so a bus outage delays events but never loses or doubles
+// them; a stream that lost events is refilled from the store, one that
+// holds what the recorder did not write is flagged (relay.go,
+// reconcile.go, buscheck.go). Followers deliver only the recorder's events
+// (subscribe.go). docs/security.md has the whole picture.
 package natsbus
 
 import (
