@@ -342,3 +342,46 @@ func countPending(t *testing.T, ob store.Outbox) int {
 	}
 	return n
 }
+
+// TestRelayPublishesBranchesFromTheirFork: a branch's subject carries only
+// its own events, the first published with no predecessor on the subject;
+// a lost stream is refilled the same way (the inherited events stay on the
+// parent's subject), and the branch's copy checks out.
+func TestRelayPublishesBranchesFromTheirFork(t *testing.T) {
+	srv := startServer(t, t.TempDir(), EmbeddedOptions{DontListen: true})
+	_, js := connect(t, srv)
+	st := openBolt(t)
+	a := newAppender(t, st)
+	parent := a.add("m1", 5)
+	own := storetest.MakeEvents("b1", 4, parent[2].Hash, 3)
+	if err := st.Branch(context.Background(), "b1", "m1", 3, own); err != nil {
+		t.Fatal(err)
+	}
+	a.logs["b1"] = own
+	id := newIdentity(t)
+	r := startRelay(t, st, RelayOptions{Connect: srv.Connect, Sign: id, MinBackoff: time.Millisecond})
+	drained(t, r, 10*time.Second)
+	checkFeed(t, a, readStream(t, js, a.total()))
+
+	follow := startFollow(t, srv, "b1", store.Head{Seq: 3, Hash: parent[2].Hash}, SignatureCheck{Key: id.Public()})
+	follow.expect(t, own)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := js.DeleteStream(ctx, StreamName); err != nil {
+		t.Fatal(err)
+	}
+	more := storetest.MakeEvents("b1", 7, own[2].Hash, 1)
+	if err := st.Append(ctx, "b1", 6, more); err != nil {
+		t.Fatal(err)
+	}
+	a.logs["b1"] = append(a.logs["b1"], more...)
+	drained(t, r, 10*time.Second)
+	checkFeed(t, a, readStream(t, js, a.total()))
+	if res := busCheck(t, js, st, "b1"); !res.Equal || res.Recorded != 4 || res.Checked != 4 {
+		t.Fatalf("buscheck of the branch: %+v", res)
+	}
+	if d := r.AllDiffers(); len(d) != 0 {
+		t.Fatalf("findings %v", d)
+	}
+}

@@ -2,12 +2,15 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
+	"github.com/matchrec/matchrec/store/api"
+	"github.com/matchrec/matchrec/store/identity"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
 
@@ -51,5 +54,23 @@ func TestUnreachableServeIsNotLocked(t *testing.T) {
 			t.Fatalf("after NATS came back: exit %d, %s", code, errs)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// identity prints the key the recorder keeps in the data directory, the
+// same at every start.
+func TestIdentityCommand(t *testing.T) {
+	dir := t.TempDir()
+	first := strings.TrimSpace(mustRun(t, dir, "identity"))
+	id, err := identity.Load(filepath.Join(dir, node.IdentityFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first != id.Public().String() {
+		t.Fatalf("identity printed %q, the key file holds %s", first, id.Public())
+	}
+	var res api.IdentityResult
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "identity")), &res); err != nil || res.PublicKey != first {
+		t.Fatalf("--json identity: %+v %v", res, err)
 	}
 }
