@@ -167,7 +167,7 @@ func benchRawJetStream(b *testing.B) {
 	}
 	data := make([]byte, 300) // about one recorded event
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	for i := 0; i < b.N; i++ {
 		if _, err := js.PublishAsync(natsbus.SubjectPrefix+"raw"+strconv.Itoa(i%fullPathMatches), data, jetstream.WithMsgID(strconv.Itoa(i))); err != nil {
 			b.Fatal(err)
@@ -175,6 +175,7 @@ func benchRawJetStream(b *testing.B) {
 	}
 	<-js.PublishAsyncComplete()
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/event")
 }
 
 func benchRawBolt(b *testing.B) {
