@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -51,7 +52,11 @@ func (a *app) connect(ctx context.Context) (*recorderAPI, error) {
 		}
 		c, err := a.dial(ctx, a.server, "", a.clientCredentials(sip))
 		if err != nil {
-			return nil, unreachable("cannot reach a recorder at %s: %v", a.server, err)
+			hint := ""
+			if strings.Contains(strings.ToLower(err.Error()), "authorization violation") {
+				hint = " (log in with --nats-creds, --nats-nkey or --nats-user)"
+			}
+			return nil, unreachable("cannot reach a recorder at %s: %v%s", a.server, err, hint)
 		}
 		return c, nil
 	}

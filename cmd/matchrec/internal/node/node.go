@@ -201,7 +201,14 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	n.an = analytics.NewService(analytics.ServiceConfig{
 		Store: n.store, Lookup: cfg.Rules, Log: cfg.Log,
 		Open: func(ctx context.Context) (analytics.DB, error) {
-			return duckdb.Open(ctx, filepath.Join(cfg.DataDir, AnalyticsFile))
+			path := filepath.Join(cfg.DataDir, AnalyticsFile)
+			db, err := duckdb.Open(ctx, path)
+			if err == nil {
+				// DuckDB creates its file with the umask's mode; like every
+				// file of the data directory it is nobody else's.
+				_ = os.Chmod(path, 0o600)
+			}
+			return db, err
 		},
 	})
 	n.relay = natsbus.NewRelay(n.store, natsbus.RelayOptions{
