@@ -32,6 +32,21 @@ func crashImage(t *testing.T, s *bolt.Store) *bolt.Store {
 	return c
 }
 
+// ackFirst acks the first n pending entries.
+func ackFirst(t *testing.T, o store.Outbox, n int) {
+	t.Helper()
+	var keys []uint64
+	if err := o.Pending(bg, n, func(e store.OutboxEntry) error {
+		keys = append(keys, e.Key)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Ack(bg, keys); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func pendingSeqs(t *testing.T, o store.Outbox) []uint64 {
 	t.Helper()
 	var out []uint64
@@ -54,16 +69,7 @@ func TestAcksRideAlongWithTheNextAppend(t *testing.T) {
 	if err := s.Append(bg, "a", 0, a[:4]); err != nil {
 		t.Fatal(err)
 	}
-	var keys []uint64
-	if err := s.Pending(bg, 3, func(e store.OutboxEntry) error {
-		keys = append(keys, e.Key)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Ack(bg, keys); err != nil {
-		t.Fatal(err)
-	}
+	ackFirst(t, s, 3)
 	if got := pendingSeqs(t, s); len(got) != 1 || got[0] != 4 {
 		t.Fatalf("pending after ack: %v, want [4]", got)
 	}
@@ -87,11 +93,7 @@ func TestAcksAreCommittedWhenIdle(t *testing.T) {
 	if err := s.Append(bg, "a", 0, storetest.MakeEvents("a", 1, events.Hash{}, 3)); err != nil {
 		t.Fatal(err)
 	}
-	var keys []uint64
-	_ = s.Pending(bg, 0, func(e store.OutboxEntry) error { keys = append(keys, e.Key); return nil })
-	if err := s.Ack(bg, keys[:2]); err != nil {
-		t.Fatal(err)
-	}
+	ackFirst(t, s, 2)
 	deadline := time.Now().Add(5 * time.Second)
 	for len(pendingSeqs(t, crashImage(t, s))) != 1 {
 		if time.Now().After(deadline) {
@@ -105,11 +107,7 @@ func TestAcksAreCommittedWhenIdle(t *testing.T) {
 	if err := s2.Append(bg, "b", 0, storetest.MakeEvents("b", 1, events.Hash{}, 2)); err != nil {
 		t.Fatal(err)
 	}
-	var k2 []uint64
-	_ = s2.Pending(bg, 0, func(e store.OutboxEntry) error { k2 = append(k2, e.Key); return nil })
-	if err := s2.Ack(bg, k2); err != nil {
-		t.Fatal(err)
-	}
+	ackFirst(t, s2, 2)
 	p2 := s2.Path()
 	if err := s2.Close(); err != nil {
 		t.Fatal(err)
