@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
-	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/identity"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
@@ -58,19 +57,21 @@ func TestUnreachableServeIsNotLocked(t *testing.T) {
 }
 
 // identity prints the key the recorder keeps in the data directory, the
-// same at every start.
+// same at every start, and the one its events on the bus are signed with.
 func TestIdentityCommand(t *testing.T) {
 	dir := t.TempDir()
 	first := strings.TrimSpace(mustRun(t, dir, "identity"))
-	id, err := identity.Load(filepath.Join(dir, node.IdentityFile))
+	id, err := identity.LoadOrCreate(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first != id.Public().String() {
-		t.Fatalf("identity printed %q, the key file holds %s", first, id.Public())
+	if first != id.PublicHex() {
+		t.Fatalf("identity printed %q, the key file holds %s", first, id.PublicHex())
 	}
-	var res api.IdentityResult
-	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "identity")), &res); err != nil || res.PublicKey != first {
+	var res struct {
+		Recorder string `json:"recorder"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "identity")), &res); err != nil || res.Recorder != first {
 		t.Fatalf("--json identity: %+v %v", res, err)
 	}
 }
