@@ -78,7 +78,11 @@ type OutboxEntry struct {
 type Outbox interface {
 	// Pending calls fn for up to limit waiting entries, in commit order.
 	Pending(ctx context.Context, limit int, fn func(OutboxEntry) error) error
-	// Ack removes published entries. Unknown keys are ignored.
+	// Ack removes published entries from Pending at once. Their removal
+	// may become durable only with the store's next write (store/bolt
+	// folds it into the next append's transaction), so after a crash an
+	// acked entry can be pending again: a relay must recognise an event it
+	// already published. Unknown keys are ignored.
 	Ack(ctx context.Context, keys []uint64) error
 	// Notify returns a channel that receives a value (non-blocking send)
 	// whenever new entries are committed.

@@ -29,6 +29,9 @@ var (
 const (
 	StatementDomain = "matchrec-statement-v1"
 	ReceiptDomain   = "matchrec-receipt-v1"
+	// BusEventDomain signs an event the recorder publishes on the bus
+	// (store/natsbus: the Matchrec-Sig header).
+	BusEventDomain = "matchrec-bus-event-v1"
 )
 
 // signed is the message Ed25519 signs: domain || 0x00 || body.

@@ -4,7 +4,7 @@
 //   - the verbs (verbs.go), each a subject matchrec.api.<verb> on NATS;
 //   - the request and result of every verb (record.go for the write side
 //     and the recorder's reads, read.go for the readers, analytics.go for
-//     the analytic tables);
+//     the analytic tables, bus.go for the bus);
 //   - the one error shape, Error{Code, Message}, and FromError, the one
 //     place that gives a Go error its code (error.go);
 //   - the plumbing that serves verbs whatever the transport: Handler,
@@ -13,8 +13,9 @@
 // The handlers live with what they serve: store/recorder (ping, create,
 // declare, roll, branch, state, matches), replay (events, bundle,
 // branches, diff) and replay/analytics (analytics-sync, sql, export,
-// export-next, export-close). store/natsbus carries them over NATS
-// (ServeAPI, Client); the node of cmd/matchrec only merges and serves them.
+// export-next, export-close) and store/natsbus (buscheck). store/natsbus
+// carries them over NATS (ServeAPI, Client); the node of cmd/matchrec only
+// merges and serves them.
 //
 // Error codes are projector.Code values (projector/codes.go), one
 // vocabulary for the whole of matchrec: the rules' refusal codes

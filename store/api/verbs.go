@@ -32,4 +32,8 @@ const (
 	VerbExport      = "export"       // ExportRequest → ExportOpened
 	VerbExportNext  = "export-next"  // ExportNextRequest → ExportPage
 	VerbExportClose = "export-close" // ExportNextRequest → nothing
+
+	// The bus (store/natsbus, bus.go). VerbBusCheck compares a match's
+	// copy on the bus with the record.
+	VerbBusCheck = "buscheck" // BusCheckRequest → BusCheckResult
 )

@@ -64,6 +64,12 @@ type Options struct {
 	// MaxBatch is the most append requests one transaction commits
 	// (0 = DefaultMaxBatch).
 	MaxBatch int
+	// AckDelay is how long acked outbox entries wait for an append to
+	// carry their deletion before they are committed on their own
+	// (0 = DefaultAckDelay; acks.go). Negative commits every Ack at once,
+	// in a transaction of its own unless appends are queued: what acks
+	// cost before they were folded, for benchmarks to compare.
+	AckDelay time.Duration
 	// Logger receives open/close and commit-failure messages, and per-batch
 	// traces. The zero Logger discards everything.
 	Logger zerolog.Logger
@@ -87,6 +93,10 @@ type Store struct {
 
 	notify chan struct{} // buffered(1); see Notify
 
+	acks     ackSet        // acked outbox entries not yet deleted (acks.go)
+	ackKick  chan struct{} // buffered(1): acks wait for the writer
+	ackDelay time.Duration
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -104,6 +114,9 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	if opts.MaxBatch <= 0 {
 		opts.MaxBatch = DefaultMaxBatch
+	}
+	if opts.AckDelay == 0 {
+		opts.AckDelay = DefaultAckDelay
 	}
 	db, err := bbolt.Open(path, fileMode, &bbolt.Options{
 		Timeout: opts.Timeout,
@@ -127,6 +140,8 @@ func Open(path string, opts Options) (*Store, error) {
 		reqs:     make(chan *request, opts.MaxBatch),
 		exited:   make(chan struct{}),
 		notify:   make(chan struct{}, 1),
+		ackKick:  make(chan struct{}, 1),
+		ackDelay: opts.AckDelay,
 	}
 	go s.run()
 	s.log.Debug().Str("path", path).Bool("no_sync", opts.NoSync).Int("max_batch", opts.MaxBatch).Msg("store opened")

@@ -10,9 +10,9 @@ import (
 )
 
 // Pending calls fn for up to limit outbox entries (limit <= 0: all), oldest
-// first, which is commit order. Like Scan, it reads in chunks and calls fn
-// outside any transaction, so fn may call Ack. Entries committed while
-// Pending runs may or may not be seen.
+// first, which is commit order, leaving out those acked (acks.go). Like
+// Scan, it reads in chunks and calls fn outside any transaction, so fn may
+// call Ack. Entries committed while Pending runs may or may not be seen.
 func (s *Store) Pending(ctx context.Context, limit int, fn func(store.OutboxEntry) error) error {
 	var after uint64 // last key handed to fn; keys start at 1
 	buf := make([]store.OutboxEntry, 0, scanChunk)
@@ -29,6 +29,9 @@ func (s *Store) Pending(ctx context.Context, limit int, fn func(store.OutboxEntr
 			matches := tx.Bucket(bktMatches)
 			c := tx.Bucket(bktOutbox).Cursor()
 			for k, v := c.Seek(u64(after + 1)); k != nil && len(buf) < want; k, v = c.Next() {
+				if s.acks.has(binary.BigEndian.Uint64(k)) {
+					continue
+				}
 				match, seq, err := decodeOutbox(k, v)
 				if err != nil {
 					return err
@@ -64,23 +67,6 @@ func (s *Store) Pending(ctx context.Context, limit int, fn func(store.OutboxEntr
 		after = buf[len(buf)-1].Key
 	}
 	return nil
-}
-
-// Ack removes published entries; unknown keys are ignored. It goes through
-// the group-commit writer like Append, so a relay's acks share fsyncs with
-// the appends around them, and it returns once the removal is durable.
-func (s *Store) Ack(ctx context.Context, keys []uint64) error {
-	if s.closed.Load() {
-		return store.ErrClosed
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if len(keys) == 0 {
-		return nil
-	}
-	r := &request{ctx: ctx, done: make(chan error, 1), acks: append([]uint64(nil), keys...)}
-	return s.submit(ctx, r)
 }
 
 // Notify returns a channel that receives a value after each commit that

@@ -13,13 +13,15 @@ import (
 	"github.com/matchrec/matchrec/store"
 )
 
-// Group commit. Callers never touch a write transaction: Append and Ack
-// build a request, hand it to the single writer goroutine, and wait. The
-// writer takes everything queued (up to MaxBatch requests), applies it in
-// one db.Update, which fsyncs once, and only then replies to every caller.
+// Group commit. Callers never touch a write transaction: Append builds a
+// request, hands it to the single writer goroutine, and waits. The writer
+// takes everything queued (up to MaxBatch requests), applies it in one
+// db.Update, which fsyncs once, and only then replies to every caller.
 // Each append is checked against the head as this transaction sees it, so
 // an earlier request in the same batch counts: two appends with the same
-// expected seq in one batch give one success and one ErrConflict.
+// expected seq in one batch give one success and one ErrConflict. The
+// outbox entries acked since the last commit are deleted in the same
+// transaction (acks.go), or in one of their own when no append comes.
 
 // Request states. The CAS between queued and taken/cancelled is what makes
 // a context error from Append mean "nothing was written".
@@ -29,7 +31,7 @@ const (
 	stateCancelled
 )
 
-// request is one Append or Ack on its way to the writer.
+// request is one Append on its way to the writer.
 type request struct {
 	ctx   context.Context
 	state atomic.Int32
@@ -44,9 +46,6 @@ type request struct {
 	records  [][]byte    // events.Marshal of each event, seq expected+1...
 	reqKey   []byte      // AppendRequest: the index key, nil for a plain Append
 	reqVal   []byte      // and its value (requestValue)
-
-	// Ack.
-	acks []uint64
 }
 
 // Append writes evs as the continuation of match after seq expected; see
@@ -127,30 +126,60 @@ func (s *Store) submit(ctx context.Context, r *request) error {
 }
 
 // run is the writer goroutine. It exits when Close closes reqs, after
-// committing whatever was queued before that.
+// committing whatever was queued before that, and the acks.
 func (s *Store) run() {
 	defer close(s.exited)
 	batch := make([]*request, 0, s.maxBatch)
-	for r := range s.reqs {
-		batch = append(batch[:0], r)
-	drain:
-		for len(batch) < s.maxBatch {
-			select {
-			case r, ok := <-s.reqs:
-				if !ok {
+	var (
+		flush *time.Timer
+		due   <-chan time.Time // set while acks wait for a commit
+	)
+	for {
+		select {
+		case r, ok := <-s.reqs:
+			if !ok {
+				s.commit(nil) // the last acks, so a clean stop keeps them
+				return
+			}
+			batch = append(batch[:0], r)
+		drain:
+			for len(batch) < s.maxBatch {
+				select {
+				case r, ok := <-s.reqs:
+					if !ok {
+						break drain
+					}
+					batch = append(batch, r)
+				default:
 					break drain
 				}
-				batch = append(batch, r)
-			default:
-				break drain
 			}
+			s.commit(batch)
+			clear(batch) // drop references to finished requests
+		case <-s.ackKick:
+			if s.ackDelay < 0 {
+				s.commit(nil)
+				continue
+			}
+			// Acks arrived while idle: give an append AckDelay to carry
+			// them, then commit them on their own.
+			if due == nil {
+				if flush == nil {
+					flush = time.NewTimer(s.ackDelay)
+				} else {
+					flush.Reset(s.ackDelay)
+				}
+				due = flush.C
+			}
+		case <-due:
+			due = nil
+			s.commit(nil)
 		}
-		s.commit(batch)
-		clear(batch) // drop references to finished requests
 	}
 }
 
-// commit applies batch in one transaction and replies to every request.
+// commit applies batch, and the acks waiting, in one transaction and
+// replies to every request. With nothing to write it does nothing.
 func (s *Store) commit(batch []*request) {
 	live := make([]*request, 0, len(batch))
 	for _, r := range batch {
@@ -163,7 +192,8 @@ func (s *Store) commit(batch []*request) {
 		}
 		// Otherwise the caller cancelled and has already returned.
 	}
-	if len(live) == 0 {
+	acks := s.acks.take()
+	if len(live) == 0 && len(acks) == 0 {
 		return
 	}
 
@@ -179,24 +209,21 @@ func (s *Store) commit(batch []*request) {
 		}
 		for i, r := range live {
 			var err error
-			if r.acks != nil {
-				err = w.ack(r.acks)
-			} else {
-				results[i], err = w.append(r)
-				if results[i] == nil && err == nil {
-					written += len(r.records)
-				}
+			results[i], err = w.append(r)
+			if results[i] == nil && err == nil {
+				written += len(r.records)
 			}
 			if err != nil {
 				return err
 			}
 		}
-		return nil
+		return w.ack(acks)
 	})
 	if err != nil {
 		// Nothing of the batch is on disk. Every caller gets the failure,
 		// including those the batch had rejected: their rejection was
-		// judged against writes that no longer exist.
+		// judged against writes that no longer exist. The acks wait for
+		// the next commit.
 		err = fmt.Errorf("commit %s: %w", s.path, err)
 		s.log.Error().Err(err).Int("requests", len(live)).Msg("group commit failed")
 		for _, r := range live {
@@ -204,7 +231,8 @@ func (s *Store) commit(batch []*request) {
 		}
 		return
 	}
-	s.log.Trace().Int("requests", len(live)).Int("events", written).Dur("took", time.Since(start)).Msg("group commit")
+	s.acks.deleted(acks)
+	s.log.Trace().Int("requests", len(live)).Int("events", written).Int("acks", len(acks)).Dur("took", time.Since(start)).Msg("group commit")
 	for i, r := range live {
 		r.done <- results[i]
 	}

@@ -25,7 +25,9 @@ import (
 //	nats req matchrec.api.state '{"match":"m1"}'
 //
 // Replies are {"ok":true,"result":...} or
-// {"ok":false,"error":{"code":"...","message":"..."}}.
+// {"ok":false,"error":{"code":"...","message":"..."}}, either with a
+// "note" while the recorder has something to say about every reply (the
+// events it records are not reaching the bus; ServeOptions.Note).
 const (
 	// APIPrefix starts every API subject; the verb follows.
 	APIPrefix = "matchrec.api."
@@ -47,6 +49,7 @@ type verbKnower interface{ Knows(verb string) bool }
 type reply struct {
 	OK    bool       `json:"ok"`
 	Error *api.Error `json:"error,omitempty"`
+	Note  string     `json:"note,omitempty"`
 }
 
 // replyIn is reply as a client reads it: the result stays raw until the
@@ -55,6 +58,7 @@ type replyIn struct {
 	OK     bool            `json:"ok"`
 	Result json.RawMessage `json:"result"`
 	Error  *api.Error      `json:"error"`
+	Note   string          `json:"note"`
 }
 
 // ServeOptions tunes ServeAPI; the zero value is the default.
@@ -63,6 +67,10 @@ type ServeOptions struct {
 	Concurrency int
 	// Logger receives handler panics and reply failures. Zero discards.
 	Logger zerolog.Logger
+	// Note, when set, is asked at each reply; a non-empty answer goes
+	// with the reply as "note" (the node says there when recorded events
+	// are not reaching the bus: the record has them, followers do not).
+	Note func() string
 }
 
 // ServeAPI answers requests on matchrec.api.> (queue group APIQueue) with
@@ -80,9 +88,10 @@ func ServeAPI(ctx context.Context, nc *nats.Conn, h api.Handler, opts ServeOptio
 		opts.Concurrency = MaxConcurrentRequests
 	}
 	s := &apiServer{
-		h:   h,
-		sem: make(chan struct{}, opts.Concurrency),
-		log: opts.Logger.With().Str("component", "api").Logger(),
+		h:    h,
+		sem:  make(chan struct{}, opts.Concurrency),
+		log:  opts.Logger.With().Str("component", "api").Logger(),
+		note: opts.Note,
 	}
 	s.known, _ = h.(verbKnower)
 	// Handlers get their own context, cancelled only after the last one
@@ -141,6 +150,7 @@ type apiServer struct {
 	sem   chan struct{}
 	wg    sync.WaitGroup
 	log   zerolog.Logger
+	note  func() string
 }
 
 // dispatch runs on the subscription's delivery goroutine: it only takes a
@@ -169,42 +179,51 @@ func (s *apiServer) serve(m *nats.Msg) {
 
 // call runs the handler and returns the encoded reply.
 func (s *apiServer) call(verb string, body []byte) (out []byte) {
+	var note string
+	if s.note != nil {
+		note = s.note()
+	}
 	if verb == "" || strings.ContainsAny(verb, ".*>") || (s.known != nil && !s.known.Knows(verb)) {
-		return errorReply(unknownVerb(verb))
+		return errorReply(unknownVerb(verb), note)
 	}
 	if len(bytes.TrimSpace(body)) > 0 && !json.Valid(body) {
-		return errorReply(api.Errorf(projector.CodeBadRequest, "request body is not valid JSON"))
+		return errorReply(api.Errorf(projector.CodeBadRequest, "request body is not valid JSON"), note)
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error().Str("verb", verb).Interface("panic", p).Bytes("stack", debug.Stack()).Msg("api handler panicked")
 			// The panic value stays in the log: it may hold internals a
 			// caller should not see.
-			out = errorReply(api.Errorf(projector.CodeInternal, "internal error handling %q", verb))
+			out = errorReply(api.Errorf(projector.CodeInternal, "internal error handling %q", verb), note)
 		}
 	}()
 	res, err := s.h.Handle(s.ctx, verb, body)
 	if err != nil {
-		return errorReply(api.FromError(err))
+		return errorReply(api.FromError(err), note)
 	}
 	// Encoded here, inside the recover, so a panicking MarshalJSON is
 	// caught too. The envelope is written by hand: marshalling the result
 	// as a json.RawMessage field would validate and compact it again.
 	raw, err := json.Marshal(res)
 	if err != nil {
-		return errorReply(api.Errorf(projector.CodeInternal, "encode %s result: %v", verb, err))
+		return errorReply(api.Errorf(projector.CodeInternal, "encode %s result: %v", verb, err), note)
 	}
 	buf := make([]byte, 0, len(okPrefix)+len(raw)+1)
 	buf = append(buf, okPrefix...)
 	buf = append(buf, raw...)
+	if note != "" {
+		n, _ := json.Marshal(note) // a string always encodes
+		buf = append(buf, `,"note":`...)
+		buf = append(buf, n...)
+	}
 	return append(buf, '}')
 }
 
 const okPrefix = `{"ok":true,"result":`
 
-func errorReply(e *api.Error) []byte {
+func errorReply(e *api.Error, note string) []byte {
 	// An Error of two strings always encodes.
-	data, _ := json.Marshal(reply{Error: e})
+	data, _ := json.Marshal(reply{Error: e, Note: note})
 	return data
 }
 

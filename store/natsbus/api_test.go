@@ -234,3 +234,41 @@ func TestAPIConcurrentCalls(t *testing.T) {
 		t.Errorf("call after stop: %v, want ErrNoRecorder", err)
 	}
 }
+
+// TestAPIRepliesCarryTheNote: while ServeOptions.Note has something to
+// say (the bus is behind the record), every reply carries it, success or
+// error, and Client.OnNote hears it; otherwise replies have no note.
+func TestAPIRepliesCarryTheNote(t *testing.T) {
+	srv := startServer(t, t.TempDir(), EmbeddedOptions{DontListen: true})
+	nc, _ := connect(t, srv)
+	var note atomic.Pointer[string]
+	empty := ""
+	note.Store(&empty)
+	stop, err := ServeAPI(context.Background(), nc, testVerbs(), ServeOptions{Note: func() string { return *note.Load() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	var heard []string
+	c := &Client{Conn: nc, OnNote: func(verb, n string) { heard = append(heard, verb+": "+n) }}
+	ctx := context.Background()
+	if err := c.Call(ctx, "nothing", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(heard) != 0 {
+		t.Fatalf("a note without one: %v", heard)
+	}
+	behind := "recorded, but the bus is behind"
+	note.Store(&behind)
+	var out echoReq
+	if err := c.Call(ctx, "echo", echoReq{Match: "m1", N: 3}, &out); err != nil || out.N != 3 {
+		t.Fatalf("echo with a note: %+v %v", out, err)
+	}
+	if err := c.Call(ctx, "refused", nil, nil); err == nil {
+		t.Fatal("refused: no error")
+	}
+	want := []string{"echo: " + behind, "refused: " + behind}
+	if strings.Join(heard, "|") != strings.Join(want, "|") {
+		t.Fatalf("heard %q, want %q", heard, want)
+	}
+}

@@ -40,7 +40,7 @@ func BenchmarkJetStreamPublishAsync(b *testing.B) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			if _, err := EnsureStream(ctx, js); err != nil {
+			if _, _, err := EnsureStream(ctx, js); err != nil {
 				b.Fatal(err)
 			}
 			data := make([]byte, 200)
@@ -78,6 +78,10 @@ func BenchmarkAPIRoundTrip(b *testing.B) {
 		{"inprocess/conns=1", EmbeddedOptions{DontListen: true}, 1},
 		{"inprocess/conns=8", EmbeddedOptions{DontListen: true}, 8},
 		{"tcp/conns=8", EmbeddedOptions{Port: -1}, 8},
+		// The same, on a server closed by users and permissions: the
+		// recorder's replies go through allow_responses, every publish
+		// through the permission checks.
+		{"tcp/conns=8/auth", EmbeddedOptions{Port: -1, Auth: benchAuth(b)}, 8},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			benchAPI(b, tc.opts, tc.conns, 500)
@@ -85,9 +89,25 @@ func BenchmarkAPIRoundTrip(b *testing.B) {
 	}
 }
 
+func benchAuth(b *testing.B) *Auth {
+	a, err := OpenAuth(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return a
+}
+
+// as logs in as role when the server has users.
+func as(opts EmbeddedOptions, role Role, more ...nats.Option) []nats.Option {
+	if opts.Auth == nil {
+		return more
+	}
+	return append(opts.Auth.ConnectOptions(role), more...)
+}
+
 func benchAPI(b *testing.B, opts EmbeddedOptions, conns, clients int) {
 	srv := startServer(b, b.TempDir(), opts)
-	snc, err := srv.Connect()
+	snc, err := srv.Connect(as(opts, RoleRecorder)...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -102,7 +122,7 @@ func benchAPI(b *testing.B, opts EmbeddedOptions, conns, clients int) {
 
 	cs := make([]*Client, conns)
 	for i := range cs {
-		nc, err := srv.Connect(nats.Name("bench-client"))
+		nc, err := srv.Connect(as(opts, RoleClient, nats.Name("bench-client"))...)
 		if err != nil {
 			b.Fatal(err)
 		}

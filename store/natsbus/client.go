@@ -25,6 +25,9 @@ type Client struct {
 	// Timeout bounds each call; 0 means DefaultCallTimeout. A shorter
 	// deadline on the call's context wins.
 	Timeout time.Duration
+	// OnNote, when set, is told the note a reply carries (ServeOptions.
+	// Note), e.g. that recorded events are not reaching the bus.
+	OnNote func(verb, note string)
 }
 
 // Call sends req (JSON-encoded; nil sends an empty body, a []byte or
@@ -63,6 +66,9 @@ func (c *Client) Call(ctx context.Context, verb string, req, resp any) error {
 	var out replyIn
 	if err := json.Unmarshal(m.Data, &out); err != nil {
 		return fmt.Errorf("natsbus: %s: malformed reply: %w", verb, err)
+	}
+	if out.Note != "" && c.OnNote != nil {
+		c.OnNote(verb, out.Note)
 	}
 	if !out.OK {
 		if out.Error == nil {

@@ -1,17 +1,24 @@
 // Package natsbus connects matchrec to NATS, and only that: an embedded
-// JetStream server, the MATCHREC stream that carries every recorded event,
-// a relay that drains a store's outbox into that stream, a follower for
-// live views (Subscribe), and the transport of the JSON request/reply API
-// (store/api) that the stock `nats` CLI can drive: ServeAPI serves an
-// api.Handler on matchrec.api.<verb>, Client calls it.
+// JetStream server closed by its own users and roles (auth.go, roles.go),
+// the MATCHREC stream that carries every recorded event, a relay that
+// drains a store's outbox into that stream, a follower for live views
+// (Subscribe), and the transport of the JSON request/reply API (store/api)
+// that the stock `nats` CLI can drive: ServeAPI serves an api.Handler on
+// matchrec.api.<verb>, Client calls it.
 //
 // The store stays the source of truth. The stream is a derived, ordered feed
 // of it: the relay publishes each event only after it is durable in the
-// store, and removes it from the outbox only once JetStream has acknowledged
-// it, so a bus outage delays events but never loses them.
+// store, with the expected last sequence of its subject and the recorder's
+// signature, and removes it from the outbox only once JetStream has
+// acknowledged it, so a bus outage delays events but never loses or doubles
+// them; a stream that lost events is refilled from the store, one that
+// holds what the recorder did not write is flagged (relay.go,
+// reconcile.go, buscheck.go). Followers deliver only the recorder's events
+// (subscribe.go). docs/security.md has the whole picture.
 package natsbus
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -52,12 +59,20 @@ type EmbeddedOptions struct {
 	// ReadyTimeout bounds the wait for the server to accept connections;
 	// default 10s. Recovering a large JetStream store takes a while.
 	ReadyTimeout time.Duration
+	// Auth closes the server: only Auth's users may connect, each with
+	// its role's permissions. nil leaves it open to anyone, for anything
+	// (`--insecure-no-auth`).
+	Auth *Auth
+	// TLS, when set, makes the client port require TLS with this
+	// configuration. In-process connections need none.
+	TLS *tls.Config
 }
 
 // Embedded is a NATS server with JetStream running inside this process.
 type Embedded struct {
 	srv        *server.Server
 	dontListen bool
+	inProcess  bool // Connect connects in process (no port, or TLS on it)
 	once       sync.Once
 }
 
@@ -68,7 +83,7 @@ func StartEmbedded(dir string, opts EmbeddedOptions) (*Embedded, error) {
 	if dir == "" {
 		return nil, errors.New("natsbus: embedded server needs a data directory")
 	}
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("natsbus: create nats dir: %w", err)
 	}
 	host := opts.Host
@@ -89,6 +104,15 @@ func StartEmbedded(dir string, opts EmbeddedOptions) (*Embedded, error) {
 		// configuring its default stderr logger first.
 		NoLog: true,
 		Debug: opts.Debug,
+	}
+	if opts.Auth != nil {
+		if err := opts.Auth.configure(sopts); err != nil {
+			return nil, fmt.Errorf("natsbus: configure embedded server: %w", err)
+		}
+	}
+	if opts.TLS != nil {
+		sopts.TLSConfig, sopts.TLS = opts.TLS, true
+		sopts.TLSTimeout = 5 // seconds for the handshake
 	}
 	srv, err := server.NewServer(sopts)
 	if err != nil {
@@ -122,7 +146,7 @@ func StartEmbedded(dir string, opts EmbeddedOptions) (*Embedded, error) {
 		srv.WaitForShutdown()
 		return nil, fmt.Errorf("natsbus: embedded server started without JetStream (store dir %s)", dir)
 	}
-	return &Embedded{srv: srv, dontListen: opts.DontListen}, nil
+	return &Embedded{srv: srv, dontListen: opts.DontListen, inProcess: opts.DontListen || opts.TLS != nil}, nil
 }
 
 // ClientURL is the nats:// URL clients outside this process connect to, or
@@ -148,15 +172,17 @@ func (e *Embedded) Port() int {
 }
 
 // Connect opens a client connection to this server: in-process when the
-// server does not listen (no sockets, no port), over TCP otherwise. An
+// server does not listen (no sockets, no port) or its port takes TLS (the
+// process needs no certificate to reach itself), over TCP otherwise. An
 // in-process connection cannot survive Shutdown: it is bound to this server
-// value, not to an address.
+// value, not to an address. With Auth, opts must authenticate
+// (Auth.ConnectOptions).
 func (e *Embedded) Connect(opts ...nats.Option) (*nats.Conn, error) {
 	var (
 		nc  *nats.Conn
 		err error
 	)
-	if e.dontListen {
+	if e.inProcess {
 		nc, err = nats.Connect("", append([]nats.Option{nats.InProcessServer(e.srv)}, opts...)...)
 	} else {
 		nc, err = nats.Connect(e.srv.ClientURL(), opts...)

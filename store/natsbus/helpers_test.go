@@ -2,7 +2,9 @@ package natsbus
 
 import (
 	"context"
+	"crypto/ed25519"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/bolt"
+	"github.com/matchrec/matchrec/store/identity"
 	"github.com/matchrec/matchrec/store/storetest"
 )
 
@@ -59,6 +62,7 @@ type appender struct {
 	t    testing.TB
 	s    store.Store
 	logs map[string][]events.Event
+	key  ed25519.PublicKey // the relay's, when it signs
 }
 
 func newAppender(t testing.TB, s store.Store) *appender {
@@ -89,10 +93,20 @@ func (a *appender) total() int {
 	return n
 }
 
-// startRelay runs a relay over ob until the test ends.
-func startRelay(t testing.TB, ob store.Outbox, opts RelayOptions) *Relay {
+// newIdentity makes a recorder identity in a temp dir.
+func newIdentity(t testing.TB) *identity.Identity {
 	t.Helper()
-	r := NewRelay(ob, opts)
+	id, err := identity.LoadOrCreate(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// startRelay runs a relay over st until the test ends.
+func startRelay(t testing.TB, st RelayStore, opts RelayOptions) *Relay {
+	t.Helper()
+	r := NewRelay(st, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
@@ -184,14 +198,19 @@ func checkFeed(t testing.TB, a *appender, msgs []jetstream.Msg) {
 			t.Fatalf("message %d: data is not events.Marshal of the stored event", i)
 		}
 		h := m.Headers()
-		if got := h.Get(jetstream.MsgIDHeader); got != MsgID(e.Match, e.Seq) {
-			t.Errorf("message %d: Nats-Msg-Id %q", i, got)
-		}
 		if got := h.Get(HeaderType); got != string(e.Type) {
 			t.Errorf("message %d: %s %q, want %q", i, HeaderType, got, e.Type)
 		}
-		if got, want := h.Get(HeaderSeq), MsgID("", e.Seq)[1:]; got != want {
+		if got, want := h.Get(HeaderSeq), strconv.FormatUint(e.Seq, 10); got != want {
 			t.Errorf("message %d: %s %q, want %q", i, HeaderSeq, got, want)
+		}
+		if got := h.Get(jetstream.ExpectedLastSubjSeqHeader); got == "" {
+			t.Errorf("message %d: published without %s", i, jetstream.ExpectedLastSubjSeqHeader)
+		}
+		if a.key != nil {
+			if err := (SignatureCheck{Key: a.key}).Check(context.Background(), m, e); err != nil {
+				t.Errorf("message %d: %v", i, err)
+			}
 		}
 		if m.Subject() != SubjectPrefix+e.Match {
 			t.Errorf("message %d: subject %q", i, m.Subject())

@@ -2,8 +2,11 @@ package natsbus
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/events/auth"
 )
 
 // The stream layout. These names are part of matchrec's external interface
@@ -29,15 +33,25 @@ const (
 	HeaderType = "Matchrec-Type"
 	// HeaderSeq carries the event's sequence number within its match.
 	HeaderSeq = "Matchrec-Seq"
+	// HeaderSig carries the recorder's signature of the event (base64
+	// Ed25519, see BusSignature), so a follower outside the recorder's
+	// process can tell the recorder's events from anyone else's.
+	HeaderSig = "Matchrec-Sig"
 
-	// DuplicateWindow is how long JetStream remembers message ids to drop
-	// republished events. The relay republishes within seconds of a failed
-	// ack, so minutes are plenty; longer costs server memory (one entry per
-	// message in the window). Beyond it, followers still drop duplicates by
-	// Seq.
-	DuplicateWindow = 10 * time.Minute
+	// SigDomain is the signature domain of bus events (events/auth lists
+	// every domain).
+	SigDomain = auth.BusEventDomain
 
-	// MaxMatchIDLen bounds match ids so subjects and message ids stay short.
+	// DuplicateWindow is how long JetStream remembers message ids. The
+	// relay no longer uses them: it publishes every event with the
+	// expected last sequence of its subject, which refuses a second copy
+	// however late it comes (relay.go). The window only costs: the server
+	// re-reads every message of the window when it recovers the stream, so
+	// at 10 minutes each in-process start paid seconds after a busy
+	// session. One second is what is left of it.
+	DuplicateWindow = time.Second
+
+	// MaxMatchIDLen bounds match ids so subjects stay short.
 	MaxMatchIDLen = 64
 )
 
@@ -64,13 +78,6 @@ func Subject(match string) (string, error) {
 	return SubjectPrefix + match, nil
 }
 
-// MsgID is the JetStream message id of event seq of match. It is derived
-// from the event alone, so every republish of an event carries the same id
-// and JetStream drops all but the first within DuplicateWindow.
-func MsgID(match string, seq uint64) string {
-	return match + ":" + strconv.FormatUint(seq, 10)
-}
-
 // StreamConfig is the configuration EnsureStream applies.
 func StreamConfig() jetstream.StreamConfig {
 	return jetstream.StreamConfig{
@@ -82,44 +89,86 @@ func StreamConfig() jetstream.StreamConfig {
 		Storage:    jetstream.FileStorage,
 		Retention:  jetstream.LimitsPolicy,
 		Duplicates: DuplicateWindow,
-		// No age or size limits: the feed mirrors the whole store. Old
-		// matches are pruned by purging their subject deliberately.
+		// No age or size limits: the feed mirrors the whole store.
 		Discard:  jetstream.DiscardOld,
 		Replicas: 1,
+		// Nobody rewrites history, not even the recorder: no message is
+		// deleted, no subject purged, no rollup replaces a subject's
+		// messages. Removing a match's feed takes the server's operator
+		// (docs/security.md).
+		DenyDelete:  true,
+		DenyPurge:   true,
+		AllowRollup: false,
 	}
 }
 
 // EnsureStream creates the MATCHREC stream, or updates it to StreamConfig
-// if it exists, and returns it.
-func EnsureStream(ctx context.Context, js jetstream.JetStream) (jetstream.Stream, error) {
-	s, err := js.CreateOrUpdateStream(ctx, StreamConfig())
-	if err != nil {
-		return nil, fmt.Errorf("natsbus: ensure stream %s: %w", StreamName, err)
+// if it exists, and returns it. created says the stream did not exist.
+func EnsureStream(ctx context.Context, js jetstream.JetStream) (s jetstream.Stream, created bool, err error) {
+	s, err = js.Stream(ctx, StreamName)
+	switch {
+	case errors.Is(err, jetstream.ErrStreamNotFound):
+		s, err = js.CreateStream(ctx, StreamConfig())
+		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) { // created meanwhile
+			s, err = js.UpdateStream(ctx, StreamConfig())
+		} else {
+			created = err == nil
+		}
+	case err == nil && !sameConfig(s.CachedInfo().Config, StreamConfig()):
+		s, err = js.UpdateStream(ctx, StreamConfig())
 	}
-	return s, nil
+	if err != nil {
+		return nil, false, fmt.Errorf("natsbus: ensure stream %s: %w", StreamName, err)
+	}
+	return s, created, nil
+}
+
+// sameConfig compares what StreamConfig sets (the server fills in the
+// rest), so a stream already right is not updated at every start.
+func sameConfig(have, want jetstream.StreamConfig) bool {
+	return have.Duplicates == want.Duplicates && have.DenyDelete == want.DenyDelete &&
+		have.DenyPurge == want.DenyPurge && have.AllowRollup == want.AllowRollup &&
+		have.Storage == want.Storage && have.Retention == want.Retention &&
+		slices.Equal(have.Subjects, want.Subjects) && have.Description == want.Description
+}
+
+// Signer signs bytes for a domain (domain || 0x00 || message, events/auth):
+// the recorder's identity (store/identity.Identity).
+type Signer interface {
+	Sign(domain string, msg []byte) []byte
+}
+
+// BusSignature returns the bytes the Matchrec-Sig header signs (in domain
+// SigDomain): the match id, a zero byte, the event's sequence (8 bytes,
+// big-endian) and its hash. The hash covers the whole event, so the
+// signature vouches for every byte of it.
+func BusSignature(match string, seq uint64, hash events.Hash) []byte {
+	b := make([]byte, 0, len(match)+1+8+len(hash))
+	b = append(b, match...)
+	b = append(b, 0)
+	b = binary.BigEndian.AppendUint64(b, seq)
+	return append(b, hash[:]...)
 }
 
 // NewMsg builds the message for e: subject matchrec.events.<match>, data
 // the stored record (events.Marshal, so consumers get exactly the bytes the
-// store hashed), and headers Nats-Msg-Id (same value jetstream.WithMsgID
-// would set), Matchrec-Type and Matchrec-Seq.
-func NewMsg(e events.Event) (*nats.Msg, error) {
+// store hashed), and headers Matchrec-Type, Matchrec-Seq and, with a
+// signer, Matchrec-Sig.
+func NewMsg(e events.Event, sign Signer) (*nats.Msg, error) {
 	subj, err := Subject(e.Match)
 	if err != nil {
 		return nil, fmt.Errorf("natsbus: event %d: %w", e.Seq, err)
 	}
-	seq := strconv.FormatUint(e.Seq, 10)
-	return &nats.Msg{
-		Subject: subj,
-		Data:    events.Marshal(e),
-		// Header keys are already in canonical MIME form, so the map can be
-		// built directly instead of through Header.Set.
-		Header: nats.Header{
-			jetstream.MsgIDHeader: []string{e.Match + ":" + seq},
-			HeaderType:            []string{string(e.Type)},
-			HeaderSeq:             []string{seq},
-		},
-	}, nil
+	// Header keys are already in canonical MIME form, so the map can be
+	// built directly instead of through Header.Set.
+	h := nats.Header{
+		HeaderType: []string{string(e.Type)},
+		HeaderSeq:  []string{strconv.FormatUint(e.Seq, 10)},
+	}
+	if sign != nil {
+		h[HeaderSig] = []string{base64.StdEncoding.EncodeToString(sign.Sign(SigDomain, BusSignature(e.Match, e.Seq, e.Hash)))}
+	}
+	return &nats.Msg{Subject: subj, Data: events.Marshal(e), Header: h}, nil
 }
 
 // DecodeMsg decodes an event read from the stream. See DecodeData.

@@ -6,7 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/storetest"
 )
 
@@ -17,13 +20,18 @@ type follow struct {
 	cancel context.CancelFunc
 }
 
-func startFollow(t *testing.T, srv *Embedded, match string, from uint64) *follow {
+func startFollow(t *testing.T, srv *Embedded, match string, after store.Head, check Check) *follow {
 	t.Helper()
 	_, js := connect(t, srv) // its own connection, as a live view would have
+	return startFollowOn(t, js, match, after, check)
+}
+
+func startFollowOn(t *testing.T, js jetstream.JetStream, match string, after store.Head, check Check) *follow {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &follow{got: make(chan events.Event, 1000), done: make(chan error, 1), cancel: cancel}
 	go func() {
-		f.done <- Subscribe(ctx, js, match, from, func(e events.Event) error {
+		f.done <- Subscribe(ctx, js, match, after, check, func(e events.Event) error {
 			f.got <- e
 			return nil
 		})
@@ -89,12 +97,28 @@ func (f *follow) result(t *testing.T) error {
 	return err
 }
 
+// headAt is the verified head a follower resumes after: event seq of log
+// (0: none).
+func headAt(log []events.Event, seq uint64) store.Head {
+	if seq == 0 {
+		return store.Head{}
+	}
+	return store.Head{Seq: seq, Hash: log[seq-1].Hash}
+}
+
+// acceptAll is a check that vouches for every event: for tests of what
+// Subscribe checks itself.
+type acceptAll struct{}
+
+func (acceptAll) Check(context.Context, jetstream.Msg, events.Event) error { return nil }
+
 func TestSubscribeResumesFromSeq(t *testing.T) {
 	srv := startServer(t, t.TempDir(), EmbeddedOptions{DontListen: true})
 	_, js := connect(t, srv)
 	st := openBolt(t)
 	a := newAppender(t, st)
-	r := startRelay(t, st, RelayOptions{Connect: srv.Connect})
+	id := newIdentity(t)
+	r := startRelay(t, st, RelayOptions{Connect: srv.Connect, Sign: id})
 
 	for i := 0; i < 5; i++ {
 		a.add("m1", 2)
@@ -102,19 +126,20 @@ func TestSubscribeResumesFromSeq(t *testing.T) {
 	}
 	drained(t, r, 10*time.Second)
 
-	all := startFollow(t, srv, "m1", 0)
-	mid := startFollow(t, srv, "m1", 4)
+	check := RecordCheck{Store: st}
+	all := startFollow(t, srv, "m1", store.Head{}, check)
+	mid := startFollow(t, srv, "m1", headAt(a.logs["m1"], 3), SignatureCheck{Key: id.PublicKey()})
 	all.expect(t, a.logs["m1"])
 	mid.expect(t, a.logs["m1"][3:])
 
-	// A copy of an already delivered event that slipped past dedup (a
-	// republish after the dedup window): followers drop it by Seq.
+	// A copy of an already delivered event published again (on a bus
+	// without permissions anyone can): followers skip it by Seq, and the
+	// relay goes on after it.
 	old := a.logs["m1"][4]
-	m, err := NewMsg(old)
+	m, err := NewMsg(old, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Header.Set("Nats-Msg-Id", "replayed-after-window")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if ack, err := js.PublishMsg(ctx, m); err != nil || ack.Duplicate {
@@ -126,9 +151,12 @@ func TestSubscribeResumesFromSeq(t *testing.T) {
 	live := a.add("m1", 5)
 	all.expect(t, live)
 	mid.expect(t, live)
+	if d, ok := r.Differs("m1"); !ok || d.Forged {
+		t.Errorf("relay finding after a replayed copy: %+v %v, want a non-forged flag", d, ok)
+	}
 
 	// A follower stopped after event 7 resumes from 8: no gap, no repeat.
-	resumed := startFollow(t, srv, "m1", 8)
+	resumed := startFollow(t, srv, "m1", headAt(a.logs["m1"], 7), check)
 	resumed.expect(t, a.logs["m1"][7:])
 	resumed.expectNothing(t)
 
@@ -144,13 +172,13 @@ func TestSubscribeReportsGapsAndBrokenChains(t *testing.T) {
 	_, js := connect(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := EnsureStream(ctx, js); err != nil {
+	if _, _, err := EnsureStream(ctx, js); err != nil {
 		t.Fatal(err)
 	}
 	publish := func(evs ...events.Event) {
 		t.Helper()
 		for _, e := range evs {
-			m, err := NewMsg(e)
+			m, err := NewMsg(e, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,37 +190,47 @@ func TestSubscribeReportsGapsAndBrokenChains(t *testing.T) {
 	// gappy: 1, 2, then 4.
 	g := storetest.MakeEvents("gappy", 1, events.Hash{}, 4)
 	publish(g[0], g[1], g[3])
-	f := startFollow(t, srv, "gappy", 0)
+	f := startFollow(t, srv, "gappy", store.Head{}, acceptAll{})
 	f.expect(t, g[:2])
-	if err := f.result(t); !errors.Is(err, ErrGap) {
-		t.Errorf("gap: got %v, want ErrGap", err)
+	if err := f.result(t); !errors.Is(err, ErrGap) || !errors.Is(err, ErrBusDiffers) {
+		t.Errorf("gap: got %v, want ErrGap and ErrBusDiffers", err)
 	}
 
 	// forked: event 2 of another history follows event 1.
 	a := storetest.MakeEvents("forked", 1, events.Hash{}, 1)
 	b := storetest.MakeEvents("forked", 2, events.Hash{1}, 1)
 	publish(a[0], b[0])
-	f = startFollow(t, srv, "forked", 0)
+	f = startFollow(t, srv, "forked", store.Head{}, acceptAll{})
 	f.expect(t, a)
+	var de *BusDiffersError
+	if err := f.result(t); !errors.Is(err, ErrBrokenChain) || !errors.As(err, &de) || de.Seq != 2 || de.Match != "forked" {
+		t.Errorf("fork: got %v, want a BusDiffersError at event 2 with ErrBrokenChain", err)
+	}
+
+	// The first event after the verified head must link to it too.
+	f = startFollow(t, srv, "gappy", store.Head{Seq: 1, Hash: events.Hash{7}}, acceptAll{})
 	if err := f.result(t); !errors.Is(err, ErrBrokenChain) {
-		t.Errorf("fork: got %v, want ErrBrokenChain", err)
+		t.Errorf("after a head it does not link to: got %v, want ErrBrokenChain", err)
 	}
 
 	// An error from fn ends Subscribe with that error.
 	stop := errors.New("enough")
-	err := Subscribe(ctx, js, "gappy", 0, func(events.Event) error { return stop })
+	err := Subscribe(ctx, js, "gappy", store.Head{}, acceptAll{}, func(events.Event) error { return stop })
 	if !errors.Is(err, stop) {
 		t.Errorf("fn error: got %v", err)
 	}
 
-	if err := Subscribe(ctx, js, "bad.match", 0, nil); !errors.Is(err, ErrBadMatchID) {
+	if err := Subscribe(ctx, js, "bad.match", store.Head{}, acceptAll{}, nil); !errors.Is(err, ErrBadMatchID) {
 		t.Errorf("bad match id: got %v", err)
+	}
+	if err := Subscribe(ctx, js, "gappy", store.Head{}, nil, nil); err == nil {
+		t.Errorf("a follower without a check was accepted")
 	}
 }
 
 func TestDecodeRejectsMisroutedAndDamaged(t *testing.T) {
 	e := storetest.MakeEvents("m1", 1, events.Hash{}, 1)[0]
-	m, err := NewMsg(e)
+	m, err := NewMsg(e, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +261,7 @@ func TestValidMatchID(t *testing.T) {
 			t.Errorf("%q: got %v, want ErrBadMatchID", id, err)
 		}
 	}
-	if _, err := NewMsg(events.Event{Match: "a.b"}); !errors.Is(err, ErrBadMatchID) {
+	if _, err := NewMsg(events.Event{Match: "a.b"}, nil); !errors.Is(err, ErrBadMatchID) {
 		t.Errorf("NewMsg with a bad id: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/matchrec/matchrec/replay/analytics"
 	"github.com/matchrec/matchrec/replay/analytics/duckdb"
 	"github.com/matchrec/matchrec/store/api"
+	"github.com/matchrec/matchrec/store/natsbus"
 )
 
 // sqlJSON runs `sql --json` and decodes its rows.
@@ -211,8 +212,9 @@ func TestAnalyticsThroughServer(t *testing.T) {
 	}
 	defer n.Close()
 	other := t.TempDir() // the CLI's own data directory stays unused
-	mustRun(t, other, "--server", n.URL(), "generate", "--edition", "11e", "--matches", "3", "--seed", "2")
-	rows := sqlJSONServer(t, other, n.URL(), "SELECT count(DISTINCT match) AS n FROM rolls")
+	creds := n.CredsPath(natsbus.RoleClient)
+	mustRun(t, other, "--server", n.URL(), "--nats-creds", creds, "generate", "--edition", "11e", "--matches", "3", "--seed", "2")
+	rows := sqlJSONServer(t, other, n.URL(), creds, "SELECT count(DISTINCT match) AS n FROM rolls")
 	if rows[0]["n"].(float64) != 3 {
 		t.Fatalf("rolls of %v matches through the server, want 3", rows[0]["n"])
 	}
@@ -224,10 +226,10 @@ func TestAnalyticsThroughServer(t *testing.T) {
 	}
 }
 
-func sqlJSONServer(t *testing.T, dir, url, q string) []map[string]any {
+func sqlJSONServer(t *testing.T, dir, url, creds, q string) []map[string]any {
 	t.Helper()
 	var rows []map[string]any
-	if err := json.Unmarshal([]byte(mustRun(t, dir, "--server", url, "--json", "sql", q)), &rows); err != nil {
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "--server", url, "--nats-creds", creds, "--json", "sql", q)), &rows); err != nil {
 		t.Fatal(err)
 	}
 	return rows

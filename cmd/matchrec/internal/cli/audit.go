@@ -57,10 +57,15 @@ With --roll SEQ it explains one roll instead: the declaration that caused
 it, the firer, weapon and target, the target number with every input to
 it and the rule it comes from, the dice, and what they produced.
 
+When a recorder is reached, it also compares the match's copy on the bus
+(matchrec.events.<match>) with the record, naming the first event where
+they part (docs/security.md).
+
 Verdicts and exit status (docs/bundle.md): 0 CLEAN — for an unsigned match
 "CLEAN (unsigned: the operator is trusted)"; 1 FAILED, naming the first bad
-event (a damaged data file too); 2 the audit could not run; 3 UNRESOLVED:
-the record is sound, but a dispute or a contested roll has no ruling.`,
+event (a damaged data file too), or a bus copy that differs from the
+record; 2 the audit could not run; 3 UNRESOLVED: the record is sound, but
+a dispute or a contested roll has no ruling.`,
 		Example: `  matchrec audit 3fa9c2e1b7d0
   matchrec audit 3fa9c2e1b7d0 --roll 17
   matchrec --json audit 3fa9c2e1b7d0 | jq .chain`,
@@ -70,11 +75,15 @@ the record is sound, but a dispute or a contested roll has no ruling.`,
 			var (
 				b         *api.Bundle
 				discarded []uint64
+				bus       busCheck
 			)
 			err := a.withAPI(ctx, func(c *recorderAPI) error {
 				var err error
-				b, discarded, err = fetchBundle(ctx, c, args[0], roll == 0)
-				return err
+				if b, discarded, err = fetchBundle(ctx, c, args[0], roll == 0); err != nil || roll != 0 {
+					return err
+				}
+				bus.run(ctx, c, args[0])
+				return nil
 			})
 			if err != nil {
 				return couldNotRun(err)
@@ -87,7 +96,7 @@ the record is sound, but a dispute or a contested roll has no ruling.`,
 				return couldNotRun(err)
 			}
 			rep := replay.VerifyBundle(b, editions.Lookup, rc)
-			return a.report(rep, discarded)
+			return a.report(rep, discarded, &bus)
 		},
 	}
 	cmd.Flags().Uint64Var(&roll, "roll", 0, "explain the roll recorded as event SEQ")
@@ -166,7 +175,7 @@ Exit status: 0 CLEAN, 1 FAILED, 2 the file could not be read, 3 UNRESOLVED.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			return a.report(replay.VerifyBundle(b, editions.Lookup, rc), nil)
+			return a.report(replay.VerifyBundle(b, editions.Lookup, rc), nil, nil)
 		},
 	}
 	cmd.Flags().StringVar(&recorderKey, "recorder-key", "", "the recorder's public key the receipts must be signed with (default: the one first seen)")
@@ -212,18 +221,44 @@ func bundleEvents(b *api.Bundle) ([]events.Event, error) {
 	return out, nil
 }
 
-// report prints an audit and turns its verdict into the exit status.
-func (a *app) report(rep replay.Report, discarded []uint64) error {
+// busCheck is the audit's look at the match's copy on the bus (the
+// buscheck verb): the recorder's answer, or why there is none.
+type busCheck struct {
+	Result *api.BusCheckResult `json:"result,omitempty"`
+	Error  string              `json:"error,omitempty"`
+}
+
+func (bc *busCheck) run(ctx context.Context, c *recorderAPI, match string) {
+	var res api.BusCheckResult
+	if err := c.call(ctx, api.VerbBusCheck, api.BusCheckRequest{Match: match}, &res); err != nil {
+		bc.Error = classify(err).msg
+		return
+	}
+	bc.Result = &res
+}
+
+// differs reports whether the bus copy was checked and differs now (a
+// relay finding since repaired is printed, not failed).
+func (bc *busCheck) differs() bool {
+	return bc != nil && bc.Result != nil && !bc.Result.Equal
+}
+
+// report prints an audit and turns its verdict into the exit status; a
+// bus copy that differs from the record fails it too (bus is nil for a
+// bundle read offline).
+func (a *app) report(rep replay.Report, discarded []uint64, bus *busCheck) error {
 	if a.json {
 		v := struct {
 			replay.Report
-			SnapshotsDiscarded []uint64 `json:"snapshots_discarded,omitempty"`
-		}{rep, discarded}
+			SnapshotsDiscarded []uint64  `json:"snapshots_discarded,omitempty"`
+			Bus                *busCheck `json:"bus,omitempty"`
+		}{rep, discarded, bus}
 		if err := a.printJSON(v); err != nil {
 			return err
 		}
 	} else {
 		printReport(a.stdout, rep, discarded)
+		printBusCheck(a.stdout, bus)
 	}
 	switch rep.Verdict {
 	case replay.VerdictFailed:
@@ -231,7 +266,29 @@ func (a *app) report(rep replay.Report, discarded []uint64) error {
 	case replay.VerdictUnresolved:
 		return &cliError{exit: ExitUnresolved, code: projector.CodeUnresolved, msg: fmt.Sprintf("match %s has disputes or contested rolls without a ruling", rep.Match)}
 	}
+	if bus.differs() {
+		return &cliError{exit: ExitRefused, code: projector.CodeAuditFailed, msg: fmt.Sprintf(
+			"the record of match %s is clean, but its copy on the bus differs from it (event %d): followers may have been shown what the recorder did not write",
+			rep.Match, bus.Result.FirstDiffers)}
+	}
 	return nil
+}
+
+func printBusCheck(w io.Writer, bc *busCheck) {
+	switch {
+	case bc == nil:
+	case bc.Result == nil:
+		fmt.Fprintf(w, "[skip] bus copy not checked: %s\n", bc.Error)
+	case bc.Result.Equal:
+		r := bc.Result
+		fmt.Fprintf(w, "[ok  ] bus copy: the %d events on the bus are the record's (%d waiting to be published)\n", r.Checked, r.Pending)
+	default:
+		r := bc.Result
+		fmt.Fprintf(w, "[FAIL] bus copy differs from the record at event %d: %s\n", r.FirstDiffers, r.Problem)
+	}
+	if bc != nil && bc.Result != nil && bc.Result.Flagged != "" {
+		fmt.Fprintf(w, "       the relay found since it started: %s\n", bc.Result.Flagged)
+	}
 }
 
 func printReport(w io.Writer, r replay.Report, discarded []uint64) {

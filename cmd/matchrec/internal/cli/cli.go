@@ -42,6 +42,7 @@ type app struct {
 	data     string
 	server   string
 	receipts string // the receipts directory (local.go)
+	natsAuth natsFlags
 	json     bool
 	logLevel string
 	log      zerolog.Logger
@@ -83,7 +84,8 @@ every outcome, and anyone can replay the log to the same board.
 
 Commands talk to a recorder over its NATS API: the one started by
 'matchrec serve' on the same --data directory (found through
-<data>/server.json), the one at --server, or else one started inside the
+<data>/server.json, with the client credentials it names), the one at
+--server (log in with the --nats-* flags), or else one started inside the
 command for its duration.`,
 		Example: `  matchrec play examples/3e-boltguns-vs-boyz.yaml
   matchrec log 3fa9c2e1b7d0
@@ -97,6 +99,7 @@ command for its duration.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.data, "data", defData, "data directory: store, embedded NATS files, server.json ($MATCHREC_DATA)")
 	pf.StringVar(&a.server, "server", "", "use the recorder on this NATS server (nats://HOST:PORT) instead of the data directory's")
+	a.natsAuth.register(pf)
 	pf.BoolVar(&a.json, "json", false, "print results (and errors) as JSON")
 	pf.StringVar(&a.receipts, "receipts", "", "where the recorder's receipts are kept: default $MATCHREC_RECEIPTS, else ~/.local/share/matchrec/receipts (docs/bundle.md)")
 	pf.StringVar(&a.logLevel, "log-level", "warn", "log level: trace, debug, info, warn, error, disabled")

@@ -14,6 +14,7 @@ import (
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/store/api"
+	"github.com/matchrec/matchrec/store/natsbus"
 )
 
 const example = "../../../../examples/3e-boltguns-vs-boyz.yaml"
@@ -346,7 +347,8 @@ func TestServeThenCommandsUseIt(t *testing.T) {
 	if out := mustRun(t, dir, "--server", si.NATSURL, "matches"); !strings.Contains(out, id) {
 		t.Fatalf("--server matches:\n%s", out)
 	}
-	if out := mustRun(t, t.TempDir(), "--server", si.NATSURL, "log", id); !strings.Contains(out, "The match ends") {
+	// From elsewhere, with the client credentials the server wrote.
+	if out := mustRun(t, t.TempDir(), "--server", si.NATSURL, "--nats-creds", si.ClientCreds, "log", id); !strings.Contains(out, "The match ends") {
 		t.Fatalf("--server log:\n%s", out)
 	}
 
@@ -381,7 +383,7 @@ func TestServerFileOfAnotherDataDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer n.Close()
-	other := mustRun(t, "", "--server", n.URL(), "play", example)
+	other := mustRun(t, "", "--server", n.URL(), "--nats-creds", n.CredsPath(natsbus.RoleClient), "play", example)
 	si := `{"nats_url":"` + n.URL() + `","pid":1}`
 	if err := os.WriteFile(filepath.Join(mine, node.ServerFile), []byte(si), 0o600); err != nil {
 		t.Fatal(err)

@@ -5,7 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -35,33 +39,49 @@ type recorderAPI struct {
 //  3. a node started here, on the data directory, with an in-process NATS
 //     server (no port opened), closed when the command ends.
 //
-// If the store is locked and no server answers, another process holds the
-// directory without serving it, and we say so.
+// If the store is locked and no server answers, either the `serve` that
+// server.json names is alive but does not answer (NATS down, a recorder
+// stuck): "recorder unreachable"; or another process holds the directory
+// without serving it: "locked".
 func (a *app) connect(ctx context.Context) (*recorderAPI, error) {
+	si, sfErr := node.ReadServerFile(a.data)
 	if a.server != "" {
-		c, err := dial(ctx, a.server, "")
+		var sip *node.ServerInfo
+		if sfErr == nil {
+			sip = &si
+		}
+		c, err := a.dial(ctx, a.server, "", a.clientCredentials(sip))
 		if err != nil {
-			return nil, unavailable("cannot reach a recorder at %s: %v", a.server, err)
+			hint := ""
+			if strings.Contains(strings.ToLower(err.Error()), "authorization violation") {
+				hint = " (log in with --nats-creds, --nats-nkey or --nats-user)"
+			}
+			return nil, unreachable("cannot reach a recorder at %s: %v%s", a.server, err, hint)
 		}
 		return c, nil
 	}
-	si, sfErr := node.ReadServerFile(a.data)
+	var dialErr error
 	if sfErr == nil && si.NATSURL != "" {
 		// The server must serve this directory: a stale server.json may
 		// name a port another recorder, on other data, now listens on.
-		c, err := dial(ctx, si.NATSURL, node.AbsDir(a.data))
+		c, err := a.dial(ctx, si.NATSURL, node.AbsDir(a.data), a.clientCredentials(&si))
 		if err == nil {
 			a.log.Debug().Str("url", si.NATSURL).Msg("using the running server")
 			return c, nil
 		}
+		dialErr = err
 		a.log.Debug().Err(err).Str("url", si.NATSURL).Msg("server.json names a server that does not answer; starting in-process")
 	}
 	n, err := node.Open(ctx, node.Config{DataDir: a.data, InProcess: true, Log: a.log})
 	if err != nil {
 		if errors.Is(err, node.ErrLocked) {
+			if sfErr == nil && processAlive(si.PID) {
+				return nil, unreachable("the recorder serving %s (pid %d, %s) is running but does not answer: %v; "+
+					"is its NATS server up? (see its log)", abs(a.data), si.PID, si.NATSURL, dialErr)
+			}
 			hint := "no server.json"
 			if sfErr == nil {
-				hint = fmt.Sprintf("server.json names %s (pid %d), which does not answer", si.NATSURL, si.PID)
+				hint = fmt.Sprintf("server.json names pid %d, which is gone", si.PID)
 			} else if !errors.Is(sfErr, fs.ErrNotExist) {
 				hint = fmt.Sprintf("server.json is unreadable: %v", sfErr)
 			}
@@ -77,7 +97,7 @@ func (a *app) connect(ctx context.Context) (*recorderAPI, error) {
 		return nil, unavailable("connect to the in-process recorder: %v", err)
 	}
 	return &recorderAPI{
-		client: &natsbus.Client{Conn: nc},
+		client: a.newClient(nc),
 		close: func() {
 			nc.Close()
 			if err := n.Close(); err != nil {
@@ -89,12 +109,17 @@ func (a *app) connect(ctx context.Context) (*recorderAPI, error) {
 
 // dial connects to a NATS server and checks that a matchrec recorder
 // answers there (serving dataDir, unless that is "").
-func dial(ctx context.Context, url, dataDir string) (*recorderAPI, error) {
-	nc, err := nats.Connect(url, nats.Name("matchrec-cli"), nats.Timeout(probeTimeout))
+func (a *app) dial(ctx context.Context, url, dataDir string, creds natsbus.Credentials) (*recorderAPI, error) {
+	opts, err := creds.Options()
 	if err != nil {
 		return nil, err
 	}
-	c := &natsbus.Client{Conn: nc}
+	opts = append(natsbus.ConnectOptions("matchrec-cli", a.log, natsbus.Reconnect{}), append(opts, nats.Timeout(probeTimeout))...)
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return nil, err
+	}
+	c := a.newClient(nc)
 	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	var ping api.PingResult
@@ -109,14 +134,38 @@ func dial(ctx context.Context, url, dataDir string) (*recorderAPI, error) {
 	return &recorderAPI{client: c, close: nc.Close}, nil
 }
 
+// newClient is an API client on nc that passes the recorder's notes (the
+// bus is behind the record) on to stderr, once per command.
+func (a *app) newClient(nc *nats.Conn) *natsbus.Client {
+	var once sync.Once
+	return &natsbus.Client{Conn: nc, OnNote: func(_, note string) {
+		once.Do(func() { fmt.Fprintf(a.stderr, "note: %s\n", note) })
+	}}
+}
+
+// processAlive reports whether pid names a running process (one of
+// another user counts).
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
 // call makes one API call. API errors come back as *api.Error (exit
-// code 1, the recorder's code); transport failures as "unavailable".
+// code 1, the recorder's code); transport failures as "recorder
+// unreachable".
 func (c *recorderAPI) call(ctx context.Context, verb string, req, resp any) error {
 	err := c.client.Call(ctx, verb, req, resp)
 	if err == nil || apiError(err) != nil {
 		return err
 	}
-	return unavailable("%s: %v", verb, err)
+	return unreachable("%s: %v", verb, err)
 }
 
 func apiError(err error) *api.Error {
@@ -129,6 +178,12 @@ func apiError(err error) *api.Error {
 
 func unavailable(format string, args ...any) error {
 	return &cliError{exit: ExitUsage, code: projector.CodeUnavailable, msg: fmt.Sprintf(format, args...)}
+}
+
+// unreachable is unavailable, saying first that the recorder cannot be
+// reached (as opposed to a recorder that cannot start).
+func unreachable(format string, args ...any) error {
+	return unavailable("recorder unreachable: "+format, args...)
 }
 
 func abs(p string) string {

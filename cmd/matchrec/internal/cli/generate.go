@@ -15,6 +15,7 @@ import (
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay/generate"
+	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
@@ -69,7 +70,11 @@ the end.`,
 				if err != nil {
 					return unavailable("jetstream: %v", err)
 				}
-				t := &apiTarget{c: c, js: js, feeds: map[string]*feed{}}
+				check, err := signedBy(ctx, c)
+				if err != nil {
+					return err
+				}
+				t := &apiTarget{c: c, js: js, check: check, feeds: map[string]*feed{}}
 				bar := a.newProgress("recording matches")
 				start := time.Now()
 				res, err := generate.Run(ctx, t, editions.Lookup, generate.Options{
@@ -113,6 +118,7 @@ the end.`,
 type apiTarget struct {
 	c     *recorderAPI
 	js    jetstream.JetStream
+	check natsbus.Check // the recorder's signature
 	mu    sync.Mutex
 	feeds map[string]*feed
 }
@@ -134,7 +140,7 @@ func (t *apiTarget) Create(ctx context.Context, req api.CreateRequest) (api.Crea
 	f := &feed{ch: make(chan events.Event, 256), cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(f.done)
-		f.err = natsbus.Subscribe(fctx, t.js, res.Match, 1, func(e events.Event) error {
+		f.err = natsbus.Subscribe(fctx, t.js, res.Match, store.Head{}, t.check, func(e events.Event) error {
 			select {
 			case f.ch <- e:
 				return nil

@@ -303,7 +303,7 @@ func TestReplayFollow(t *testing.T) {
 	var out syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, []string{"--server", si.NATSURL, "replay", "live", "--follow"}, strings.NewReader(""), &out, &bytes.Buffer{})
+		done <- Run(ctx, []string{"--server", si.NATSURL, "--nats-creds", si.ClientCreds, "replay", "live", "--follow"}, strings.NewReader(""), &out, &bytes.Buffer{})
 	}()
 	waitFor := func(want string) {
 		t.Helper()

@@ -13,6 +13,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
 
@@ -69,10 +70,22 @@ lines {seq, type, time, actor, payload, hash, text}.`,
 				if err != nil {
 					return unavailable("follow: %v", err)
 				}
-				next := uint64(len(evs)) + 1
-				err = natsbus.Subscribe(ctx, js, b.Match, next, func(e events.Event) error { return t.tell(ctx, e) })
-				if errors.Is(err, context.Canceled) || errors.Is(err, events.ErrStop) {
+				check, err := signedBy(ctx, c)
+				if err != nil {
+					return err
+				}
+				// From the last event the recorder gave over the API: the
+				// bus's events must chain from it and carry its signature.
+				var after store.Head
+				if len(evs) > 0 {
+					after = store.Head{Seq: evs[len(evs)-1].Seq, Hash: evs[len(evs)-1].Hash}
+				}
+				err = natsbus.Subscribe(ctx, js, b.Match, after, check, func(e events.Event) error { return t.tell(ctx, e) })
+				switch {
+				case errors.Is(err, context.Canceled) || errors.Is(err, events.ErrStop):
 					return nil
+				case errors.Is(err, natsbus.ErrBusDiffers):
+					return unavailable("follow stopped: %v (the record is intact: 'matchrec replay %s' reads it)", err, b.Match)
 				}
 				return err
 			})

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -10,11 +11,13 @@ import (
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/web"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store/natsbus"
 )
 
 func (a *app) serveCmd() *cobra.Command {
-	var listen, natsURL, httpAddr string
+	var listen, natsURL, httpAddr, tlsCert, tlsKey string
 	var delay time.Duration
+	var insecure bool
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the recorder: store, NATS, relay, API and web pages, until interrupted",
@@ -24,11 +27,29 @@ the bbolt store (<data>/events.db), an embedded NATS server with JetStream
 recorded event on matchrec.events.<match>, and the request/reply API on
 matchrec.api.<verb>.
 
+The embedded server is closed: only its own users connect, each with what
+its role may do (docs/security.md). Their credentials are made on first
+start in the data directory (mode 0600): <data>/client.creds for the CLI,
+scripts and 'nats' CLI users (API requests, reading events; never
+publishing events or touching the stream), <data>/viewer.creds for
+watching only. A client must use its own reply subjects:
+
+  nats --creds <data>/client.creds --inbox-prefix _INBOX_client req matchrec.api.matches ''
+
+--insecure-no-auth opens the server to anyone, for anything (forging
+events, deleting the stream): experiments only. --tls-cert and --tls-key
+make the port take TLS only; listening beyond this machine without them
+sends the credentials' signatures and every request in clear, and serve
+warns.
+
 While it runs, <data>/server.json tells other matchrec commands on the same
-data directory where to find it; it is removed on exit.
+data directory where to find it, and with which credentials; it is removed
+on exit.
 
 With --nats URL the recorder uses an existing NATS server (JetStream
-enabled) instead of starting one.
+enabled) instead of starting one, logging in with --nats-creds,
+--nats-nkey or --nats-user (TLS: --nats-ca, --nats-cert, --nats-key); the
+server's configuration for matchrec is in docs/security.md.
 
 It also serves the matches to browsers on --http (default
 127.0.0.1:8080; "off" for none): a match list, a live board with replay,
@@ -39,25 +60,35 @@ until its recording time plus the delay, so players cannot watch the
 stream for hidden information; the judge's view
 (/matches/ID#judge=JUDGE_TOKEN) has no delay.`,
 		Example: `  matchrec serve
-  matchrec --data /var/lib/matchrec serve --nats-listen 0.0.0.0:4222
-  matchrec serve --nats nats://nats.example:4222
+  matchrec --data /var/lib/matchrec serve --nats-listen 0.0.0.0:4222 --tls-cert nats.crt --tls-key nats.key
+  matchrec serve --nats nats://nats.example:4222 --nats-creds recorder.creds
   matchrec serve --http 0.0.0.0:8080 --delay 30s   # a delayed broadcast
 
   # from another terminal, with the stock NATS CLI:
-  nats req matchrec.api.matches ''
-  nats sub 'matchrec.events.>'`,
+  nats --creds matchrec-data/client.creds --inbox-prefix _INBOX_client req matchrec.api.matches ''
+  nats --creds matchrec-data/viewer.creds sub 'matchrec.events.>'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			if delay < 0 {
 				return usageErr(fmt.Errorf("--delay %s: a delay cannot be negative", delay))
 			}
+			if (tlsCert == "") != (tlsKey == "") {
+				return usageErr(errors.New("--tls-cert and --tls-key go together"))
+			}
+			if natsURL != "" && (insecure || tlsCert != "") {
+				return usageErr(errors.New("--insecure-no-auth and --tls-cert are for the embedded server; with --nats the server's own configuration decides"))
+			}
 			if httpAddr == "off" {
 				httpAddr = ""
 			}
+			if natsURL == "" {
+				a.warnOpen(listen, insecure, tlsCert != "")
+			}
 			n, err := node.Open(ctx, node.Config{
-				DataDir: a.data, NATSURL: natsURL, Listen: listen, WriteServerFile: true, Log: a.log,
-				HTTP: httpAddr, Delay: delay,
+				DataDir: a.data, NATSURL: natsURL, NATSAuth: a.natsAuth.credentials(natsbus.RoleRecorder),
+				Listen: listen, Insecure: insecure, TLSCert: tlsCert, TLSKey: tlsKey,
+				WriteServerFile: true, Log: a.log, HTTP: httpAddr, Delay: delay,
 			})
 			if err != nil {
 				if errors.Is(err, node.ErrLocked) {
@@ -67,9 +98,17 @@ stream for hidden information; the judge's view
 				return unavailable("cannot start: %v", err)
 			}
 			a.log.Info().Str("nats", n.URL()).Str("http", n.HTTPURL()).Dur("delay", delay).Str("data", abs(a.data)).
-				Msg("matchrec serving; stop with Ctrl-C")
+				Str("auth", n.Auth()).Str("identity", hex.EncodeToString(n.Identity())).Msg("matchrec serving; stop with Ctrl-C")
+			client := n.CredsPath(natsbus.RoleClient)
+			if client != "" && !a.json {
+				fmt.Fprintf(a.stderr, "clients log in with %s, viewers with %s:\n  nats --server %s --creds %s --inbox-prefix %s req matchrec.api.matches ''\n",
+					client, n.CredsPath(natsbus.RoleViewer), n.URL(), client, natsbus.InboxPrefix(natsbus.RoleClient))
+			}
 			if a.json {
-				_ = a.printJSON(map[string]string{"nats_url": n.URL(), "http_url": n.HTTPURL(), "data": abs(a.data)})
+				_ = a.printJSON(map[string]string{
+					"nats_url": n.URL(), "http_url": n.HTTPURL(), "data": abs(a.data), "auth": n.Auth(),
+					"client_creds": client, "viewer_creds": n.CredsPath(natsbus.RoleViewer), "identity": hex.EncodeToString(n.Identity()),
+				})
 			}
 			<-ctx.Done()
 			a.log.Info().Msg("stopping")
@@ -80,8 +119,24 @@ stream for hidden information; the judge's view
 		},
 	}
 	cmd.Flags().StringVar(&listen, "nats-listen", node.DefaultListen, "HOST:PORT the embedded NATS server listens on (port 0: any free port)")
-	cmd.Flags().StringVar(&natsURL, "nats", "", "use this NATS server (JetStream enabled) instead of the embedded one")
+	cmd.Flags().StringVar(&natsURL, "nats", "", "use this NATS server (JetStream enabled; URL[,URL...]) instead of the embedded one; log in with --nats-creds/--nats-nkey/--nats-user")
+	cmd.Flags().BoolVar(&insecure, "insecure-no-auth", false, "DANGER: no users, no permissions: anyone who reaches the port may forge events or delete the stream")
+	cmd.Flags().StringVar(&tlsCert, "tls-cert", "", "TLS certificate (PEM) of the embedded server's port (with --tls-key)")
+	cmd.Flags().StringVar(&tlsKey, "tls-key", "", "TLS key (PEM) of --tls-cert")
 	cmd.Flags().StringVar(&httpAddr, "http", web.DefaultAddr, `HOST:PORT of the web pages and HTTP API ("off": none; port 0: any free port)`)
 	cmd.Flags().DurationVar(&delay, "delay", 0, "broadcast delay of the public web pages, e.g. 30s (the judge's view has none)")
 	return cmd
+}
+
+// warnOpen warns loudly about an embedded server others can abuse.
+func (a *app) warnOpen(listen string, insecure, tls bool) {
+	if insecure {
+		a.log.Warn().Str("listen", listen).Msg("--insecure-no-auth: the NATS server has NO users and NO permissions: " +
+			"anyone who reaches it can forge events, answer API requests in the recorder's place, read every token and delete the stream")
+		fmt.Fprintln(a.stderr, "WARNING: --insecure-no-auth: anyone who reaches "+listen+" can forge events, steal tokens and delete the stream")
+	}
+	if !tls && !node.IsLoopback(listen) {
+		a.log.Warn().Str("listen", listen).Msg("NATS listens beyond this machine without TLS: API requests, their tokens and the replies cross the network in clear; use --tls-cert/--tls-key")
+		fmt.Fprintln(a.stderr, "WARNING: "+listen+" is reachable from the network without TLS: tokens cross it in clear (use --tls-cert/--tls-key)")
+	}
 }

@@ -38,15 +38,23 @@ const fullPathMatches = 500
 // tracks the head from the replies), verified by the recorder, which signs
 // its receipt; full-path sends tokens, with request ids and heads, and
 // gets receipts too.
+//
+// Both run as served: the embedded server closed by its users and
+// permissions, outbox acks folded into the next append. full-path-no-auth
+// is full-path with --insecure-no-auth (no users, no permission checks),
+// full-path-eager-acks with each outbox ack committed at once, as before
+// acks were folded.
 func BenchmarkFullPath(b *testing.B) {
-	b.Run("full-path", func(b *testing.B) { benchFullPath(b, false) })
-	b.Run("full-path-signed", func(b *testing.B) { benchFullPath(b, true) })
+	b.Run("full-path", func(b *testing.B) { benchFullPath(b, Config{}, false) })
+	b.Run("full-path-signed", func(b *testing.B) { benchFullPath(b, Config{}, true) })
+	b.Run("full-path-no-auth", func(b *testing.B) { benchFullPath(b, Config{Insecure: true}, false) })
+	b.Run("full-path-eager-acks", func(b *testing.B) { benchFullPath(b, Config{AckDelay: -1}, false) })
 	b.Run("raw-jetstream-async", benchRawJetStream)
 	b.Run("raw-bbolt-batch", benchRawBolt)
 }
 
-func benchFullPath(b *testing.B, signed bool) {
-	n := startServing(b, b.TempDir())
+func benchFullPath(b *testing.B, cfg Config, signed bool) {
+	n := serveWith(b, cfg)
 	ctx := context.Background()
 	sc := readScript(b, filepath.Join(examplesDir, "3e-boltguns-vs-boyz.yaml"))
 	conns := make([]*natsbus.Client, 8)
@@ -154,12 +162,12 @@ func benchRawJetStream(b *testing.B) {
 	defer nc.Close()
 	js, _ := jetstream.New(nc)
 	ctx := context.Background()
-	if _, err := natsbus.EnsureStream(ctx, js); err != nil {
+	if _, _, err := natsbus.EnsureStream(ctx, js); err != nil {
 		b.Fatal(err)
 	}
 	data := make([]byte, 300) // about one recorded event
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	for i := 0; i < b.N; i++ {
 		if _, err := js.PublishAsync(natsbus.SubjectPrefix+"raw"+strconv.Itoa(i%fullPathMatches), data, jetstream.WithMsgID(strconv.Itoa(i))); err != nil {
 			b.Fatal(err)
@@ -167,6 +175,7 @@ func benchRawJetStream(b *testing.B) {
 	}
 	<-js.PublishAsyncComplete()
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/event")
 }
 
 func benchRawBolt(b *testing.B) {

@@ -1,15 +1,18 @@
 // Package node is matchrec's composition root, and wiring only: it opens
-// the bbolt store, NATS (embedded or external) and its stream, the outbox
-// relay, the recorder, the analytics service and the web pages on a data
-// directory, serves the API (the verbs of store/recorder, replay and
-// replay/analytics, merged) over NATS, and closes everything in order. The
-// `serve` command runs one for others to reach; every other command, when
-// no server is running, runs one in-process for the duration of the call,
-// so both paths speak to the recorder through the same NATS API.
+// the bbolt store, the recorder's identity, NATS (embedded, closed by its
+// own accounts and users, or external with given credentials) and its
+// stream, the outbox relay, the recorder, the analytics service and the web
+// pages on a data directory, serves the API (the verbs of store/recorder,
+// replay, replay/analytics and store/natsbus, merged) over NATS, and closes
+// everything in order. The `serve` command runs one for others to reach;
+// every other command, when no server is running, runs one in-process for
+// the duration of the call, so both paths speak to the recorder through the
+// same NATS API, with the same permissions.
 package node
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"net"
@@ -36,12 +39,19 @@ import (
 	"github.com/matchrec/matchrec/store/recorder"
 )
 
-// File and directory names inside the data directory.
+// File and directory names inside the data directory, which is kept mode
+// 0700, every file in it 0600. The recorder's identity is identity.File,
+// the embedded server's keys and the client and viewer credentials
+// natsbus.KeysFile and <role>.creds beside them.
 const (
 	StoreFile  = "events.db"
 	NATSDir    = "nats"
 	ServerFile = "server.json"
 )
+
+// dirMode is the data directory's mode: the store, the keys and the
+// credentials are nobody else's business.
+const dirMode os.FileMode = 0o700
 
 // DefaultListen is where `serve` listens for NATS clients: loopback only,
 // so a recorder is not reachable from the network unless asked to be.
@@ -65,9 +75,20 @@ type Config struct {
 	// DataDir holds the store file, the embedded server's files and, while
 	// serving, server.json. Created if missing.
 	DataDir string
-	// NATSURL is an external NATS server to use instead of the embedded
-	// one ("" = embedded). It must have JetStream enabled.
-	NATSURL string
+	// NATSURL is an external NATS server (or a comma-separated list of a
+	// cluster's) to use instead of the embedded one ("" = embedded). It
+	// must have JetStream enabled; NATSAuth logs the recorder in.
+	NATSURL  string
+	NATSAuth natsbus.Credentials
+	// Insecure leaves the embedded server open: no users, no
+	// permissions, anyone may publish events or rewrite the stream
+	// (`--insecure-no-auth`, for experiments).
+	Insecure bool
+	// TLSCert and TLSKey make the embedded server's port take TLS only.
+	TLSCert, TLSKey string
+	// Reconnect is how the node's connections wait between reconnect
+	// attempts (natsbus defaults); they never give up.
+	Reconnect natsbus.Reconnect
 	// Listen is the embedded server's HOST:PORT (default DefaultListen;
 	// port 0 picks a free port). Ignored with InProcess or NATSURL.
 	Listen string
@@ -84,6 +105,9 @@ type Config struct {
 	LockTimeout time.Duration
 	// NoSync skips fsync in the store: benchmarks only.
 	NoSync bool
+	// AckDelay is the store's bolt.Options.AckDelay: benchmarks compare
+	// folded outbox acks with eager ones (-1).
+	AckDelay time.Duration
 	// HTTP is the HOST:PORT of the web pages and HTTP API (web.go); "" =
 	// none. Delay is their broadcast delay for public viewers.
 	HTTP  string
@@ -96,7 +120,9 @@ type Node struct {
 	cfg   Config
 	log   zerolog.Logger
 	store *bolt.Store
+	id    *identity.Identity
 	emb   *natsbus.Embedded // nil with an external server
+	auth  *natsbus.Auth     // the embedded server's users; nil when open or external
 	nc    *nats.Conn        // the API's connection
 	rec   *recorder.Recorder
 	relay *natsbus.Relay
@@ -123,13 +149,11 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	if cfg.LockTimeout <= 0 {
 		cfg.LockTimeout = DefaultLockTimeout
 	}
-	// The data directory holds the dice seeds of open epochs and the
-	// recorder's identity: nobody else reads it (docs/dice.md).
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
-	}
-	if err := os.Chmod(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("data directory: %w", err)
+	// The data directory holds the dice seeds of open epochs, the
+	// recorder's identity and the bus's keys: nobody else reads it
+	// (docs/dice.md, docs/security.md).
+	if err := privateDir(cfg.DataDir, cfg.Log); err != nil {
+		return nil, err
 	}
 	n := &Node{cfg: cfg, log: cfg.Log.With().Str("component", "node").Logger()}
 	defer func() {
@@ -141,42 +165,32 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	// The store first: its file lock is what makes the data directory
 	// (and the embedded server's files in it) ours.
 	n.store, err = bolt.Open(filepath.Join(cfg.DataDir, StoreFile), bolt.Options{
-		Timeout: cfg.LockTimeout, NoSync: cfg.NoSync, Logger: cfg.Log,
+		Timeout: cfg.LockTimeout, NoSync: cfg.NoSync, AckDelay: cfg.AckDelay, Logger: cfg.Log,
 	})
 	if err != nil {
 		return nil, err
 	}
-
-	var connect func(opts ...nats.Option) (*nats.Conn, error)
-	if cfg.NATSURL == "" {
-		eopts := natsbus.EmbeddedOptions{DontListen: cfg.InProcess, ServerName: "matchrec", Logger: cfg.Log}
-		if !cfg.InProcess {
-			if eopts.Host, eopts.Port, err = splitListen(cfg.Listen); err != nil {
-				return nil, err
-			}
-		}
-		if n.emb, err = natsbus.StartEmbedded(filepath.Join(cfg.DataDir, NATSDir), eopts); err != nil {
-			return nil, err
-		}
-		connect, n.url = n.emb.Connect, n.emb.ClientURL()
-	} else {
-		url := cfg.NATSURL
-		connect = func(opts ...nats.Option) (*nats.Conn, error) { return nats.Connect(url, opts...) }
-		n.url = url
+	if n.id, err = identity.LoadOrCreate(cfg.DataDir); err != nil {
+		return nil, err
+	}
+	if err := n.startNATS(); err != nil {
+		return nil, err
 	}
 
-	if n.nc, err = connect(nats.Name("matchrec-api"), nats.Timeout(5*time.Second)); err != nil {
+	connect := n.recorderConnect
+	if n.nc, err = connect(append(natsbus.ConnectOptions("matchrec-api", cfg.Log, cfg.Reconnect), nats.Timeout(5*time.Second))...); err != nil {
 		return nil, fmt.Errorf("connect to NATS %s: %w", n.urlOr("(in-process)"), err)
 	}
 	// The stream must exist before the first relay round and before any
 	// follower subscribes; the relay would create it too, but failing here
-	// reports a server without JetStream at once instead of retrying.
+	// reports a server without JetStream (or credentials without the
+	// right to it) at once instead of retrying.
 	js, err := jetstream.New(n.nc)
 	if err != nil {
 		return nil, err
 	}
 	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	_, err = natsbus.EnsureStream(sctx, js)
+	_, _, err = natsbus.EnsureStream(sctx, js)
 	cancel()
 	if err != nil {
 		return nil, err
@@ -187,10 +201,19 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	n.an = analytics.NewService(analytics.ServiceConfig{
 		Store: n.store, Lookup: cfg.Rules, Log: cfg.Log,
 		Open: func(ctx context.Context) (analytics.DB, error) {
-			return duckdb.Open(ctx, filepath.Join(cfg.DataDir, AnalyticsFile))
+			path := filepath.Join(cfg.DataDir, AnalyticsFile)
+			db, err := duckdb.Open(ctx, path)
+			if err == nil {
+				// DuckDB creates its file with the umask's mode; like every
+				// file of the data directory it is nobody else's.
+				_ = os.Chmod(path, 0o600)
+			}
+			return db, err
 		},
 	})
-	n.relay = natsbus.NewRelay(n.store, natsbus.RelayOptions{Connect: connect, Logger: cfg.Log, Published: n.an.Appended})
+	n.relay = natsbus.NewRelay(n.store, natsbus.RelayOptions{
+		Connect: connect, Sign: n.id, Logger: cfg.Log, Published: n.an.Appended, Reconnect: cfg.Reconnect,
+	})
 	rctx, rstop := context.WithCancel(context.WithoutCancel(ctx))
 	n.relayStop, n.relayDone = rstop, make(chan struct{})
 	go func() {
@@ -200,18 +223,16 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 		}
 	}()
 
-	id, err := identity.LoadOrCreate(cfg.DataDir)
-	if err != nil {
-		return nil, err
-	}
-	n.rec = recorder.New(n.store, recorder.Options{Rules: cfg.Rules, Log: cfg.Log, Identity: id})
-	// One API: the recorder's verbs, the readers' and the analytics'.
-	verbs, err := api.Merge(n.rec.Verbs(AbsDir(cfg.DataDir)), (&replay.Reader{Recorder: n.rec}).Verbs(), n.an.Verbs())
+	n.rec = recorder.New(n.store, recorder.Options{Rules: cfg.Rules, Log: cfg.Log, Identity: n.id})
+	// One API: the recorder's verbs, the readers', the analytics' and the
+	// bus's.
+	verbs, err := api.Merge(n.rec.Verbs(AbsDir(cfg.DataDir)), (&replay.Reader{Recorder: n.rec}).Verbs(), n.an.Verbs(), n.relay.Verbs(js))
 	if err != nil {
 		return nil, err
 	}
 	// The API outlives the ctx that opened it: Close stops it, in order.
-	n.stopAPI, err = natsbus.ServeAPI(context.WithoutCancel(ctx), n.nc, verbs, natsbus.ServeOptions{Logger: cfg.Log})
+	// Every reply says so while the bus is behind the record.
+	n.stopAPI, err = natsbus.ServeAPI(context.WithoutCancel(ctx), n.nc, verbs, natsbus.ServeOptions{Logger: cfg.Log, Note: n.relay.Lag})
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +247,7 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 		return nil, err
 	}
 	if cfg.WriteServerFile {
-		if err := writeServerFile(cfg.DataDir, ServerInfo{NATSURL: n.url, HTTPURL: n.HTTPURL(), PID: os.Getpid(), DataDir: cfg.DataDir}); err != nil {
+		if err := writeServerFile(cfg.DataDir, n.serverInfo()); err != nil {
 			return nil, err
 		}
 		n.wroteFile = true
@@ -244,13 +265,47 @@ func (n *Node) Recorder() *recorder.Recorder { return n.rec }
 // Relay returns the node's relay.
 func (n *Node) Relay() *natsbus.Relay { return n.relay }
 
-// Connect opens a new client connection to the node's NATS server, in
-// process when the server does not listen. The caller closes it.
+// Identity is the recorder's public key.
+func (n *Node) Identity() ed25519.PublicKey { return n.id.PublicKey() }
+
+// Connect opens a new connection to the node's NATS server as a client
+// (natsbus.RoleClient), as the CLI and scripts are. The caller closes it.
 func (n *Node) Connect(opts ...nats.Option) (*nats.Conn, error) {
+	return n.ConnectAs(natsbus.RoleClient, opts...)
+}
+
+// ConnectAs opens a new connection as role, in process when the embedded
+// server does not listen, reconnecting forever (natsbus.ConnectOptions).
+// On an external server every role logs in with the recorder's
+// credentials, the only ones the node has. The caller closes it.
+func (n *Node) ConnectAs(role natsbus.Role, opts ...nats.Option) (*nats.Conn, error) {
+	all := natsbus.ConnectOptions("matchrec-"+string(role), n.cfg.Log, n.cfg.Reconnect)
+	switch {
+	case n.auth != nil:
+		all = append(all, n.auth.ConnectOptions(role)...)
+	case n.emb == nil:
+		return n.recorderConnect(append(all, opts...)...)
+	}
+	all = append(all, opts...)
 	if n.emb != nil {
+		return n.emb.Connect(all...)
+	}
+	return nats.Connect(n.url, all...)
+}
+
+// recorderConnect opens a connection as the recorder, with opts.
+func (n *Node) recorderConnect(opts ...nats.Option) (*nats.Conn, error) {
+	if n.emb != nil {
+		if n.auth != nil {
+			opts = append(n.auth.ConnectOptions(natsbus.RoleRecorder), opts...)
+		}
 		return n.emb.Connect(opts...)
 	}
-	return nats.Connect(n.url, opts...)
+	creds, err := n.cfg.NATSAuth.Options()
+	if err != nil {
+		return nil, err
+	}
+	return nats.Connect(n.url, append(creds, opts...)...)
 }
 
 // Close stops the node in order: the API (requests in flight finish), the

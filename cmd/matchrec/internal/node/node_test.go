@@ -44,12 +44,21 @@ func remote(t testing.TB, n *Node) *natsbus.Client {
 	if n.URL() == "" {
 		t.Fatal("the node does not listen")
 	}
-	nc, err := nats.Connect(n.URL())
+	nc, err := nats.Connect(n.URL(), clientLogin(n, natsbus.RoleClient)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
 	return &natsbus.Client{Conn: nc, Timeout: 10 * time.Second}
+}
+
+// clientLogin logs in as role with the credentials file the node wrote,
+// as another process would (none when the server is open).
+func clientLogin(n *Node, role natsbus.Role) []nats.Option {
+	if p := n.CredsPath(role); p != "" {
+		return []nats.Option{nats.UserCredentials(p), nats.CustomInboxPrefix(natsbus.InboxPrefix(role))}
+	}
+	return nil
 }
 
 // play records a script through the API and returns the new match, its

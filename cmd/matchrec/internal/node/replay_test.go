@@ -16,6 +16,7 @@ import (
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/projector/fold"
+	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
@@ -99,7 +100,7 @@ var errCaughtUp = errors.New("caught up")
 // one event at a time, until it reaches seq.
 func follow(ctx context.Context, t *testing.T, n *Node, match string, seq uint64) *projector.State {
 	t.Helper()
-	nc, err := nats.Connect(n.URL())
+	nc, err := nats.Connect(n.URL(), clientLogin(n, natsbus.RoleViewer)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func follow(ctx context.Context, t *testing.T, n *Node, match string, seq uint64
 		t.Fatal(err)
 	}
 	f := fold.NewFolder(match, editions.Lookup)
-	err = natsbus.Subscribe(ctx, js, match, 1, func(e events.Event) error {
+	err = natsbus.Subscribe(ctx, js, match, store.Head{}, natsbus.SignatureCheck{Key: n.Identity()}, func(e events.Event) error {
 		if err := f.Apply(e); err != nil {
 			return err
 		}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/matchrec/matchrec/store/natsbus"
 )
 
 // ServerInfo is <data>/server.json: how CLI calls on the same data
@@ -16,6 +18,21 @@ type ServerInfo struct {
 	PID     int    `json:"pid"`
 	DataDir string `json:"data_dir,omitempty"`
 	Started string `json:"started,omitempty"`
+	// Auth says how to log in (Node.Auth): "jwt" with ClientCreds (or
+	// ViewerCreds) and the client's InboxPrefix, "none", or "external"
+	// (bring your own credentials).
+	Auth        string `json:"auth,omitempty"`
+	ClientCreds string `json:"client_creds,omitempty"`
+	ViewerCreds string `json:"viewer_creds,omitempty"`
+	InboxPrefix string `json:"inbox_prefix,omitempty"`
+	// TLSCA verifies the server's certificate when its port takes TLS.
+	TLSCA string `json:"tls_ca,omitempty"`
+}
+
+// ClientCredentials are the credentials a command uses to reach this
+// server as a client.
+func (si ServerInfo) ClientCredentials() natsbus.Credentials {
+	return natsbus.Credentials{CredsFile: si.ClientCreds, InboxPrefix: si.InboxPrefix, CAFile: si.TLSCA}
 }
 
 // ReadServerFile reads <dir>/server.json. A missing file is an error

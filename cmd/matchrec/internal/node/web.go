@@ -3,7 +3,10 @@ package node
 import (
 	"context"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/web"
+	"github.com/matchrec/matchrec/store/natsbus"
 )
 
 // startWeb starts the web pages and HTTP API (package web) when
@@ -13,8 +16,10 @@ func (n *Node) startWeb(ctx context.Context) error {
 	if n.cfg.HTTP == "" {
 		return nil
 	}
+	// The pages only watch: they follow the bus as a viewer.
+	connect := func(opts ...nats.Option) (*nats.Conn, error) { return n.ConnectAs(natsbus.RoleViewer, opts...) }
 	s, err := web.Start(ctx, web.Config{
-		Addr: n.cfg.HTTP, Delay: n.cfg.Delay, Recorder: n.rec, Connect: n.Connect, Log: n.cfg.Log,
+		Addr: n.cfg.HTTP, Delay: n.cfg.Delay, Recorder: n.rec, Connect: connect, Log: n.cfg.Log,
 	})
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
 
@@ -142,10 +143,11 @@ func (s *Server) follow(ctx context.Context, id string, from uint64, judge bool,
 		}
 		return err
 	}
-	err = natsbus.Subscribe(ctx, s.js, id, last.Seq+1, func(e events.Event) error {
-		if e.Seq == last.Seq+1 && e.PrevHash != last.Hash {
-			return fmt.Errorf("match %s event %d: %w", id, e.Seq, natsbus.ErrBrokenChain)
-		}
+	// Only events that chain from the store's and are the store's own
+	// (natsbus.RecordCheck) are delivered; anything else stops the feed
+	// with natsbus.ErrBusDiffers.
+	after := store.Head{Seq: last.Seq, Hash: last.Hash}
+	err = natsbus.Subscribe(ctx, s.js, id, after, natsbus.RecordCheck{Store: s.st}, func(e events.Event) error {
 		last = e
 		ev, err := t.next(e)
 		if err != nil {

@@ -1,0 +1,32 @@
+package api
+
+// BusCheckRequest names the match whose bus copy to check.
+type BusCheckRequest struct {
+	Match string `json:"match"`
+}
+
+// BusCheckResult says whether the stream's copy of a match is the record:
+// every message on the match's subject, in order, is the stored event of
+// its sequence, byte for byte, and nothing else is there.
+type BusCheckResult struct {
+	Match string `json:"match"`
+	// Equal: the bus holds exactly the recorded events (Checked of them),
+	// except the Pending ones not yet published.
+	Equal bool `json:"equal"`
+	// Checked is how many messages were compared; OnBus how many the
+	// subject holds; Recorded how many events are the match's own (a
+	// branch's inherited events live on its parent's subject).
+	Checked  uint64 `json:"checked"`
+	OnBus    uint64 `json:"on_bus"`
+	Recorded uint64 `json:"recorded"`
+	// Pending counts recorded events waiting in the outbox.
+	Pending uint64 `json:"pending"`
+	// FirstDiffers is the first sequence where the bus and the record
+	// part (0 when Equal), and Problem says how.
+	FirstDiffers uint64 `json:"first_differs,omitempty"`
+	Problem      string `json:"problem,omitempty"`
+	// Flagged is the relay's own finding for this match since the
+	// recorder started (a publish refused because the subject held
+	// something else), even if the copy has been repaired since.
+	Flagged string `json:"flagged,omitempty"`
+}

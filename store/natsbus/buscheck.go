@@ -1,0 +1,180 @@
+package natsbus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/api"
+)
+
+// busCheckPage is how many messages BusCheck reads (and store events it
+// compares) at a time.
+const busCheckPage = 512
+
+// BusCheck compares the stream's copy of match with its record: every
+// message on the match's subject, in stream order, must be the recorded
+// event of the next sequence (same match, sequence and hash; the hash
+// covers every byte), from the match's first own event on; what the bus
+// lacks must be waiting in the outbox. It names the first sequence where
+// they part.
+func BusCheck(ctx context.Context, js jetstream.JetStream, st RelayStore, match string) (api.BusCheckResult, error) {
+	res := api.BusCheckResult{Match: match}
+	subj, err := Subject(match)
+	if err != nil {
+		return res, api.Errorf(projector.CodeBadRequest, "%v", err)
+	}
+	head, err := st.Head(ctx, match)
+	if err != nil {
+		return res, err // store.ErrNotFound maps to not_found
+	}
+	start, err := ownStart(ctx, st, match)
+	if err != nil {
+		return res, err
+	}
+	res.Recorded = head.Seq - (start - 1)
+	err = st.Pending(ctx, 0, func(e store.OutboxEntry) error {
+		if e.Event.Match == match {
+			res.Pending++
+		}
+		return nil
+	})
+	if err != nil {
+		return res, fmt.Errorf("natsbus: read outbox: %w", err)
+	}
+
+	s, err := js.Stream(ctx, StreamName)
+	if err != nil {
+		return res, fmt.Errorf("natsbus: buscheck: %w", err)
+	}
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(subj))
+	if err != nil {
+		return res, fmt.Errorf("natsbus: buscheck: %w", err)
+	}
+	res.OnBus = info.State.Subjects[subj]
+	differ := func(seq uint64, format string, args ...any) (api.BusCheckResult, error) {
+		res.FirstDiffers, res.Problem = seq, fmt.Sprintf(format, args...)
+		return res, nil
+	}
+
+	next := start // the sequence the next message must hold
+	var recs []events.Event
+	if res.OnBus > 0 {
+		cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
+		if err != nil {
+			return res, fmt.Errorf("natsbus: buscheck: %w", err)
+		}
+		for res.Checked < res.OnBus {
+			// Exactly what is left: a fetch for more would wait out its
+			// whole timeout for messages that will never come.
+			batch, err := cons.Fetch(int(min(busCheckPage, res.OnBus-res.Checked)), jetstream.FetchMaxWait(5*time.Second))
+			if err != nil {
+				return res, fmt.Errorf("natsbus: buscheck: %w", err)
+			}
+			n := 0
+			for m := range batch.Messages() {
+				n++
+				e, derr := DecodeMsg(m)
+				if derr != nil {
+					return differ(next, "message %d on the bus is not an event of the match: %v", res.Checked+1, derr)
+				}
+				if len(recs) == 0 {
+					if recs, err = readOwn(ctx, st, match, next, head.Seq, busCheckPage); err != nil {
+						return res, err
+					}
+				}
+				switch {
+				case len(recs) == 0:
+					return differ(next, "the bus holds event %d after the record's last, %d", e.Seq, head.Seq)
+				case e.Seq != next:
+					return differ(next, "the bus holds event %d where the record has event %d", e.Seq, next)
+				case e.Hash != recs[0].Hash:
+					return differ(next, "event %d on the bus is not the recorded one (hash %s, recorded %s)", next, e.Hash, recs[0].Hash)
+				}
+				recs = recs[1:]
+				res.Checked++
+				next++
+			}
+			if err := batch.Error(); err != nil {
+				return res, fmt.Errorf("natsbus: buscheck: %w", err)
+			}
+			if n == 0 {
+				return res, fmt.Errorf("natsbus: buscheck: read %d of %d messages, then nothing", res.Checked, res.OnBus)
+			}
+		}
+	}
+	if res.Checked+res.Pending < res.Recorded {
+		return differ(next, "events %d-%d are missing from the bus (%d recorded, %d on the bus, %d waiting to be published)",
+			next, head.Seq-res.Pending, res.Recorded, res.Checked, res.Pending)
+	}
+	res.Equal = true
+	return res, nil
+}
+
+// readOwn returns match's own events from..to (at most limit), from st.
+func readOwn(ctx context.Context, st store.Store, match string, from, to uint64, limit int) ([]events.Event, error) {
+	var out []events.Event
+	if from > to {
+		return nil, nil
+	}
+	err := st.Scan(ctx, match, from, func(e events.Event) error {
+		if e.Seq > to || len(out) >= limit {
+			return events.ErrStop
+		}
+		if e.Match == match { // not an inherited event (they are the parent's)
+			out = append(out, e)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, events.ErrStop) {
+		return nil, fmt.Errorf("natsbus: read %s from %d: %w", match, from, err)
+	}
+	return out, nil
+}
+
+// ownStart is the first event match recorded itself: 1, or for a branch
+// the one after its fork.
+func ownStart(ctx context.Context, st store.Store, match string) (uint64, error) {
+	b, ok := st.(store.Brancher)
+	if !ok {
+		return 1, nil
+	}
+	lin, err := b.Lineage(ctx, match)
+	if err != nil {
+		return 0, fmt.Errorf("natsbus: lineage of %s: %w", match, err)
+	}
+	if len(lin) < 2 {
+		return 1, nil
+	}
+	return lin[len(lin)-2].Upto + 1, nil
+}
+
+// Verbs returns the bus's API verb, buscheck, reading the stream through
+// js (a recorder connection) and adding the relay's own finding.
+func (r *Relay) Verbs(js jetstream.JetStream) api.Verbs {
+	return api.Verbs{
+		api.VerbBusCheck: func(ctx context.Context, body []byte) (any, error) {
+			var req api.BusCheckRequest
+			if err := api.Bind(body, &req); err != nil {
+				return nil, err
+			}
+			if req.Match == "" {
+				return nil, api.Errorf(projector.CodeBadRequest, "match is required")
+			}
+			res, err := BusCheck(ctx, js, r.st, req.Match)
+			if err != nil {
+				return nil, err
+			}
+			if d, ok := r.Differs(req.Match); ok {
+				res.Flagged = d.Reason
+			}
+			return res, nil
+		},
+	}
+}

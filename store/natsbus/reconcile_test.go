@@ -1,0 +1,150 @@
+package natsbus
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/store/api"
+)
+
+// busCheck runs BusCheck on a connection of the test's own.
+func busCheck(t *testing.T, js jetstream.JetStream, st RelayStore, match string) api.BusCheckResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := BusCheck(ctx, js, st, match)
+	if err != nil {
+		t.Fatalf("buscheck %s: %v", match, err)
+	}
+	return res
+}
+
+// TestRelayDetectsAShortenedStream: the NATS server comes back from an
+// older copy of its store (restored from a backup, or an OS crash lost the
+// tail JetStream had not synced): the stream lacks events it once
+// acknowledged, which the outbox no longer holds. The relay's idle check
+// notices the stream lost messages, flags the match, and republishes the
+// lost events from the record. DenyPurge itself cannot be lifted: the
+// server refuses.
+func TestRelayDetectsAShortenedStream(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nats")
+	srv := startServer(t, dir, EmbeddedOptions{Port: -1})
+	port := srv.Port()
+	_, js := connect(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cfg := StreamConfig()
+	cfg.DenyPurge = false
+	if _, _, err := EnsureStream(ctx, js); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.UpdateStream(ctx, cfg); err == nil {
+		t.Fatal("the server let DenyPurge be lifted")
+	}
+
+	st := openBolt(t)
+	a := newAppender(t, st)
+	a.add("m1", 6)
+	a.add("m2", 4)
+	r := startRelay(t, st, RelayOptions{URL: srv.ClientURL(), Poll: 50 * time.Millisecond,
+		Reconnect: Reconnect{Wait: 10 * time.Millisecond, MaxWait: 50 * time.Millisecond}})
+	drained(t, r, 10*time.Second)
+	srv.Shutdown()
+	backup := filepath.Join(t.TempDir(), "backup")
+	if err := os.CopyFS(backup, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+
+	srv = startServer(t, dir, EmbeddedOptions{Port: port})
+	a.add("m1", 4)
+	drained(t, r, 10*time.Second)
+	if res := busCheck(t, connectJS(t, srv), st, "m1"); !res.Equal || res.Checked != 10 {
+		t.Fatalf("buscheck before: %+v", res)
+	}
+	srv.Shutdown()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(backup, dir); err != nil {
+		t.Fatal(err)
+	}
+	srv = startServer(t, dir, EmbeddedOptions{Port: port})
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		d, ok := r.Differs("m1")
+		if ok {
+			if d.Forged || d.Seq != 7 || !strings.Contains(d.Reason, "lost 4 of the 10") {
+				t.Fatalf("finding %+v", d)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the relay never noticed the lost events (stats %+v)", r.Stats())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	drained(t, r, 10*time.Second)
+	js = connectJS(t, srv)
+	if res := busCheck(t, js, st, "m1"); !res.Equal || res.Checked != 10 {
+		t.Fatalf("buscheck after the backfill: %+v", res)
+	}
+	if r.Stats().Backfilled != 4 {
+		t.Errorf("backfilled %d, want 4", r.Stats().Backfilled)
+	}
+	if _, ok := r.Differs("m2"); ok {
+		t.Errorf("m2 was flagged too")
+	}
+	checkFeed(t, a, readStream(t, js, a.total()))
+}
+
+func connectJS(t *testing.T, srv *Embedded) jetstream.JetStream {
+	t.Helper()
+	_, js := connect(t, srv)
+	return js
+}
+
+// TestBusCheckNamesTheFirstDifference: a copy that holds something the
+// recorder did not write is named at its first differing sequence.
+func TestBusCheckNamesTheFirstDifference(t *testing.T) {
+	srv := startServer(t, t.TempDir(), EmbeddedOptions{DontListen: true})
+	_, js := connect(t, srv)
+	st := openBolt(t)
+	a := newAppender(t, st)
+	a.add("m1", 5)
+	r := startRelay(t, st, RelayOptions{Connect: srv.Connect})
+	drained(t, r, 10*time.Second)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res := busCheck(t, js, st, "m1")
+	if !res.Equal || res.Recorded != 5 || res.OnBus != 5 {
+		t.Fatalf("m1: %+v", res)
+	}
+
+	// A forgery after event 5.
+	forged := a.logs["m1"][4]
+	forged.Seq, forged.PrevHash = 6, a.logs["m1"][4].Hash
+	forged.Hash = events.ComputeHash(forged)
+	m, err := NewMsg(forged, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.PublishMsg(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	res = busCheck(t, js, st, "m1")
+	if res.Equal || res.FirstDiffers != 6 || !strings.Contains(res.Problem, "after the record's last") {
+		t.Fatalf("m1 with a forgery: %+v", res)
+	}
+	if _, err := BusCheck(ctx, js, st, "nosuch"); err == nil {
+		t.Errorf("buscheck of an unknown match: no error")
+	}
+}
