@@ -17,6 +17,7 @@ const (
 	// Nothing is recorded.
 	CodeBadCommand     Code = "bad_command"
 	CodeWrongPlayer    Code = "not_your_turn"
+	CodeNotJudge       Code = "not_judge" // only the judge may do this (rulings, reveals)
 	CodeWrongPhase     Code = "wrong_phase"
 	CodeWrongStep      Code = "wrong_step"
 	CodeUnknownUnit    Code = "unknown_unit"

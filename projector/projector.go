@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/matchrec/matchrec/events"
 )
@@ -154,6 +156,11 @@ type History func(seq uint64) (events.Payload, bool)
 
 // DecideWith is Decide with access to the match's earlier events.
 func DecideWith(r Rules, s *State, actor events.Actor, c Command, h History) ([]events.Payload, error) {
+	out, err := decide(r, s, actor, c, h)
+	return out, withSuggestion(s, c, err)
+}
+
+func decide(r Rules, s *State, actor events.Actor, c Command, h History) ([]events.Payload, error) {
 	if c.Type == CmdCreate {
 		return decideCreate(r, s, actor, c)
 	}
@@ -189,12 +196,40 @@ func DecideWith(r Rules, s *State, actor events.Actor, c Command, h History) ([]
 	case "":
 		return nil, Refuse(CodeBadCommand, "command has no type")
 	}
-	return nil, Refuse(CodeUnknownCommand, "unknown command %q", c.Type)
+	return nil, Refuse(CodeUnknownCommand, "unknown command %q; %s takes: %s", c.Type, r.Edition(), strings.Join(CommandTypes(r), ", "))
+}
+
+// Commander is an optional ability of an edition: the command types its
+// Decide takes besides the common ones (CommonCommands), so a refusal of an
+// unknown type can list what is valid.
+type Commander interface {
+	Commands() []string
+}
+
+// CommonCommands are the command types every edition takes.
+var CommonCommands = []string{CmdNextTurn, CmdPhase, CmdMove, CmdRoll, CmdEnd, CmdConcede,
+	CmdSeedCommit, CmdSeedReveal, CmdConfirm, CmdContest, CmdDispute, CmdRule, CmdReveal, CmdExcuse}
+
+// CommandTypes lists the command types an edition takes, its own first.
+func CommandTypes(r Rules) []string {
+	var out []string
+	if c, ok := r.(Commander); ok {
+		out = append(out, c.Commands()...)
+	}
+	for _, t := range CommonCommands {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // RequireActive refuses unless actor is the player whose turn it is and no
 // attack is in progress.
 func RequireActive(s *State, actor events.Actor) error {
+	if s.Active == "" {
+		return Refuse(CodeWrongPlayer, "no turn has started yet: %s starts turn 1 (next-turn)", s.PlayerName(s.First))
+	}
 	if actor.Kind != events.ActorPlayer || actor.ID != s.Active {
 		return Refuse(CodeWrongPlayer, "it is %s's turn, not %s's", s.PlayerName(s.Active), actorName(s, actor))
 	}
