@@ -45,6 +45,9 @@ type app struct {
 	json     bool
 	logLevel string
 	log      zerolog.Logger
+	// rehearsal: this app plays a script against a throw-away recorder
+	// first (play.go), whose errors record nothing.
+	rehearsal bool
 }
 
 // Run runs the command line args (without the program name) and returns
@@ -94,6 +97,9 @@ command for its duration.`,
 			return a.setupLog(cmd)
 		},
 	}
+	// --version prints what `matchrec version` prints.
+	root.Version = Version
+	root.SetVersionTemplate(fmt.Sprintf("matchrec {{.Version}} (%s %s/%s)\n", runtime.Version(), runtime.GOOS, runtime.GOARCH))
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.data, "data", defData, "data directory: store, embedded NATS files, server.json ($MATCHREC_DATA)")
 	pf.StringVar(&a.server, "server", "", "use the recorder on this NATS server (nats://HOST:PORT) instead of the data directory's")
@@ -105,7 +111,7 @@ command for its duration.`,
 	root.AddCommand(a.serveCmd(), a.playCmd(), a.newCmd(), a.declareCmd(), a.rollCmd(),
 		a.logCmd(), a.stateCmd(), a.matchesCmd(), a.versionCmd())
 	// Judges and lines of play (audit.go, lines.go, replaycmd.go).
-	root.AddCommand(a.auditCmd(), a.verifyCmd(), a.replayCmd(), a.branchCmd(), a.branchesCmd(), a.diffCmd(), a.whatifCmd())
+	root.AddCommand(a.auditCmd(), a.verifyCmd(), a.disputesCmd(), a.replayCmd(), a.branchCmd(), a.branchesCmd(), a.diffCmd(), a.whatifCmd())
 	// Keys, receipts and seeds (keys.go, send.go).
 	root.AddCommand(a.keygenCmd(), a.identityCmd(), a.statusCmd(), a.seedCmd())
 	// Analytics (analytics.go, sql.go, export.go, report.go, generate.go).

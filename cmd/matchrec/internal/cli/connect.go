@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
@@ -113,10 +116,35 @@ func dial(ctx context.Context, url, dataDir string) (*recorderAPI, error) {
 // code 1, the recorder's code); transport failures as "unavailable".
 func (c *recorderAPI) call(ctx context.Context, verb string, req, resp any) error {
 	err := c.client.Call(ctx, verb, req, resp)
-	if err == nil || apiError(err) != nil {
-		return err
+	if ae := apiError(err); ae != nil {
+		return c.suggestMatch(ctx, ae)
+	}
+	if err == nil {
+		return nil
 	}
 	return unavailable("%s: %v", verb, err)
+}
+
+// suggestMatch adds a "did you mean" to a not_found error about a match id
+// that is a typo away from a recorded one.
+func (c *recorderAPI) suggestMatch(ctx context.Context, ae *api.Error) error {
+	_, quoted, ok := strings.Cut(ae.Message, store.ErrNotFound.Error()+": ")
+	id, err := strconv.Unquote(quoted)
+	if ae.Code != projector.CodeNotFound || !ok || err != nil {
+		return ae
+	}
+	var ms []api.MatchSummary
+	if c.client.Call(ctx, api.VerbMatches, nil, &ms) != nil {
+		return ae
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	if best := projector.Suggest(id, ids); best != "" {
+		return &api.Error{Code: ae.Code, Message: fmt.Sprintf("%s (did you mean %q?)", ae.Message, best)}
+	}
+	return ae
 }
 
 func apiError(err error) *api.Error {

@@ -40,6 +40,9 @@ func printState(w io.Writer, s *projector.State) {
 		fmt.Fprintf(w, "turn %d, %s's %s phase\n", s.Turn, s.PlayerName(s.Active), s.Phase)
 	}
 	fmt.Fprintf(w, "waiting for: %s\n", s.Pending.Text)
+	if ids := eligible(s); len(ids) > 0 {
+		fmt.Fprintf(w, "eligible models: %s\n", strings.Join(ids, ", "))
+	}
 	for _, p := range s.Players {
 		t := s.TallyOf(p.ID)
 		fmt.Fprintf(w, "\n%s: lost %s, caused %s (expected %.2f), rolled %s\n", s.PlayerName(p.ID),
@@ -63,6 +66,9 @@ func printState(w io.Writer, s *projector.State) {
 				extra = " [" + strings.Join(flags, ", ") + "]"
 			}
 			fmt.Fprintf(w, "  %-28s %2d/%-2d models%s\n", fmt.Sprintf("%s (%s)", u.DisplayName(), u.ID), len(u.AliveModels()), len(u.Models), extra)
+			if alive := u.AliveModels(); len(alive) > 0 {
+				fmt.Fprintf(w, "      %s\n", modelIDs(alive))
+			}
 		}
 	}
 	if a := s.Attack; a != nil {
@@ -72,6 +78,40 @@ func printState(w io.Writer, s *projector.State) {
 	if s.LastAttack != nil {
 		fmt.Fprintf(w, "\nlast attack (declared at event %d): %s\n", s.LastAttack.Seq, replay.Summary(s, s.LastAttack))
 	}
+}
+
+// modelIDs lists models by id, with the wounds left of a wounded one:
+// "tac-1, tac-2, nob-1 (1/2 W)".
+func modelIDs(ms []*projector.Model) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = m.ID
+		if m.WoundsLeft < m.W {
+			parts[i] += fmt.Sprintf(" (%d/%d W)", m.WoundsLeft, m.W)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// eligible lists the ids a pending choice of models (casualties, a
+// distribution of hits, an allocation) may name: the attack's target
+// models still on the table that the rules made eligible.
+func eligible(s *projector.State) []string {
+	a := s.Attack
+	if a == nil || s.Pending.Count == 0 || s.Pending.Kind == projector.WaitRoll {
+		return nil
+	}
+	t := s.Unit(a.Target)
+	if t == nil {
+		return nil
+	}
+	var out []string
+	for _, id := range a.Eligible {
+		if m := t.Model(id); m != nil && m.Alive() {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 func unitName(s *projector.State, id string) string {
