@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/matchrec/matchrec/events"
@@ -197,31 +196,6 @@ func decide(r Rules, s *State, actor events.Actor, c Command, h History) ([]even
 		return nil, Refuse(CodeBadCommand, "command has no type")
 	}
 	return nil, Refuse(CodeUnknownCommand, "unknown command %q; %s takes: %s", c.Type, r.Edition(), strings.Join(CommandTypes(r), ", "))
-}
-
-// Commander is an optional ability of an edition: the command types its
-// Decide takes besides the common ones (CommonCommands), so a refusal of an
-// unknown type can list what is valid.
-type Commander interface {
-	Commands() []string
-}
-
-// CommonCommands are the command types every edition takes.
-var CommonCommands = []string{CmdNextTurn, CmdPhase, CmdMove, CmdRoll, CmdEnd, CmdConcede,
-	CmdSeedCommit, CmdSeedReveal, CmdConfirm, CmdContest, CmdDispute, CmdRule, CmdReveal, CmdExcuse}
-
-// CommandTypes lists the command types an edition takes, its own first.
-func CommandTypes(r Rules) []string {
-	var out []string
-	if c, ok := r.(Commander); ok {
-		out = append(out, c.Commands()...)
-	}
-	for _, t := range CommonCommands {
-		if !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 // RequireActive refuses unless actor is the player whose turn it is and no
