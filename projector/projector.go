@@ -69,6 +69,9 @@ func ApplyDecoded(r Rules, s *State, e *events.Event, p events.Payload) error {
 	}
 	if a := s.Attack; a != nil && a.Turn == 0 {
 		a.Turn, a.Phase = s.Turn, s.Phase
+		if a.ExpectedDamage == 0 {
+			a.ExpectedDamage = expectedDamage(s, a)
+		}
 	}
 	s.Seq, s.Head = e.Seq, e.Hash
 	return nil
