@@ -296,6 +296,9 @@ func TestDocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Fatal("the README's commands use jq: install it (apt-get install jq; .ci/run does)")
+	}
 	for _, doc := range documents(t, root) {
 		rel, _ := filepath.Rel(root, doc)
 		bs := blocks(t, doc)
@@ -354,21 +357,19 @@ func TestDocs(t *testing.T) {
 func (sb *sandbox) query(t *testing.T, at, q string) {
 	t.Helper()
 	var stderr bytes.Buffer
-	c := sb.cmd(context.Background(), filepath.Join(sb.bin, "matchrec"), "--json", "sql", q)
+	c := sb.cmd(context.Background(), filepath.Join(sb.bin, "matchrec"), "--json", "sql", "--", q) // "--": the query may start with a comment
 	c.Stderr = &stderr
 	out, err := c.Output()
 	if err != nil {
 		t.Errorf("%s: %s\n  %v\n%s", at, q, err, indent(stderr.String()))
 		return
 	}
-	var res struct {
-		Rows [][]any `json:"rows"`
-	}
-	if err := json.Unmarshal(out, &res); err != nil {
+	var rows []map[string]any // sql --json prints an array of objects
+	if err := json.Unmarshal(out, &rows); err != nil {
 		t.Errorf("%s: %s: reading the result: %v", at, q, err)
 		return
 	}
-	if len(res.Rows) == 0 {
+	if len(rows) == 0 {
 		t.Errorf("%s: %s\n  returns no rows on the generated matches", at, q)
 	}
 }
