@@ -47,6 +47,7 @@ const (
 	CodeInternal     Code = "internal"     // a bug or an outage; the message says which
 	CodeBadQuery     Code = "bad_query"    // SQL that does not parse, an unknown table or column, not a query
 	CodeNoData       Code = "no_data"      // nothing recorded fits: empty store, unknown player or edition
+	CodeNoAnalytics  Code = "no_analytics" // this binary was built without the analytics (-tags noduckdb, make demo)
 
 	// Statements and signatures (docs/events.md): nothing is recorded.
 	CodeBadSignature Code = "bad_signature" // a signed match's command without a valid signature of the role's key

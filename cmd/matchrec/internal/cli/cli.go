@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
+	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/projector"
 )
 
@@ -99,7 +100,7 @@ command for its duration.`,
 	}
 	// --version prints what `matchrec version` prints.
 	root.Version = Version
-	root.SetVersionTemplate(fmt.Sprintf("matchrec {{.Version}} (%s %s/%s)\n", runtime.Version(), runtime.GOOS, runtime.GOARCH))
+	root.SetVersionTemplate(versionLine() + "\n")
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.data, "data", defData, "data directory: store, embedded NATS files, server.json ($MATCHREC_DATA)")
 	pf.StringVar(&a.server, "server", "", "use the recorder on this NATS server (nats://HOST:PORT) instead of the data directory's")
@@ -146,17 +147,27 @@ func (a *app) versionCmd() *cobra.Command {
 		Args:    noArgs,
 		RunE: func(*cobra.Command, []string) error {
 			v := struct {
-				Version string `json:"version"`
-				Go      string `json:"go"`
-				OS      string `json:"os"`
-			}{Version, runtime.Version(), runtime.GOOS + "/" + runtime.GOARCH}
+				Version   string `json:"version"`
+				Go        string `json:"go"`
+				OS        string `json:"os"`
+				Analytics bool   `json:"analytics"`
+			}{Version, runtime.Version(), runtime.GOOS + "/" + runtime.GOARCH, node.HasAnalytics}
 			if a.json {
 				return a.printJSON(v)
 			}
-			fmt.Fprintf(a.stdout, "matchrec %s (%s %s)\n", v.Version, v.Go, v.OS)
+			fmt.Fprintln(a.stdout, versionLine())
 			return nil
 		},
 	}
+}
+
+// versionLine is what version and --version print.
+func versionLine() string {
+	line := fmt.Sprintf("matchrec %s (%s %s/%s)", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if !node.HasAnalytics {
+		line += ", built without the analytics"
+	}
+	return line
 }
 
 // printJSON writes v as one JSON document on stdout.

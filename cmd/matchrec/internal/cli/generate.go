@@ -93,7 +93,11 @@ the end.`,
 				}
 				a.log.Info().Int("matches", out.Matches).Uint64("events", out.Events).Msg("generated")
 				if err := a.syncTables(ctx, c); err != nil {
-					return err
+					if ae := apiError(err); ae == nil || ae.Code != projector.CodeNoAnalytics {
+						return err
+					}
+					// A build without the analytics records the matches all the same.
+					a.log.Warn().Msg("no analytic tables in this build: the matches are recorded, the tables are not")
 				}
 				if a.json {
 					return a.printJSON(out)

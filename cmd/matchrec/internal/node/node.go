@@ -28,7 +28,6 @@ import (
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/replay/analytics"
-	"github.com/matchrec/matchrec/replay/analytics/duckdb"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/bolt"
 	"github.com/matchrec/matchrec/store/identity"
@@ -187,7 +186,7 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	n.an = analytics.NewService(analytics.ServiceConfig{
 		Store: n.store, Lookup: cfg.Rules, Log: cfg.Log,
 		Open: func(ctx context.Context) (analytics.DB, error) {
-			return duckdb.Open(ctx, filepath.Join(cfg.DataDir, AnalyticsFile))
+			return openAnalytics(ctx, filepath.Join(cfg.DataDir, AnalyticsFile))
 		},
 	})
 	n.relay = natsbus.NewRelay(n.store, natsbus.RelayOptions{Connect: connect, Logger: cfg.Log, Published: n.an.Appended})
