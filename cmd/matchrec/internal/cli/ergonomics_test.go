@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -74,28 +75,30 @@ func TestLivePlayErgonomics(t *testing.T) {
 	if out := mustRun(t, dir, "disputes", "friday"); out != "match friday has no open dispute\n" {
 		t.Fatalf("no dispute yet:\n%s", out)
 	}
-	mustRun(t, dir, "declare", "friday", "--token", bob, "--type", "contest", "--event", "6", "--reason", "cocked die")
-	mustRun(t, dir, "declare", "friday", "--token", bob, "--type", "dispute", "--event", "7", "--reason", "I saw a 2")
+	hits, heavy := seqOf(t, dir, "friday", boltgunHits), seqOf(t, dir, "friday", heavyHits)
+	mustRun(t, dir, "declare", "friday", "--token", bob, "--type", "contest", "--event", itoa(hits), "--reason", "cocked die")
+	mustRun(t, dir, "declare", "friday", "--token", bob, "--type", "dispute", "--event", itoa(heavy), "--reason", "I saw a 2")
+	disp := seqOf(t, dir, "friday", "Bob disputes event "+itoa(heavy))
 	out = mustRun(t, dir, "disputes", "friday")
 	for _, want := range []string{
-		"dispute 13 by bob on event 7 — OPEN: I saw a 2",
-		"event 7: Alice rolls 3 D6 to hit (heavy bolter), needing 3+: 4 1 6",
+		fmt.Sprintf("dispute %d by bob on event %d — OPEN: I saw a 2", disp, heavy),
+		fmt.Sprintf("event %d: Alice rolls 3 D6 to hit (heavy bolter), needing 3+: 4 1 6", heavy),
 		"--dispute N",
-		"event 6 by alice: cocked die",
+		fmt.Sprintf("event %d by alice: cocked die", hits),
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("disputes lacks %q:\n%s", want, out)
 		}
 	}
-	if code, _, errs := run(t, dir, "declare", "friday", "--token", bob, "--type", "rule", "--dispute", "13", "--decision", "uphold"); code != ExitRefused || !strings.HasPrefix(errs, "error: not_judge: ") {
+	if code, _, errs := run(t, dir, "declare", "friday", "--token", bob, "--type", "rule", "--dispute", itoa(disp), "--decision", "uphold"); code != ExitRefused || !strings.HasPrefix(errs, "error: not_judge: ") {
 		t.Fatalf("a player rules: exit %d, %s", code, errs)
 	}
-	mustRun(t, dir, "declare", "friday", "--token", judge, "--type", "rule", "--dispute", "13", "--decision", "uphold")
+	mustRun(t, dir, "declare", "friday", "--token", judge, "--type", "rule", "--dispute", itoa(disp), "--decision", "uphold")
 	var res DisputesResult
 	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "disputes", "friday", "--all")), &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Disputes) != 1 || res.Disputes[0].Open || res.Disputes[0].Decision != "uphold" || len(res.Contested) != 1 || res.Contested[0].Seq != 6 {
+	if len(res.Disputes) != 1 || res.Disputes[0].Open || res.Disputes[0].Decision != "uphold" || len(res.Contested) != 1 || res.Contested[0].Seq != hits {
 		t.Fatalf("disputes --all: %+v", res)
 	}
 }
