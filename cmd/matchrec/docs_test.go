@@ -316,7 +316,7 @@ func TestDocs(t *testing.T) {
 				codes, stderrs := sb.shell(t, cmds)
 				for i, c := range cmds {
 					if codes[i] != 0 || errorLine.MatchString(stderrs[i]) {
-						t.Errorf("%s: %s\n  exit %d\n%s", where[i], c, codes[i], indent(stderrs[i]))
+						t.Errorf("%s: %s\n  exit %d\n%s\n  (a block not meant to run here gets <!-- docs-test: skip (why) --> above it)", where[i], c, codes[i], indent(stderrs[i]))
 					}
 				}
 				cmds, where = nil, nil
