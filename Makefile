@@ -2,21 +2,29 @@
 
 GO      ?= go
 BIN     := bin/matchrec
+# make demo's binary leaves DuckDB out (-tags noduckdb): linking it is most
+# of a build's time and of a first build's downloads, and the demo only
+# plays, tells and audits matches (docs/PERFORMANCE.md, "Time to a first
+# demo"). Its analytics commands say so (no_analytics).
+DEMO_BIN := bin/matchrec-demo
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/matchrec/matchrec/cmd/matchrec/internal/cli.Version=$(VERSION)
 EXAMPLES := $(wildcard examples/*.yaml examples/*.json)
 BENCHTIME ?= 2s
 
-.PHONY: help build test demo bench clean
+.PHONY: help build demo-build test demo bench clean
 
 help:
 	@echo "make build   build $(BIN)"
 	@echo "make test    go vet, then every test with the race detector"
-	@echo "make demo    play every example into a fresh data dir and print its log and state"
+	@echo "make demo    build $(DEMO_BIN) (no analytics), play every example into a fresh data dir, print its log, state and audit"
 	@echo "make bench   run the benchmarks (BENCHTIME=$(BENCHTIME))"
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/matchrec
+
+demo-build:
+	$(GO) build -tags noduckdb -ldflags "$(LDFLAGS)" -o $(DEMO_BIN) ./cmd/matchrec
 
 test:
 	$(GO) vet ./...
@@ -24,17 +32,17 @@ test:
 
 # Each example is played through the CLI into a throw-away data directory
 # (an in-process recorder: no server, no port), then told back.
-demo: build
+demo: demo-build
 	@set -e; data=$$(mktemp -d); trap 'rm -rf "$$data"' EXIT; \
 	for f in $(EXAMPLES); do \
 		echo "== play $$f"; \
-		id=$$($(BIN) --data "$$data" play "$$f"); \
+		id=$$($(DEMO_BIN) --data "$$data" play "$$f"); \
 		echo "match $$id"; echo; \
-		echo "== log $$id"; $(BIN) --data "$$data" log "$$id"; echo; \
-		echo "== state $$id"; $(BIN) --data "$$data" state "$$id"; echo; \
-		echo "== audit $$id"; $(BIN) --data "$$data" audit "$$id"; echo; \
+		echo "== log $$id"; $(DEMO_BIN) --data "$$data" log "$$id"; echo; \
+		echo "== state $$id"; $(DEMO_BIN) --data "$$data" state "$$id"; echo; \
+		echo "== audit $$id"; $(DEMO_BIN) --data "$$data" audit "$$id"; echo; \
 	done; \
-	$(BIN) --data "$$data" matches
+	$(DEMO_BIN) --data "$$data" matches
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./...

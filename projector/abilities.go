@@ -1,6 +1,10 @@
 package projector
 
-import "github.com/matchrec/matchrec/events"
+import (
+	"slices"
+
+	"github.com/matchrec/matchrec/events"
+)
 
 // An edition is a Rules value; everything else it may do is an optional
 // ability below, found by type assertion where it is needed, so an edition
@@ -70,4 +74,29 @@ type ChargeRoll struct {
 // the state just after it (ok false for any other roll).
 type Charges interface {
 	ChargeRolled(s *State, roll *events.DiceRolled) (ChargeRoll, bool)
+}
+
+// Commander is an optional ability of an edition: the command types its
+// Decide takes besides the common ones (CommonCommands), so a refusal of an
+// unknown type can list what is valid.
+type Commander interface {
+	Commands() []string
+}
+
+// CommonCommands are the command types every edition takes.
+var CommonCommands = []string{CmdNextTurn, CmdPhase, CmdMove, CmdRoll, CmdEnd, CmdConcede,
+	CmdSeedCommit, CmdSeedReveal, CmdConfirm, CmdContest, CmdDispute, CmdRule, CmdReveal, CmdExcuse}
+
+// CommandTypes lists the command types an edition takes, its own first.
+func CommandTypes(r Rules) []string {
+	var out []string
+	if c, ok := r.(Commander); ok {
+		out = append(out, c.Commands()...)
+	}
+	for _, t := range CommonCommands {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }

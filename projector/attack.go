@@ -1,5 +1,11 @@
 package projector
 
+import (
+	"math"
+
+	"github.com/matchrec/matchrec/projector/rules"
+)
+
 // Attack is an attack sequence in progress: the declaration, the dice it
 // has asked for, and every outcome derived from them. Outcomes live only
 // here (never in events), derived by the edition's Evolve.
@@ -32,10 +38,21 @@ type Attack struct {
 	Hits       int      `json:"hits"`
 	Wounds     int      `json:"wounds"`
 	Saves      int      `json:"saves"`
-	Unsaved    int      `json:"unsaved"`
+	Unsaved    int      `json:"unsaved"` // unsaved wounds: a count, whatever damage each did
 	Casualties []string `json:"casualties,omitempty"`
-	// Expected unsaved wounds, from the exact odds of each step.
+	// Damage is the wounds the target's models lost (State.Inflict):
+	// damage beyond what a model, or the eligible models, could take is
+	// lost and not counted.
+	Damage int `json:"damage"`
+	// Expected unsaved wounds (a count, like Unsaved), from the exact odds
+	// of each step, set by the edition at the declaration.
 	Expected float64 `json:"expected"`
+	// ExpectedDamage is the expected Damage from the declaration, capped
+	// like Damage by what the eligible models could take
+	// (CappedExpectation). An edition whose unsaved wounds deal more than
+	// 1 damage sets it at the declaration; for the others the common fold
+	// does, one damage per unsaved wound.
+	ExpectedDamage float64 `json:"expected_damage"`
 	// Ext is the edition's own part of the attack (Extension), nil for an
 	// edition that has none.
 	Ext Ext `json:"ext,omitempty"`
@@ -108,6 +125,54 @@ const StageDone = "done"
 // then says what the match waits for next.
 func (s *State) CloseAttack(a *Attack) {
 	a.Stage = StageDone
-	s.AddTally(a.Attacker, func(t *Tally) { t.ExpectedWounds += a.Expected })
+	s.AddTally(a.Attacker, func(t *Tally) {
+		t.Unsaved += a.Unsaved
+		t.ExpectedUnsaved += a.Expected
+		t.ExpectedWounds += a.ExpectedDamage
+	})
 	s.LastAttack, s.Attack = a, nil
+}
+
+// Inflict records that attack a's target lost n wounds: the attack's
+// Damage and the attacker's wounds caused.
+func (s *State) Inflict(a *Attack, n int) {
+	a.Damage += n
+	s.AddTally(a.Attacker, func(t *Tally) { t.WoundsCaused += n })
+}
+
+// CappedExpectation is what an attack of shots attacks, expected to cause
+// unsaved unsaved wounds of per damage each (past what a model can take),
+// can be expected to do to the wounds left of its eligible target models:
+// with U its unsaved wounds, taken as Binomial(shots, unsaved/shots) (the
+// editions' exact odds assume attacks of one profile), damage
+// E[min(per·U, W)] for W those wounds, and, for an edition that stops
+// resolving attacks once the target is gone (11e), unsaved wounds
+// E[min(U, W/per)]. A shots of 0 (attacks still to be rolled) counts the
+// expected attacks.
+func CappedExpectation(s *State, a *Attack, shots int, unsaved, per float64) (expUnsaved, expDamage float64) {
+	if unsaved <= 0 || per <= 0 {
+		return 0, 0
+	}
+	capacity := 0
+	if t := s.Unit(a.Target); t != nil {
+		for _, id := range a.Eligible {
+			if m := t.Model(id); m != nil && m.Alive() {
+				capacity += m.WoundsLeft
+			}
+		}
+	}
+	w := float64(capacity)
+	if float64(shots) < unsaved {
+		shots = int(math.Ceil(unsaved))
+	}
+	expUnsaved = rules.ExpectBinomial(shots, unsaved/float64(shots), func(k int) float64 { return min(float64(k), w/per) })
+	return expUnsaved, per * expUnsaved
+}
+
+// expectedDamage is the expected damage of a just declared attack whose
+// edition left it unset: one damage per unsaved wound, capped
+// (CappedExpectation).
+func expectedDamage(s *State, a *Attack) float64 {
+	_, d := CappedExpectation(s, a, a.Shots, a.Expected, 1)
+	return d
 }

@@ -17,6 +17,7 @@ const (
 	// Nothing is recorded.
 	CodeBadCommand     Code = "bad_command"
 	CodeWrongPlayer    Code = "not_your_turn"
+	CodeNotJudge       Code = "not_judge" // only the judge may do this (rulings, reveals)
 	CodeWrongPhase     Code = "wrong_phase"
 	CodeWrongStep      Code = "wrong_step"
 	CodeUnknownUnit    Code = "unknown_unit"
@@ -46,6 +47,7 @@ const (
 	CodeInternal     Code = "internal"     // a bug or an outage; the message says which
 	CodeBadQuery     Code = "bad_query"    // SQL that does not parse, an unknown table or column, not a query
 	CodeNoData       Code = "no_data"      // nothing recorded fits: empty store, unknown player or edition
+	CodeNoAnalytics  Code = "no_analytics" // this binary was built without the analytics (-tags noduckdb, make demo)
 
 	// Statements and signatures (docs/events.md): nothing is recorded.
 	CodeBadSignature Code = "bad_signature" // a signed match's command without a valid signature of the role's key

@@ -333,7 +333,7 @@ func decideDice(s *State, actor events.Actor, c Command) ([]events.Payload, bool
 		return []events.Payload{&events.SeedExcused{Epoch: c.Epoch, Player: c.Player, Reason: c.Reason}}, true, nil
 	case CmdReveal:
 		if actor.Kind != events.ActorJudge {
-			return nil, true, Refuse(CodeWrongPlayer, "only the judge may have the dice seed revealed")
+			return nil, true, Refuse(CodeNotJudge, "only the judge may have the dice seed revealed")
 		}
 		cur := s.Dice.Current()
 		if s.Ended || cur == nil || cur.Seed != "" {

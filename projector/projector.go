@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/matchrec/matchrec/events"
 )
@@ -68,6 +69,9 @@ func ApplyDecoded(r Rules, s *State, e *events.Event, p events.Payload) error {
 	}
 	if a := s.Attack; a != nil && a.Turn == 0 {
 		a.Turn, a.Phase = s.Turn, s.Phase
+		if a.ExpectedDamage == 0 {
+			a.ExpectedDamage = expectedDamage(s, a)
+		}
 	}
 	s.Seq, s.Head = e.Seq, e.Hash
 	return nil
@@ -154,6 +158,11 @@ type History func(seq uint64) (events.Payload, bool)
 
 // DecideWith is Decide with access to the match's earlier events.
 func DecideWith(r Rules, s *State, actor events.Actor, c Command, h History) ([]events.Payload, error) {
+	out, err := decide(r, s, actor, c, h)
+	return out, withSuggestion(s, c, err)
+}
+
+func decide(r Rules, s *State, actor events.Actor, c Command, h History) ([]events.Payload, error) {
 	if c.Type == CmdCreate {
 		return decideCreate(r, s, actor, c)
 	}
@@ -189,12 +198,15 @@ func DecideWith(r Rules, s *State, actor events.Actor, c Command, h History) ([]
 	case "":
 		return nil, Refuse(CodeBadCommand, "command has no type")
 	}
-	return nil, Refuse(CodeUnknownCommand, "unknown command %q", c.Type)
+	return nil, Refuse(CodeUnknownCommand, "unknown command %q; %s takes: %s", c.Type, r.Edition(), strings.Join(CommandTypes(r), ", "))
 }
 
 // RequireActive refuses unless actor is the player whose turn it is and no
 // attack is in progress.
 func RequireActive(s *State, actor events.Actor) error {
+	if s.Active == "" {
+		return Refuse(CodeWrongPlayer, "no turn has started yet: %s starts turn 1 (next-turn)", s.PlayerName(s.First))
+	}
 	if actor.Kind != events.ActorPlayer || actor.ID != s.Active {
 		return Refuse(CodeWrongPlayer, "it is %s's turn, not %s's", s.PlayerName(s.Active), actorName(s, actor))
 	}

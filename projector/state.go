@@ -105,12 +105,18 @@ type BranchInfo struct {
 
 // Tally is a side's running score: what it lost and what it caused, with
 // the expected values of what it caused (the luck meter).
+//
+// Like is compared with like: WoundsCaused (the wounds enemy models lost)
+// with ExpectedWounds (their expectation, capped the same way), Unsaved
+// (unsaved wounds, a count) with ExpectedUnsaved.
 type Tally struct {
-	Player         string  `json:"player"`
-	ModelsLost     int     `json:"models_lost"`
-	WoundsCaused   int     `json:"wounds_caused"`
-	ExpectedWounds float64 `json:"expected_wounds"` // expected unsaved wounds of its completed attacks
-	Dice           int     `json:"dice"`
+	Player          string  `json:"player"`
+	ModelsLost      int     `json:"models_lost"`
+	WoundsCaused    int     `json:"wounds_caused"`
+	ExpectedWounds  float64 `json:"expected_wounds"` // expected wounds caused (Attack.ExpectedDamage) of its completed attacks
+	Unsaved         int     `json:"unsaved"`
+	ExpectedUnsaved float64 `json:"expected_unsaved"` // expected unsaved wounds (Attack.Expected) of its completed attacks
+	Dice            int     `json:"dice"`
 }
 
 // Roll is the last roll, as shown to viewers.
@@ -277,4 +283,7 @@ func (s *State) Hash() (events.Hash, error) {
 //
 // 3: signed matches' keys, end offers, dice epochs by identity with the
 // players' seeds, manual rolls with their hashes.
-const StateVersion = 3
+//
+// 4: an attack's Damage and ExpectedDamage; a tally's Unsaved and
+// ExpectedUnsaved; 11e's Expected is unsaved wounds, not damage.
+const StateVersion = 4

@@ -209,7 +209,7 @@ func decideConfirmUpto(s *State, actor events.Actor, c Command) ([]events.Payloa
 
 func decideRuling(s *State, actor events.Actor, c Command, lookup func(uint64) (events.Payload, bool)) ([]events.Payload, error) {
 	if actor.Kind != events.ActorJudge {
-		return nil, Refuse(CodeWrongPlayer, "only the judge may rule")
+		return nil, Refuse(CodeNotJudge, "only the judge may rule")
 	}
 	d := s.Dispute(c.Dispute)
 	if d == nil {

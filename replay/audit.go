@@ -32,7 +32,7 @@ type Report struct {
 	// Receipts is the check of a participant's receipts, when given.
 	Receipts *ReceiptCheck          `json:"receipts,omitempty"`
 	Manual   []projector.ManualRoll `json:"manual_rolls,omitempty"` // unconfirmed and contested physical rolls
-	Disputes []projector.Dispute    `json:"disputes,omitempty"`     // the disputes and rulings timeline
+	Disputes []DisputeReport        `json:"disputes,omitempty"`     // the disputes and rulings timeline
 	// Unsettled are contested rolls no ruling has settled, Open disputes
 	// with no ruling: either leaves the verdict UNRESOLVED.
 	Unsettled []uint64 `json:"unsettled,omitempty"`
@@ -130,7 +130,7 @@ func (r *Report) judge() {
 // unsettled lists contested rolls that no ruling has settled. Unconfirmed
 // rolls are reported but do not fail the audit: a roll nobody objected to
 // stands.
-func unsettled(manual []projector.ManualRoll, disputes []projector.Dispute) []uint64 {
+func unsettled(manual []projector.ManualRoll, disputes []DisputeReport) []uint64 {
 	var out []uint64
 	for _, m := range manual {
 		if m.Status != projector.RollContested {
@@ -189,7 +189,7 @@ func checkChain(match string, evs []events.Event, lineage []events.BranchPoint) 
 // compares the final state with the recorded one. Before each event it
 // has st check the event's statement against the state before it; an
 // event whose actor the rules did not allow is the actors check's.
-func checkRefold(match string, evs []events.Event, lookup fold.Lookup, o AuditOptions, st *statements) (RefoldCheck, ActorCheck, []projector.ManualRoll, []projector.Dispute) {
+func checkRefold(match string, evs []events.Event, lookup fold.Lookup, o AuditOptions, st *statements) (RefoldCheck, ActorCheck, []projector.ManualRoll, []DisputeReport) {
 	c := RefoldCheck{OK: true}
 	ac := ActorCheck{OK: true}
 	fail := func(seq uint64, format string, args ...any) {
@@ -205,7 +205,12 @@ func checkRefold(match string, evs []events.Event, lookup fold.Lookup, o AuditOp
 	}
 	f := fold.NewFolder(match, lookup)
 	f.Lineage = o.Lineage
+	discarded := map[uint64][]uint64{} // ruling seq → events it made the fold skip
 	for i, e := range evs {
+		var before *projector.State
+		if e.Type == events.TypeRulingMade {
+			before = f.State.Clone()
+		}
 		p, err := f.Decode(e)
 		if err == nil {
 			if roll, ok := p.(*events.DiceRolled); ok && f.State.Seq > 0 && !f.Ruled() {
@@ -224,6 +229,9 @@ func checkRefold(match string, evs []events.Event, lookup fold.Lookup, o AuditOp
 				fail(e.Seq, "event %d does not fold: %v", e.Seq, err)
 			}
 			return c, ac, nil, nil
+		}
+		if before != nil {
+			discarded[e.Seq] = newlySkipped(before, f.State)
 		}
 	}
 	st.close(evs[len(evs)-1].Seq + 1)
@@ -244,7 +252,16 @@ func checkRefold(match string, evs []events.Event, lookup fold.Lookup, o AuditOp
 			manual = append(manual, m)
 		}
 	}
-	return c, ac, manual, f.State.Disputes
+	var disputes []DisputeReport
+	for _, d := range f.State.Disputes {
+		dr := DisputeReport{Dispute: d, Discarded: discarded[d.Ruling]}
+		if d.Decision == events.RulingAmend {
+			played, _ := f.Payload(d.Event)
+			dr.Effect = AmendEffect(d, played)
+		}
+		disputes = append(disputes, dr)
+	}
+	return c, ac, manual, disputes
 }
 
 // checkRollStep compares what a roll event says it answered with what the

@@ -25,6 +25,9 @@ type Explanation struct {
 	Successes   int               `json:"successes"`
 	Produced    string            `json:"produced"`
 	Pending     string            `json:"pending"` // the step as the rules stated it
+	// Ruled is the roll as ruled, when a ruling changed it (Produced and
+	// Successes above are as played).
+	Ruled *RollRuling `json:"ruled,omitempty"`
 }
 
 // Explain folds match to just before event seq, which must be a roll, and
@@ -77,13 +80,68 @@ func Explain(match string, evs []events.Event, lineage []events.BranchPoint, loo
 		if step != nil {
 			x.Weapon = step.Label
 		}
+		before := s.Clone()
 		if err := f.Apply(e); err != nil {
 			return nil, err
 		}
 		x.Produced = produced(roll, x.Successes, f.State)
-		return x, nil
+		x.Ruled, err = asRuled(f, evs, e, roll, before)
+		return x, err
 	}
 	return nil, fmt.Errorf("the match has no event %d", seq)
+}
+
+// RollRuling is a roll as ruled, when a ruling or a ruling's consequences
+// changed it: amended (the dice read otherwise and what they produce
+// then), voided, or discarded by the as-ruled fold.
+type RollRuling struct {
+	Dispute   uint64 `json:"dispute,omitempty"`
+	Ruling    uint64 `json:"ruling,omitempty"`
+	Decision  string `json:"decision"` // amend, void, uphold, or "discarded"
+	Note      string `json:"note,omitempty"`
+	Values    []int  `json:"values,omitempty"` // the dice as ruled (amend)
+	Successes int    `json:"successes"`
+	Produced  string `json:"produced"`
+}
+
+// asRuled folds the rest of the match (f has just folded roll e, whose
+// state before it was before) and says what the rulings made of the roll;
+// nil when none touched it or the only ruling upheld it.
+func asRuled(f *fold.Folder, evs []events.Event, e events.Event, roll *events.DiceRolled, before *projector.State) (*RollRuling, error) {
+	for _, later := range evs {
+		if later.Seq <= e.Seq {
+			continue
+		}
+		if err := f.Apply(later); err != nil {
+			return nil, err
+		}
+	}
+	final := f.State
+	for _, d := range final.Disputes {
+		if d.Event != e.Seq || d.Ruling == 0 || d.Decision == events.RulingUphold {
+			continue
+		}
+		r := &RollRuling{Dispute: d.Seq, Ruling: d.Ruling, Decision: d.Decision, Note: d.Note}
+		if d.Decision == events.RulingVoid {
+			r.Produced = "the roll does not count; as ruled the match still waited for: " + before.Pending.Text
+			return r, nil
+		}
+		amended := projector.Amend(roll, &events.RulingMade{Values: d.Values}).(*events.DiceRolled)
+		r.Values, r.Successes = amended.Values, projector.CountAtLeast(amended.Values, amended.Need)
+		after := before.Clone()
+		if err := projector.ApplyDecoded(f.Rules, after, &e, amended); err != nil {
+			r.Produced = "the amended dice do not fold: " + err.Error()
+			return r, nil
+		}
+		r.Produced = produced(amended, r.Successes, after)
+		return r, nil
+	}
+	for _, sk := range final.Skipped {
+		if sk.Seq == e.Seq {
+			return &RollRuling{Decision: "discarded", Produced: "a ruling changed the match before it, so it answers nothing: " + sk.Why}, nil
+		}
+	}
+	return nil, nil
 }
 
 func produced(r *events.DiceRolled, n int, after *projector.State) string {

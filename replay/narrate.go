@@ -20,6 +20,9 @@ import (
 // the match as ruled (voided and amended events included).
 type Narrator struct {
 	f *fold.Folder
+	// discarded lists, per ruling event, the events that ruling made the
+	// fold skip (Mark).
+	discarded map[uint64][]uint64
 }
 
 // NewNarrator starts a narrator at the empty state of a match.
@@ -48,11 +51,30 @@ func (n *Narrator) Next(e events.Event) ([]string, error) {
 	if !ok {
 		return nil, fmt.Errorf("match %s: event %d was not folded in order", e.Match, e.Seq)
 	}
-	lines := []string{line(n.f.Rules, before, after, &e, p)}
+	if _, ok := p.(*events.RulingMade); ok {
+		if seqs := newlySkipped(before, after); len(seqs) > 0 {
+			if n.discarded == nil {
+				n.discarded = map[uint64][]uint64{}
+			}
+			n.discarded[e.Seq] = seqs
+		}
+	}
+	lines := []string{line(n.f.Rules, before, after, &e, p, n.f.Payload)}
 	if before.Attack != nil && after.Attack == nil && after.LastAttack != nil && after.LastAttack.Seq == before.Attack.Seq {
 		lines = append(lines, Summary(after, after.LastAttack))
 	}
 	return lines, nil
+}
+
+// Fold folds e without telling it: events past those asked for, folded
+// only so that their confirmations, disputes and rulings mark the ones
+// told (Mark).
+func (n *Narrator) Fold(e events.Event) error {
+	if e.Type == events.TypeRulingMade {
+		_, err := n.Next(e) // Next notes what the ruling discards
+		return err
+	}
+	return n.f.Apply(e)
 }
 
 // Narrate tells a whole list of events, in order.
@@ -81,7 +103,9 @@ func (n *Narrator) View(e events.Event, lines []string) (api.EventView, error) {
 	return view(e, p, lines)
 }
 
-func line(r projector.Rules, before, after *projector.State, e *events.Event, p events.Payload) string {
+// line tells e, whose payload is p; played reads the payload of an
+// earlier event as it was recorded (a ruling tells what it changed).
+func line(r projector.Rules, before, after *projector.State, e *events.Event, p events.Payload, played func(uint64) (events.Payload, bool)) string {
 	actor := actorName(after, e.Actor)
 	switch p := p.(type) {
 	case *events.MatchCreated:
@@ -141,11 +165,11 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 		return fmt.Sprintf("%s disputes event %d: %s", actor, p.Event, p.Reason)
 	case *events.RulingMade:
 		out := fmt.Sprintf("%s rules on the dispute of event %d: %s", actor, p.Event, p.Decision)
-		if len(p.Values) > 0 {
-			out += fmt.Sprintf(", dice read as %v", p.Values)
-		}
-		if len(p.Models) > 0 {
-			out += ", models read as " + strings.Join(p.Models, ", ")
+		if p.Decision == events.RulingAmend {
+			if d := after.Dispute(p.Dispute); d != nil {
+				was, _ := played(d.Event)
+				out += ": " + AmendEffect(*d, was)
+			}
 		}
 		if p.Note != "" {
 			out += " (" + p.Note + ")"

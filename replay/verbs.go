@@ -57,43 +57,56 @@ func (rd *Reader) events(ctx context.Context, body []byte) (any, error) {
 	if req.To != 0 && req.To < req.From {
 		return nil, api.Errorf(projector.CodeBadRequest, "to %d is before from %d", req.To, req.From)
 	}
-	res := api.EventsResult{Match: req.Match, Events: []api.EventView{}}
+	scan := func(fn func(events.Event) error) error { return rd.Recorder.Store().Scan(ctx, req.Match, 1, fn) }
+	evs, next, err := Tell(rd.Recorder.RulesFor, scan, req.From, req.To, rd.pageBytes())
+	if err != nil {
+		return nil, err
+	}
+	return api.EventsResult{Match: req.Match, Events: evs, Next: next}, nil
+}
+
+// Tell narrates the events scan gives (a match's, from event 1, in order)
+// and returns those from..to (0: to the last) as EventViews, marked
+// (Narrator.Mark), cut after about pageBytes (0: no limit); next is the
+// first event not returned, 0 when none is left. Narration needs the state
+// before each event, so the fold starts at event 1; it goes on to the last
+// event, untold, so that confirmations, disputes and rulings recorded
+// after an event mark it. The events verb and the CLI's reading of a
+// bundle file both tell events through it.
+func Tell(lookup fold.Lookup, scan func(func(events.Event) error) error, from, to uint64, pageBytes int) ([]api.EventView, uint64, error) {
+	out := []api.EventView{}
 	var (
-		nar  *Narrator
+		next uint64
 		size int
 	)
-	// Narration needs the state before each event, so the fold always
-	// starts at event 1; only the requested range is returned.
-	err := rd.Recorder.Store().Scan(ctx, req.Match, 1, func(e events.Event) error {
-		if req.To != 0 && e.Seq > req.To {
-			return events.ErrStop
-		}
-		if nar == nil {
-			nar = NewNarratorFor(rd.Recorder.RulesFor)
+	nar := NewNarratorFor(lookup)
+	err := scan(func(e events.Event) error {
+		if next != 0 || e.Seq < from || (to != 0 && e.Seq > to) {
+			return nar.Fold(e)
 		}
 		lines, err := nar.Next(e)
 		if err != nil {
 			return err
-		}
-		if e.Seq < req.From {
-			return nil
 		}
 		ev, err := nar.View(e, lines)
 		if err != nil {
 			return err
 		}
 		size += len(ev.Payload) + len(ev.Text) + 200
-		if size > rd.pageBytes() && len(res.Events) > 0 {
-			res.Next = e.Seq
-			return events.ErrStop
+		if pageBytes > 0 && size > pageBytes && len(out) > 0 {
+			next = e.Seq
+			return nil
 		}
-		res.Events = append(res.Events, ev)
+		out = append(out, ev)
 		return nil
 	})
 	if err != nil && !errors.Is(err, events.ErrStop) {
-		return nil, err
+		return nil, 0, err
 	}
-	return res, nil
+	for i := range out {
+		nar.Mark(&out[i])
+	}
+	return out, next, nil
 }
 
 func (rd *Reader) bundle(ctx context.Context, body []byte) (any, error) {

@@ -118,7 +118,7 @@ func inflict(s *projector.State, a *projector.Attack, t *projector.Unit, w *Woun
 	w.Lost = min(w.Damage, m.WoundsLeft)
 	m.WoundsLeft -= w.Lost
 	edAttack(a).Damage += w.Lost
-	s.AddTally(a.Attacker, func(tl *projector.Tally) { tl.WoundsCaused += w.Lost })
+	s.Inflict(a, w.Lost)
 	if m.WoundsLeft <= 0 {
 		m.Removed = true
 		a.Casualties = append(a.Casualties, m.ID)

@@ -2,6 +2,7 @@ package ed11e
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/matchrec/matchrec/events"
@@ -212,25 +213,35 @@ func declare(s *projector.State) projector.Pending {
 	return p
 }
 
-// expected is the attack's expected damage from the exact odds of each
-// roll (re-rolls included), averaged over the target's models and ignoring
-// excess damage: the luck meter.
-func expected(s *projector.State, a *projector.Attack) float64 {
+// expected is the attack's expected unsaved wounds (a count, like
+// Attack.Unsaved) and damage, from the exact odds of each roll (re-rolls
+// included), averaged over the target's models; damage beyond the wounds
+// a model has left is lost (Expr.MeanMin). Attacks stop once the target
+// is destroyed, and so do the unsaved wounds counted: both are capped by
+// the wounds the target has left (projector.CappedExpectation).
+func expected(s *projector.State, a *projector.Attack) (unsaved, damage float64) {
 	t := s.Unit(a.Target)
 	models := t.AliveModels()
-	var total float64
+	var attacks float64
 	for _, g := range edAttack(a).Groups {
 		att, _ := rules.ParseExpr(g.Attacks)
 		dmg, _ := rules.ParseExpr(g.D)
-		var fail float64
+		var fail, dealt float64
 		for _, m := range models {
-			fail += 1 - rules.P(SaveNeed(m, g.AP))
+			f := 1 - rules.P(SaveNeed(m, g.AP))
+			fail += f
+			dealt += f * dmg.MeanMin(m.WoundsLeft)
 		}
-		fail /= float64(len(models))
-		total += float64(len(g.Shooters)) * att.Mean() * pReroll(g.Need, g.Reroll) *
-			pReroll(WoundNeed(g.S, edAttack(a).T), g.WReroll) * fail * dmg.Mean()
+		n := float64(len(g.Shooters)) * att.Mean()
+		attacks += n
+		n *= pReroll(g.Need, g.Reroll) * pReroll(WoundNeed(g.S, edAttack(a).T), g.WReroll)
+		unsaved += n * fail / float64(len(models))
+		damage += n * dealt / float64(len(models))
 	}
-	return total
+	if unsaved <= 0 {
+		return 0, 0
+	}
+	return projector.CappedExpectation(s, a, int(math.Round(attacks)), unsaved, damage/unsaved)
 }
 
 // setPending says what the attack waits for.

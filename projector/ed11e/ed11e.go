@@ -78,10 +78,18 @@ const (
 // Rules is the 11e edition.
 type Rules struct{}
 
-var _ projector.Rules = Rules{}
+var (
+	_ projector.Rules     = Rules{}
+	_ projector.Commander = Rules{}
+)
 
 // Edition is "11e".
 func (Rules) Edition() string { return Edition }
+
+// Commands lists the command types 11e takes besides the common ones.
+func (Rules) Commands() []string {
+	return []string{CmdStep, CmdAdvance, CmdAction, projector.CmdShoot, CmdAllocate, projector.CmdReroll, projector.CmdDecline}
+}
 
 // Phases of an 11e player turn this engine records.
 func (Rules) Phases() []string {

@@ -76,7 +76,7 @@ func evolveDeclared(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 	}
 	x := ed(s)
 	x.Selected = append(x.Selected, u.ID)
-	a.Expected = expected(s, a)
+	a.Expected, a.ExpectedDamage = expected(s, a)
 	s.Attack = a
 	start(s, a)
 	return nil

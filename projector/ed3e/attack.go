@@ -272,7 +272,7 @@ func wound(s *projector.State, a *projector.Attack, t *projector.Unit, id string
 		return // excess wounds on a dead model are lost
 	}
 	m.WoundsLeft--
-	s.AddTally(a.Attacker, func(t *projector.Tally) { t.WoundsCaused++ })
+	s.Inflict(a, 1)
 	if m.WoundsLeft <= 0 {
 		m.Removed = true
 		a.Casualties = append(a.Casualties, id)

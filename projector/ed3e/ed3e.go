@@ -35,10 +35,18 @@ const (
 // Rules is the 3e edition.
 type Rules struct{}
 
-var _ projector.Rules = Rules{}
+var (
+	_ projector.Rules     = Rules{}
+	_ projector.Commander = Rules{}
+)
 
 // Edition is "3e".
 func (Rules) Edition() string { return Edition }
+
+// Commands lists the command types 3e takes besides the common ones.
+func (Rules) Commands() []string {
+	return []string{projector.CmdShoot, projector.CmdDistribute, projector.CmdCasualties}
+}
 
 // Phases of a 3e player turn.
 func (Rules) Phases() []string {

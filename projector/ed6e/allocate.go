@@ -212,7 +212,7 @@ func removeClosest(s *projector.State, a *projector.Attack, n int) {
 func applyWound(s *projector.State, a *projector.Attack, m *projector.Model) {
 	m.WoundsLeft--
 	edAttack(a).Applied++
-	s.AddTally(a.Attacker, func(t *projector.Tally) { t.WoundsCaused++ })
+	s.Inflict(a, 1)
 	if m.WoundsLeft > 0 {
 		return
 	}

@@ -61,10 +61,19 @@ const KindSnap = "snap"
 // Rules is the 6e edition.
 type Rules struct{}
 
-var _ projector.Rules = Rules{}
+var (
+	_ projector.Rules     = Rules{}
+	_ projector.Commander = Rules{}
+)
 
 // Edition is "6e".
 func (Rules) Edition() string { return Edition }
+
+// Commands lists the command types 6e takes besides the common ones.
+func (Rules) Commands() []string {
+	return []string{projector.CmdShoot, CmdCharge, CmdOverwatch, CmdFight, CmdStrike, CmdLookOutSir, CmdPools,
+		projector.CmdDistribute, projector.CmdCasualties, projector.CmdReroll, projector.CmdDecline}
+}
 
 // Phases of a 6e player turn; the assault phase has a charge and a fight
 // sub-phase (State.Subphase).

@@ -101,3 +101,24 @@ func (e Expr) String() string {
 	}
 	return s
 }
+
+// MeanMin is E[min(value, w)]: the expected damage a weapon of this damage
+// deals to a model with w wounds left, damage beyond them being lost.
+func (e Expr) MeanMin(w int) float64 {
+	// The distribution of the dice's sum, die by die.
+	dist := []float64{1}
+	for i := 0; i < e.N; i++ {
+		next := make([]float64, len(dist)+e.Sides)
+		for v, p := range dist {
+			for f := 1; f <= e.Sides; f++ {
+				next[v+f] += p / float64(e.Sides)
+			}
+		}
+		dist = next
+	}
+	var m float64
+	for v, p := range dist {
+		m += p * float64(min(v+e.Plus, w))
+	}
+	return m
+}

@@ -3,6 +3,8 @@
 // between editions lives in the edition's own package.
 package rules
 
+import "math"
+
 // WoundChart returns the D6 roll a hit of Strength s needs to wound
 // Toughness t on the 3e/6e chart, or 0 for "N" (cannot wound).
 //
@@ -43,4 +45,28 @@ func SaveFails(sv int) float64 {
 		return 1
 	}
 	return 1 - P(sv)
+}
+
+// ExpectBinomial is E[f(U)] for U ~ Binomial(n, p), summed term by term
+// (n is at most a few hundred shots): the expected casualties or damage of
+// n shots that each cause an unsaved wound with chance p, when what they
+// cause is capped.
+func ExpectBinomial(n int, p float64, f func(k int) float64) float64 {
+	switch {
+	case n <= 0 || p <= 0:
+		return f(0)
+	case p >= 1:
+		return f(n)
+	}
+	var e float64
+	// log P(U = k) from the binomial coefficients, stable for large n.
+	lq, lp := math.Log1p(-p), math.Log(p)
+	lc := 0.0 // log C(n, k)
+	for k := 0; k <= n; k++ {
+		if k > 0 {
+			lc += math.Log(float64(n-k+1)) - math.Log(float64(k))
+		}
+		e += f(k) * math.Exp(lc+float64(k)*lp+float64(n-k)*lq)
+	}
+	return e
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/matchrec/matchrec/projector"
 )
 
 // Strict reading, format-neutral: both JSON and YAML are first decoded into
@@ -134,38 +136,14 @@ func unknown(path, key string, t reflect.Type) error {
 	}
 	// Suggest the closest field name: same letters in another case or
 	// without underscores, else at most two typos away.
-	best, bestD := "", 3
+	names := make([]string, 0)
 	for name := range jsonFields(t) {
-		d := distance(strings.ToLower(strings.ReplaceAll(name, "_", "")), strings.ToLower(strings.ReplaceAll(key, "_", "")))
-		if d < bestD || (d == bestD && name < best) {
-			best, bestD = name, d
-		}
+		names = append(names, name)
 	}
-	if best != "" {
+	if best := projector.Suggest(key, names); best != "" {
 		return fmt.Errorf("%s (did you mean %q?)", msg, best)
 	}
 	return errors.New(msg)
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func join(path, k string) string {

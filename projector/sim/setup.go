@@ -47,7 +47,7 @@ func randomUnit(r *rand.Rand, id, player string, x, y float64) events.UnitSpec {
 		Keywords: []string{"INFANTRY"}, Weapons: []events.WeaponSpec{w}}
 	for i := 0; i < 3+r.IntN(8); i++ {
 		u.Models = append(u.Models, events.ModelSpec{
-			ID: fmt.Sprintf("%s-m%d", id, i+1), WS: 3 + r.IntN(2), BS: 3 + r.IntN(2), S: 3 + r.IntN(2), T: t, W: 1,
+			ID: fmt.Sprintf("%s-m%d", id, i+1), WS: 3 + r.IntN(2), BS: 2 + r.IntN(4), S: 3 + r.IntN(2), T: t, W: 1,
 			I: 2 + r.IntN(3), A: 1 + r.IntN(2), Ld: 7 + r.IntN(3), Sv: sv, Move: 6,
 			Height: 1.5, BaseMM: 25, X: x, Y: y + float64(i)*1.1, Weapons: []string{"w1"},
 		})

@@ -104,12 +104,29 @@ func TestTablesAgreeWithFreshFold(t *testing.T) {
 		for _, p := range s.Players {
 			tally := s.TallyOf(p.ID)
 			row := query(t, e.db, fmt.Sprintf(`SELECT (SELECT count(*) FROM rolls WHERE match = '%[1]s' AND roller = '%[2]s'),
-				(SELECT coalesce(sum(exp_unsaved), 0) FROM attacks WHERE match = '%[1]s' AND attacker = '%[2]s')`, id, p.ID))[0]
-			if row[0].(int64) != int64(tally.Dice) || math.Abs(row[1].(float64)-tally.ExpectedWounds) > 1e-6 {
-				t.Errorf("%s %s: %d dice, %.3f expected wounds; tally %d, %.3f", id, p.ID, row[0], row[1], tally.Dice, tally.ExpectedWounds)
+				coalesce(sum(exp_damage), 0), coalesce(sum(exp_unsaved), 0), coalesce(sum(unsaved), 0)::BIGINT
+				FROM attacks WHERE match = '%[1]s' AND attacker = '%[2]s'`, id, p.ID))[0]
+			if row[0].(int64) != int64(tally.Dice) || math.Abs(row[1].(float64)-tally.ExpectedWounds) > 1e-6 ||
+				math.Abs(row[2].(float64)-tally.ExpectedUnsaved) > 1e-6 || row[3].(int64) != int64(tally.Unsaved) {
+				t.Errorf("%s %s: %d dice, %.3f expected wounds, %.3f expected unsaved, %d unsaved; tally %+v", id, p.ID, row[0], row[1], row[2], row[3], tally)
+			}
+			// match_players is the tally, with the side and the result.
+			mp := query(t, e.db, fmt.Sprintf(`SELECT models_lost, models_killed, wounds_caused, exp_wounds, unsaved, exp_unsaved, dice, result, side
+				FROM match_players WHERE match = '%s' AND player = '%s'`, id, p.ID))
+			opp := s.TallyOf(s.Opponent(p.ID))
+			if len(mp) != 1 || mp[0][0].(int64) != int64(tally.ModelsLost) || mp[0][1].(int64) != int64(opp.ModelsLost) ||
+				mp[0][2].(int64) != int64(tally.WoundsCaused) || mp[0][3].(float64) != tally.ExpectedWounds ||
+				mp[0][4].(int64) != int64(tally.Unsaved) || mp[0][5].(float64) != tally.ExpectedUnsaved || mp[0][6].(int64) != int64(tally.Dice) {
+				t.Errorf("%s %s: match_players %v; tally %+v, opponent lost %d", id, p.ID, mp, tally, opp.ModelsLost)
+			} else if won := s.Ended && s.Winner == p.ID; (mp[0][7] == "won") != won || (mp[0][8] == int64(1)) != (p.ID == s.First) {
+				t.Errorf("%s %s: result %v side %v; winner %q first %q", id, p.ID, mp[0][7], mp[0][8], s.Winner, s.First)
 			}
 		}
-		m := query(t, e.db, fmt.Sprintf(`SELECT events, head, ended, turns, edition FROM matches WHERE match = '%s'`, id))[0]
+		m := query(t, e.db, fmt.Sprintf(`SELECT events, head, ended, turns, edition, score, models_lost FROM matches WHERE match = '%s'`, id))[0]
+		lost0, lost1 := s.TallyOf(s.Players[0].ID).ModelsLost, s.TallyOf(s.Players[1].ID).ModelsLost
+		if m[5] != fmt.Sprintf("%d,%d", lost1, lost0) || m[6] != fmt.Sprintf("%d,%d", lost0, lost1) {
+			t.Errorf("%s: score %v, models lost %v; the players lost %d and %d", id, m[5], m[6], lost0, lost1)
+		}
 		if m[0].(int64) != int64(s.Seq) || m[1].(string) != s.Head.String() || m[2].(bool) != s.Ended || m[3].(int64) != int64(s.Turn) || m[4] != s.Edition {
 			t.Errorf("%s: matches row %v, state seq %d ended %v turn %d", id, m, s.Seq, s.Ended, s.Turn)
 		}

@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,7 +23,8 @@ type Batch struct {
 	Gone    bool // the match is no longer in the store: drop its rows, keep nothing
 	Seq     uint64
 	Head    events.Hash
-	Row     Row // the matches row; nil with Gone
+	Row     Row   // the matches row; nil with Gone
+	Players []Row // the match_players rows; nil with Gone
 	Rolls   []Row
 	Attacks []Row
 	Charges []Row
@@ -30,7 +32,9 @@ type Batch struct {
 }
 
 // Rows counts the rows the batch appends.
-func (b *Batch) Rows() int { return len(b.Rolls) + len(b.Attacks) + len(b.Charges) + len(b.Units) }
+func (b *Batch) Rows() int {
+	return len(b.Players) + len(b.Rolls) + len(b.Attacks) + len(b.Charges) + len(b.Units)
+}
 
 // deriver folds one match event by event and derives the rows each event
 // adds. It reads only what every edition keeps in projector.State (dice
@@ -88,9 +92,9 @@ func (d *deriver) apply(e events.Event, b *Batch) error {
 		cur = s.Attack
 		d.attackStarted(cur, turn, phase, e.Time)
 	}
-	label := ""
-	if step := cur.Current(); step != nil {
-		label = step.Label
+	var step projector.DiceStep // the step a roll answers, for its label, S and T
+	if st := cur.Current(); st != nil {
+		step = *st
 	}
 	skipped := len(s.Skipped)
 	// Decoded here, not read back from the Folder: a fold restored from a
@@ -120,7 +124,7 @@ func (d *deriver) apply(e events.Event, b *Batch) error {
 			d.accumulate(cur, e.Seq, p)
 		}
 		if emit {
-			b.Rolls = append(b.Rolls, d.rollRows(e, p, turn, phase, cur, label)...)
+			b.Rolls = append(b.Rolls, d.rollRows(e, p, turn, phase, cur, step)...)
 			if cr, ok := d.f.Rules.(projector.Charges); ok {
 				if ch, ok := cr.ChargeRolled(s, p); ok {
 					b.Charges = append(b.Charges, d.chargeRow(e, s, ch, turn))
@@ -180,19 +184,22 @@ func (d *deriver) accumulate(a *projector.Attack, seq uint64, p *events.DiceRoll
 	}
 }
 
-func (d *deriver) rollRows(e events.Event, p *events.DiceRolled, turn int, phase string, cur *projector.Attack, label string) []Row {
+func (d *deriver) rollRows(e events.Event, p *events.DiceRolled, turn int, phase string, cur *projector.Attack, step projector.DiceStep) []Row {
 	purpose, of := p.Purpose, any(nil)
 	if p.Reroll != nil {
 		purpose, of = "reroll", p.Purpose
 	}
-	var need, attack, lbl any
+	var need, attack, lbl, str, tough any
 	if p.Need > 0 {
 		need = int64(p.Need)
 	}
 	if cur != nil {
 		attack = int64(cur.Seq)
-		if p.Reroll == nil && label != "" {
-			lbl = label
+		if p.Reroll == nil && step.Label != "" {
+			lbl = step.Label
+		}
+		if p.Purpose == "wound" && step.Purpose == "wound" && step.S > 0 && step.T > 0 {
+			str, tough = int64(step.S), int64(step.T)
 		}
 	}
 	hasSuccess := p.Need > 0 && successPurposes[p.Purpose]
@@ -204,7 +211,7 @@ func (d *deriver) rollRows(e events.Event, p *events.DiceRolled, turn int, phase
 			ok, pr = v >= p.Need, rules.P(p.Need)
 		}
 		rows[i] = Row{d.id, d.edition, int64(e.Seq), int64(i), t, int64(turn), phase, p.Roller, p.Source,
-			purpose, of, need, int64(v), ok, pr, attack, lbl}
+			purpose, of, need, int64(v), ok, pr, attack, lbl, str, tough}
 	}
 	return rows
 }
@@ -244,11 +251,27 @@ func (d *deriver) attackRow(s *projector.State, a *projector.Attack, acc *attack
 		hitNeed = int64(acc.hitNeed)
 	}
 	target := s.Unit(a.Target)
+	var str, ap, dmg, tough, save any
+	if len(a.Shooters) > 0 {
+		sh := a.Shooters[0]
+		str, ap, dmg = int64(sh.S), int64(sh.AP), "1"
+		if firer != nil {
+			if w := firer.Weapon(sh.Weapon); w != nil && w.D != "" {
+				dmg = w.D
+			}
+		}
+	}
+	if target != nil && len(a.Eligible) > 0 {
+		if m := target.Model(a.Eligible[0]); m != nil {
+			tough, save = int64(m.T), int64(m.Sv)
+		}
+	}
 	return Row{d.id, d.edition, int64(a.Seq), int64(end), ts(acc.time), int64(acc.turn), acc.phase, a.Type, kind,
 		a.Attacker, a.Defender, a.Firer, unitDisplay(firer, a.Firer), a.Target, unitDisplay(target, a.Target),
-		strings.Join(weapons, "+"), int64(len(a.Shooters)), int64(a.Shots), int64(a.Hits), int64(a.Wounds), int64(a.Saves),
-		int64(a.Unsaved), int64(len(a.Casualties)),
-		acc.exp["hit"], acc.exp["wound"], acc.exp["save"], a.Expected, expectedCasualties(s, a), hitNeed}
+		strings.Join(weapons, "+"), str, ap, dmg, tough, save,
+		int64(len(a.Shooters)), int64(a.Shots), int64(a.Hits), int64(a.Wounds), int64(a.Saves),
+		int64(a.Unsaved), int64(a.Damage), int64(len(a.Casualties)),
+		acc.exp["hit"], acc.exp["wound"], acc.exp["save"], a.Expected, a.ExpectedDamage, expectedCasualties(s, a), hitNeed}
 }
 
 // matchRow is the match's row as the fold now stands.
@@ -269,8 +292,50 @@ func (d *deriver) matchRow() Row {
 			result, winner = "won", s.Winner
 		}
 	}
+	score, lost := make([]string, len(s.Players)), make([]string, len(s.Players))
+	for i, p := range s.Players {
+		score[i] = strconv.Itoa(s.TallyOf(s.Opponent(p.ID)).ModelsLost)
+		lost[i] = strconv.Itoa(s.TallyOf(p.ID).ModelsLost)
+	}
 	return Row{d.id, s.Edition, s.Name, strings.Join(ids, ","), strings.Join(names, ","), s.First, ts(d.info.Created),
-		parent, at, s.Ended, winner, result, int64(s.Turn), int64(s.Seq), s.Head.String()}
+		parent, at, s.Ended, winner, result, int64(s.Turn), strings.Join(score, ","), strings.Join(lost, ","),
+		int64(s.Seq), s.Head.String()}
+}
+
+// playerRows are the match_players rows as the fold now stands: each
+// player's side, army, result and tally.
+func (d *deriver) playerRows() []Row {
+	s := d.f.State
+	rows := make([]Row, 0, len(s.Players))
+	for _, p := range s.Players {
+		side := int64(2)
+		if p.ID == s.First {
+			side = 1
+		}
+		var army []string
+		models := 0
+		for _, u := range s.Units {
+			if u.Player == p.ID {
+				army = append(army, u.DisplayName())
+				models += len(u.Models)
+			}
+		}
+		result := "in progress"
+		switch {
+		case s.Ended && s.Winner == "":
+			result = "no winner"
+		case s.Ended && s.Winner == p.ID:
+			result = "won"
+		case s.Ended:
+			result = "lost"
+		}
+		opp := s.Opponent(p.ID)
+		t := s.TallyOf(p.ID)
+		rows = append(rows, Row{d.id, s.Edition, p.ID, s.PlayerName(p.ID), side, strings.Join(army, "+"), opp, result,
+			int64(models), int64(t.ModelsLost), int64(s.TallyOf(opp).ModelsLost), int64(t.WoundsCaused), t.ExpectedWounds,
+			int64(t.Unsaved), t.ExpectedUnsaved, int64(t.Dice)})
+	}
+	return rows
 }
 
 func unitRows(match string, p *events.MatchCreated) []Row {

@@ -136,6 +136,10 @@ func checkLuck(t *testing.T, e *env) {
 		if math.Abs(p.Luck-w[0]) > 1e-9 || math.Abs(p.Z-w[1]) > 1e-9 || math.Abs(p.Percentile-pct) > 1e-6 || p.Matches != 1 {
 			t.Errorf("%s: luck %.4f z %.4f percentile %.2f, want %.4f %.4f %.2f", p.Player, p.Luck, p.Z, p.Percentile, w[0], w[1], pct)
 		}
+		// The timeline's band is 1.96 standard deviations of fair luck.
+		if band := 1.96 * w[0] / w[1]; len(p.Timeline) != 1 || math.Abs(p.Timeline[0].Band-band) > 1e-9 {
+			t.Errorf("%s: timeline %+v, want a band of %.4f", p.Player, p.Timeline, band)
+		}
 	}
 	if a := r.Players[0]; a.Wounds != 3 || math.Abs(a.ExpWounds-20.0/9) > 1e-9 || len(a.Timeline) != 1 {
 		t.Errorf("alice's wounds %d (expected %.3f), timeline %v", a.Wounds, a.ExpWounds, a.Timeline)

@@ -74,7 +74,17 @@ func (s *Service) export(ctx context.Context, body []byte) (any, error) {
 	s.exports[id] = &exportStream{rows: rows, used: time.Now()}
 	s.reapLocked()
 	s.mu.Unlock()
-	return api.ExportOpened{ID: id, Columns: rows.Columns(), Total: total}, nil
+	cols := rows.Columns()
+	if t != nil {
+		// A table's columns say which are never null: Parquet marks them
+		// required.
+		for i := range cols {
+			if k := t.Index(cols[i].Name); k >= 0 {
+				cols[i].Required = !t.Columns[k].Nullable
+			}
+		}
+	}
+	return api.ExportOpened{ID: id, Columns: cols, Total: total}, nil
 }
 
 func (s *Service) exportNext(_ context.Context, body []byte) (any, error) {

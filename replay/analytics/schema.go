@@ -34,6 +34,10 @@ type Table struct {
 	Doc     string
 	Columns []Column
 	Key     []string
+	// Replaced tables describe a match as it now stands (the matches row,
+	// its players' rows): every batch of a match replaces its rows there,
+	// where the other tables only append.
+	Replaced bool
 }
 
 // Index returns the position of column name, or -1.
@@ -67,12 +71,13 @@ const (
 	TableAttacks = "attacks"
 	TableCharges = "charges"
 	TableUnits   = "units"
+	TablePlayers = "match_players"
 )
 
 // Matches has one row per match (branches included).
 var Matches = Table{
 	Name: TableMatches, Doc: "one row per match, branches included; updated as the match goes on",
-	Key: []string{"match"},
+	Key: []string{"match"}, Replaced: true,
 	Columns: []Column{
 		col("match", String, "match id"),
 		col("edition", String, "edition id: 3e, 6e, 11e"),
@@ -87,6 +92,8 @@ var Matches = Table{
 		opt("winner", String, "winning player id, if any"),
 		col("result", String, "won, no winner, or in progress"),
 		col("turns", Int, "game turns started"),
+		col("score", String, "enemy models each player removed, comma-separated in player order (the editions keep no victory points)"),
+		col("models_lost", String, "models each player lost, comma-separated in player order"),
 		col("events", Int, "events folded into these tables (the match's checkpoint)"),
 		col("head", String, "hash of the last event folded (checks the checkpoint against the store)"),
 	},
@@ -114,6 +121,8 @@ var Rolls = Table{
 		opt("p", Float, "exact chance of success of this die, when success applies"),
 		opt("attack_seq", Int, "the attack the roll belongs to (attacks.seq), if any"),
 		opt("label", String, "what the step says it rolls for (weapon, S vs T, save)"),
+		opt("strength", Int, "Strength of the hits a wound roll is for"),
+		opt("toughness", Int, "Toughness a wound roll is against"),
 	},
 }
 
@@ -138,17 +147,24 @@ var Attacks = Table{
 		col("target", String, "target unit id"),
 		col("target_name", String, "target unit name"),
 		col("weapon", String, "weapon names fired, '+'-joined in firing order"),
+		opt("strength", Int, "Strength of the first weapon fired"),
+		opt("ap", Int, "AP of the first weapon fired (0: none; 11e as a negative modifier, -1)"),
+		opt("weapon_damage", String, "Damage characteristic of the first weapon fired (1, 2, D3, D6+1; 3e and 6e: 1)"),
+		opt("toughness", Int, "Toughness of the first target model the attack could wound"),
+		opt("save", Int, "armour save of that model (0: none)"),
 		col("models", Int, "models that fired"),
 		col("shots", Int, "shots (attacks) made"),
 		col("hits", Int, "hits"),
 		col("wounds", Int, "successful wound rolls"),
 		col("saves", Int, "successful saves"),
-		col("unsaved", Int, "unsaved wounds"),
+		col("unsaved", Int, "unsaved wounds (a count, whatever damage each dealt)"),
+		col("damage", Int, "wounds the target's models lost (damage beyond what they could take is lost)"),
 		col("casualties", Int, "models removed"),
 		col("exp_hits", Float, "expected hits given the dice rolled to hit (exact odds)"),
 		col("exp_wounds", Float, "expected wounds given the dice rolled to wound"),
 		col("exp_saves", Float, "expected saves given the dice rolled to save"),
-		col("exp_unsaved", Float, "expected unsaved wounds from the declaration, the edition's exact odds (11e: damage)"),
+		col("exp_unsaved", Float, "expected unsaved wounds from the declaration, the edition's exact odds (a count, like unsaved)"),
+		col("exp_damage", Float, "expected damage from the declaration, capped like damage by what the eligible models could take"),
 		col("exp_casualties", Float, "expected models removed: E[min(U / W, models)] with U binomial over the shots"),
 		opt("hit_need", Int, "target number of the first hit roll"),
 	},
@@ -197,8 +213,32 @@ var Units = Table{
 	},
 }
 
+// MatchPlayers has one row per player of each match, as the match stands.
+var MatchPlayers = Table{
+	Name: TablePlayers, Doc: "one row per player of each match (win rates by player or army); updated as the match goes on",
+	Key: []string{"match", "player"}, Replaced: true,
+	Columns: []Column{
+		col("match", String, "match id"),
+		col("edition", String, "edition id"),
+		col("player", String, "player id"),
+		col("player_name", String, "player name"),
+		col("side", Int, "1 for the player who plays first, 2 for the other"),
+		col("army", String, "the player's unit names as deployed, '+'-joined"),
+		col("opponent", String, "the other player's id"),
+		col("result", String, "won, lost, no winner, or in progress"),
+		col("models", Int, "models the player deployed"),
+		col("models_lost", Int, "models the player lost"),
+		col("models_killed", Int, "enemy models the player removed"),
+		col("wounds_caused", Int, "wounds enemy models lost to the player's attacks"),
+		col("exp_wounds", Float, "their expectation (the attacks' exp_damage)"),
+		col("unsaved", Int, "unsaved wounds the player's attacks caused"),
+		col("exp_unsaved", Float, "their expectation (the attacks' exp_unsaved)"),
+		col("dice", Int, "dice the player rolled"),
+	},
+}
+
 // Tables lists every analytic table.
-var Tables = []*Table{&Matches, &Rolls, &Attacks, &Charges, &Units}
+var Tables = []*Table{&Matches, &MatchPlayers, &Rolls, &Attacks, &Charges, &Units}
 
 // Lookup returns the table named name.
 func Lookup(name string) (*Table, error) {

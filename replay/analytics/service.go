@@ -107,6 +107,9 @@ func (s *Service) open(ctx context.Context) (DB, *Updater, error) {
 		}
 	}
 	if s.err != nil {
+		if ae := (*api.Error)(nil); errors.As(s.err, &ae) {
+			return nil, nil, ae // the opener's own code (no_analytics)
+		}
 		return nil, nil, api.Errorf(projector.CodeInternal, "analytics unavailable: %v", s.err)
 	}
 	return s.db, s.up, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/matchrec/matchrec/projector"
@@ -127,6 +128,10 @@ func TestServiceErrors(t *testing.T) {
 		if _, err := handle[any](t, v, c.verb, c.req); api.CodeOf(err) != c.code {
 			t.Errorf("%s %+v: %v, want %s", c.verb, c.req, err, c.code)
 		}
+	}
+	// ... and say why.
+	if _, err := handle[any](t, v, api.VerbSQL, api.SQLRequest{Query: "SELECT 1; SELECT 2"}); err == nil || !strings.Contains(err.Error(), "one statement at a time") {
+		t.Errorf("two statements: %v", err)
 	}
 	if _, err := v.Handle(context.Background(), api.VerbSQL, []byte(`{"qurey":"SELECT 1"}`)); api.CodeOf(err) != projector.CodeBadRequest {
 		t.Errorf("a misspelt field: %v", err)

@@ -218,7 +218,7 @@ func (u *Updater) fold(ctx context.Context, mi store.MatchInfo) (Batch, uint64, 
 		u.drop(mi.ID)
 		return b, n, err
 	}
-	b.Seq, b.Head, b.Row = d.f.State.Seq, d.f.State.Head, d.matchRow()
+	b.Seq, b.Head, b.Row, b.Players = d.f.State.Seq, d.f.State.Head, d.matchRow(), d.playerRows()
 	u.keep(mi.ID, d)
 	return b, n, nil
 }

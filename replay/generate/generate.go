@@ -53,6 +53,11 @@ type Options struct {
 	Players []string
 	// IDPrefix names matches IDPrefix-<edition>-<seed>-<n> (default "gen").
 	IDPrefix string
+	// ManualRatio is the share of rolls entered as physical dice: the
+	// generator rolls them itself (seeded, fair) and types them in as a
+	// player would, so they are recorded as manual; the others are the
+	// recorder's digital dice. 0: every roll digital.
+	ManualRatio float64
 	// Progress is told after each match.
 	Progress func(done, total int)
 }
@@ -180,6 +185,7 @@ func playOne(ctx context.Context, t Target, r projector.Rules, opts Options, n i
 		return id, 0, err
 	}
 	ap := &sim.Autoplay{Rules: r, Dice: sim.NewDice(opts.Seed ^ uint64(n)), MaxTurns: opts.MaxTurns, Digital: true}
+	manual := rand.New(rand.NewPCG(opts.Seed, uint64(n)+1<<40)) // which rolls are typed in
 	for guard := 0; ; guard++ {
 		if guard > 100_000 {
 			return id, s.Seq, fmt.Errorf("match %s does not end (waiting for: %s)", id, s.Pending.Text)
@@ -187,6 +193,12 @@ func playOne(ctx context.Context, t Target, r projector.Rules, opts Options, n i
 		actor, c, over := ap.Next(s)
 		if over {
 			return id, s.Seq, nil
+		}
+		if c.Type == projector.CmdRoll && c.Digital && opts.ManualRatio > 0 && manual.Float64() < opts.ManualRatio {
+			c.Digital, c.Values = false, make([]int, s.Pending.Dice)
+			for i := range c.Values {
+				c.Values[i] = ap.Dice.D6()
+			}
 		}
 		role := api.RoleJudge
 		if actor.Kind == events.ActorPlayer {

@@ -45,6 +45,9 @@ type Column struct {
 	Name   string `json:"name"`
 	Kind   string `json:"kind"`
 	DBType string `json:"db_type"`
+	// Required: the column is never null (a table's column the schema
+	// marks so; a query's columns may always hold nulls).
+	Required bool `json:"required,omitempty"`
 }
 
 // Kinds of result columns: how to read a column's values.

@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/fold"
@@ -63,10 +64,23 @@ func FromError(err error) *Error {
 	case errors.Is(err, store.ErrConflict):
 		return &Error{Code: projector.CodeConflict, Message: err.Error()}
 	case errors.Is(err, store.ErrNotFound):
-		return &Error{Code: projector.CodeNotFound, Message: err.Error()}
+		return &Error{Code: projector.CodeNotFound, Message: notFound(err)}
 	default:
 		return &Error{Code: projector.CodeInternal, Message: err.Error()}
 	}
+}
+
+// notFound is the message of a not_found error as a caller reads it: the
+// store's own words ("match not found: \"fridya\""), without the names of
+// the layers it went through on the way ("fold match fridya: ...").
+func notFound(err error) string {
+	msg := err.Error()
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if e != store.ErrNotFound && strings.HasPrefix(e.Error(), store.ErrNotFound.Error()) {
+			msg = e.Error()
+		}
+	}
+	return msg
 }
 
 // CodeOf is the code FromError gives err ("" for nil).

@@ -37,6 +37,13 @@ type EventView struct {
 	Payload json.RawMessage `json:"payload"`
 	Hash    events.Hash     `json:"hash"`
 	Text    string          `json:"text"`
+	// Witness is a physical roll's witness state: "unconfirmed",
+	// "confirmed" or "CONTESTED: reason" (docs/dice.md).
+	Witness string `json:"witness,omitempty"`
+	// Marks are the judge's marks on the event, as the match stands now:
+	// disputes and rulings about it (amended old → new, voided, upheld,
+	// no ruling yet), or that a ruling discarded it.
+	Marks []string `json:"marks,omitempty"`
 }
 
 // BundleRequest asks for one page of a match's records. The first page

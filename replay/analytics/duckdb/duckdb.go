@@ -31,7 +31,12 @@ import (
 //
 // 2: attacks.type is shooting, overwatch or melee and attacks.kind the
 // variant (11e shooting type, 6e snap), as Attack.Type and Attack.Kind.
-const SchemaVersion = 2
+//
+// 3: attacks.damage, exp_damage and the profile columns (strength, ap,
+// weapon_damage, toughness, save); rolls.strength and toughness;
+// matches.score and models_lost; the match_players table; 11e's
+// exp_unsaved is unsaved wounds.
+const SchemaVersion = 3
 
 // ErrLocked: another process has the file open.
 var ErrLocked = errors.New("analytics database is in use by another process")

@@ -138,6 +138,9 @@ func (d *DB) readOnly(ctx context.Context, query string) error {
 		// before the last one ("DELETE …; SELECT 1"); Prepare refuses more
 		// than one statement.
 		st, err := c.Prepare(query)
+		if err != nil && strings.Contains(err.Error(), "multi-statement") {
+			return badQuery("one statement at a time: this query holds more than one (separated by ';'); send them one by one")
+		}
 		if err != nil {
 			return badQuery("%v", err)
 		}

@@ -68,14 +68,12 @@ func (d *DB) Write(ctx context.Context, batches []analytics.Batch) (err error) {
 			reset = append(reset, b.Match)
 		}
 	}
-	if err := d.deleteMatches(ctx, "matches", touched); err != nil {
-		return err
-	}
 	for _, t := range analytics.Tables {
-		if t.Name == analytics.TableMatches {
-			continue
+		ids := reset
+		if t.Replaced {
+			ids = touched
 		}
-		if err := d.deleteMatches(ctx, t.Name, reset); err != nil {
+		if err := d.deleteMatches(ctx, t.Name, ids); err != nil {
 			return err
 		}
 	}
@@ -91,6 +89,7 @@ func (d *DB) Write(ctx context.Context, batches []analytics.Batch) (err error) {
 				}
 				return []analytics.Row{b.Row}
 			},
+			analytics.TablePlayers: func(b *analytics.Batch) []analytics.Row { return b.Players },
 			analytics.TableRolls:   func(b *analytics.Batch) []analytics.Row { return b.Rolls },
 			analytics.TableAttacks: func(b *analytics.Batch) []analytics.Row { return b.Attacks },
 			analytics.TableCharges: func(b *analytics.Batch) []analytics.Row { return b.Charges },

@@ -36,8 +36,9 @@ const (
 )
 
 // NewWriter starts a Parquet file on out with the given columns (the API's
-// column kinds; zstd-compressed pages). Every column is optional
-// (nullable): a query may return nulls anywhere.
+// column kinds; zstd-compressed pages). A column is required when the API
+// says it is never null (a table's), optional otherwise (a query may
+// return nulls anywhere).
 func NewWriter(out io.Writer, cols []api.Column) (*Writer, error) {
 	fields := make([]pq.Field, len(cols))
 	for i, c := range cols {
@@ -59,7 +60,11 @@ func NewWriter(out io.Writer, cols []api.Column) (*Writer, error) {
 		if strings.ContainsRune(c.Name, ',') {
 			return nil, fmt.Errorf("parquet: column name %q has a comma", c.Name)
 		}
-		fields[i] = &field{Node: pq.Optional(leaf), name: c.Name}
+		node := pq.Optional(leaf)
+		if c.Required {
+			node = pq.Required(leaf)
+		}
+		fields[i] = &field{Node: node, name: c.Name}
 	}
 	schema := pq.NewSchema("row", &group{fields: fields})
 	// Bounded row groups keep the writer's memory (and the collector's
@@ -81,9 +86,12 @@ func (w *Writer) Write(rows [][]any) error {
 			if err != nil {
 				return err
 			}
-			if v == nil {
-				row[i] = val.Level(0, 0, i)
-			} else {
+			switch {
+			case v == nil && w.cols[i].Required:
+				return fmt.Errorf("parquet: column %s is required, but a row holds null", w.cols[i].Name)
+			case v == nil, w.cols[i].Required:
+				row[i] = val.Level(0, 0, i) // a null, or a required value: no definition level
+			default:
 				row[i] = val.Level(0, 1, i)
 			}
 		}

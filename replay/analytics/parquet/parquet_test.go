@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	pq "github.com/parquet-go/parquet-go"
+
 	"github.com/matchrec/matchrec/replay/analytics/duckdb"
 	"github.com/matchrec/matchrec/replay/analytics/parquet"
 	"github.com/matchrec/matchrec/store/api"
@@ -16,7 +18,7 @@ import (
 // Rows written read back through DuckDB's own Parquet reader with the
 // same values, nulls and column order.
 func TestRoundTripThroughDuckDB(t *testing.T) {
-	cols := []api.Column{{Name: "match", Kind: api.KindString}, {Name: "seq", Kind: api.KindInt},
+	cols := []api.Column{{Name: "match", Kind: api.KindString, Required: true}, {Name: "seq", Kind: api.KindInt, Required: true},
 		{Name: "p", Kind: api.KindFloat}, {Name: "success", Kind: api.KindBool}, {Name: "date", Kind: api.KindTime}}
 	when := time.Date(2026, 3, 1, 12, 30, 0, 123456000, time.UTC)
 	rows := [][]any{
@@ -45,6 +47,23 @@ func TestRoundTripThroughDuckDB(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// The columns that are never null are required in the file's schema,
+	// the others optional.
+	pf, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := pf.Stat()
+	file, err := pq.OpenFile(pf, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range file.Schema().Fields() {
+		if f.Required() != cols[i].Required || f.Optional() == cols[i].Required {
+			t.Errorf("column %s: required %v optional %v, want required %v", f.Name(), f.Required(), f.Optional(), cols[i].Required)
+		}
+	}
+	pf.Close()
 	got, err := duckdb.ReadParquet(context.Background(), path, "seq")
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +104,13 @@ func TestWrongKindIsAnError(t *testing.T) {
 	}
 	if _, err := parquet.NewWriter(new(discard), []api.Column{{Name: "n", Kind: "list"}}); err == nil {
 		t.Fatal("an unknown kind was accepted")
+	}
+	w, err = parquet.NewWriter(new(discard), []api.Column{{Name: "n", Kind: api.KindInt, Required: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([][]any{{nil}}); err == nil {
+		t.Fatal("a null in a required column was accepted")
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,8 +24,35 @@ import (
 // maxPanels bounds the dice histograms drawn in one image.
 const maxPanels = 12
 
-// Dice draws one histogram of faces per (player, source), with the count
-// a fair die would give as a line; flagged groups say so in their title.
+// Readable defaults: images large enough to read on a screen or a slide,
+// text sized for them.
+const (
+	titleSize  = 16
+	labelSize  = 14
+	tickSize   = 12
+	legendSize = 12
+)
+
+// styled makes a plot with the package's type sizes.
+func styled(title string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = vg.Points(titleSize)
+	p.X.Label.TextStyle.Font.Size = vg.Points(labelSize)
+	p.Y.Label.TextStyle.Font.Size = vg.Points(labelSize)
+	p.X.Tick.Label.Font.Size = vg.Points(tickSize)
+	p.Y.Tick.Label.Font.Size = vg.Points(tickSize)
+	p.Legend.TextStyle.Font.Size = vg.Points(legendSize)
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Legend.Padding = vg.Points(4)
+	return p
+}
+
+// Dice draws, per (player, source), how far each face's count is from a
+// fair die's (count − n/6), with the band a fair die stays in 95% of the
+// time (± 1.96 √(n · 1/6 · 5/6)) shaded: a face outside it is unusual, all
+// inside is what fair dice do. Flagged groups say so in their title.
 func Dice(r *report.DiceReport, path string) error {
 	groups := r.Groups
 	if len(groups) == 0 {
@@ -40,66 +68,131 @@ func Dice(r *report.DiceReport, path string) error {
 		plots[i] = make([]*plot.Plot, cols)
 	}
 	for i, g := range groups {
-		p := plot.New()
-		p.Title.Text = fmt.Sprintf("%s, %s dice (n=%d)", g.Player, g.Source, g.N)
+		p := styled(fmt.Sprintf("%s, %s dice (n=%d)", g.Player, g.Source, g.N))
 		if g.Flag {
 			p.Title.Text += " — LOADED?"
 		}
-		p.Y.Label.Text = "rolls"
-		vals := make(plotter.Values, 6)
-		for f, c := range g.Faces {
-			vals[f] = float64(c)
-		}
-		bars, err := plotter.NewBarChart(vals, vg.Points(14))
+		p.X.Label.Text = "face"
+		p.Y.Label.Text = "rolls − fair count"
+		exp := float64(g.N) / 6
+		band := 1.96 * math.Sqrt(float64(g.N)*(1.0/6)*(5.0/6))
+		shade, err := plotter.NewPolygon(plotter.XYs{{X: -0.5, Y: -band}, {X: 5.5, Y: -band}, {X: 5.5, Y: band}, {X: -0.5, Y: band}})
 		if err != nil {
 			return err
 		}
-		bars.Color = plotutil.Color(0)
+		shade.Color = color.NRGBA{R: 60, G: 120, B: 220, A: 50}
+		shade.LineStyle.Width = 0
+		p.Add(shade)
+		p.Legend.Add("95% band of a fair die", shade)
+		vals := make(plotter.Values, 6)
+		lo, hi := -band, band
+		for f, c := range g.Faces {
+			vals[f] = float64(c) - exp
+			lo, hi = math.Min(lo, vals[f]), math.Max(hi, vals[f])
+		}
+		bars, err := plotter.NewBarChart(vals, vg.Points(22))
+		if err != nil {
+			return err
+		}
+		bars.Color = color.RGBA{R: 40, G: 80, B: 160, A: 255}
 		if g.Flag {
 			bars.Color = color.RGBA{R: 200, A: 255}
 		}
 		p.Add(bars)
+		p.Legend.Add("this group", bars)
 		p.NominalX("1", "2", "3", "4", "5", "6")
-		exp := float64(g.N) / 6
-		line, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: exp}, {X: 5.5, Y: exp}})
-		if err != nil {
-			return err
-		}
-		line.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-		p.Add(line)
-		p.Legend.Add("fair", line)
-		p.Legend.Top = true
-		p.Y.Min = 0
+		zero := plotter.NewFunction(func(float64) float64 { return 0 })
+		zero.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+		p.Add(zero)
+		pad := (hi - lo) * 0.35 // room for the legend above the bars
+		p.Y.Min, p.Y.Max = lo-0.05*(hi-lo), hi+pad
 		plots[i/cols][i%cols] = p
 	}
-	return saveTiles(plots, path, vg.Points(260*float64(cols)), vg.Points(220*float64(rows)))
+	return saveTiles(plots, path, vg.Points(420*float64(cols)), vg.Points(340*float64(rows)))
 }
 
-// Luck draws each player's cumulative dice luck match by match.
+// Luck draws luck over time, match by match in date order, against the
+// band fair dice stay in 95% of the time (shaded): a line that leaves it
+// is unusual luck. One player is drawn in successes (cumulative successes
+// − expected, band ± 1.96 √Σ p(1−p)); several in z (each player's
+// cumulative luck over its own standard deviation, band ± 1.96), so every
+// player is read against the same band.
 func Luck(r *report.LuckReport, path string) error {
 	if len(r.Players) == 0 {
 		return errors.New("plot: nothing to draw")
 	}
-	p := plot.New()
-	p.Title.Text = "Dice luck over time (successes − expected, cumulative)"
-	p.X.Label.Text = "match (in date order)"
-	p.Y.Label.Text = "luck"
-	var args []any
-	for _, pl := range r.Players {
-		pts := make(plotter.XYs, len(pl.Timeline))
-		for i, t := range pl.Timeline {
-			pts[i] = plotter.XY{X: float64(i + 1), Y: t.Cumulative}
-		}
-		args = append(args, fmt.Sprintf("%s (%.0f%%)", pl.Player, pl.Percentile), pts)
+	players := r.Players
+	if len(players) > 10 {
+		players = players[:10] // beyond, neither lines nor legend can be told apart
 	}
-	if err := plotutil.AddLines(p, args...); err != nil {
+	one := len(players) == 1
+	p := styled("Dice luck over time: cumulative z (luck ÷ its standard deviation)")
+	p.Y.Label.Text = "z"
+	if one {
+		p.Title.Text = fmt.Sprintf("Dice luck of %s over time (successes − expected, cumulative)", players[0].Player)
+		p.Y.Label.Text = "luck (successes)"
+	}
+	p.X.Label.Text = "match (in date order)"
+	lo, hi := -2.5, 2.5
+	longest := 0
+	for _, pl := range players {
+		longest = max(longest, len(pl.Timeline))
+	}
+	// The band: of the one player, or the z band shared by all.
+	band := make(plotter.XYs, 0, 2*longest)
+	if one {
+		tl := players[0].Timeline
+		for i, t := range tl {
+			band = append(band, plotter.XY{X: float64(i + 1), Y: t.Band})
+		}
+		for i := len(tl) - 1; i >= 0; i-- {
+			band = append(band, plotter.XY{X: float64(i + 1), Y: -tl[i].Band})
+		}
+	} else {
+		band = append(band, plotter.XY{X: 1, Y: 1.96}, plotter.XY{X: float64(max(longest, 2)), Y: 1.96},
+			plotter.XY{X: float64(max(longest, 2)), Y: -1.96}, plotter.XY{X: 1, Y: -1.96})
+	}
+	shade, err := plotter.NewPolygon(band)
+	if err != nil {
 		return err
 	}
+	shade.Color = color.NRGBA{R: 120, G: 120, B: 120, A: 60}
+	shade.LineStyle.Width = 0
+	p.Add(shade)
+	for _, b := range band {
+		lo, hi = math.Min(lo, b.Y), math.Max(hi, b.Y)
+	}
+	for k, pl := range players {
+		pts := make(plotter.XYs, len(pl.Timeline))
+		for i, t := range pl.Timeline {
+			y := t.Cumulative
+			if !one {
+				y = 0
+				if t.Band > 0 {
+					y = t.Cumulative / (t.Band / 1.96)
+				}
+			}
+			pts[i] = plotter.XY{X: float64(i + 1), Y: y}
+			lo, hi = math.Min(lo, y), math.Max(hi, y)
+		}
+		line, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		line.Color = plotutil.Color(k)
+		line.Dashes = plotutil.Dashes(k / len(plotutil.SoftColors))
+		line.Width = vg.Points(2)
+		p.Add(line)
+		p.Legend.Add(fmt.Sprintf("%s (%.0f%%)", pl.Player, pl.Percentile), line)
+	}
+	p.Legend.Add("95% band of fair dice", shade)
 	zero := plotter.NewFunction(func(float64) float64 { return 0 })
 	zero.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
 	p.Add(zero)
-	p.Legend.Top = true
-	return save(p, path, 8*vg.Inch, 5*vg.Inch)
+	// Room above the lines for the legend, one row per entry.
+	rows := float64(len(players) + 1)
+	p.Y.Min, p.Y.Max = lo-0.05*(hi-lo), hi+(hi-lo)*rows*0.055
+	return save(p, path, 12*vg.Inch, 7*vg.Inch)
 }
 
 // Weapons draws each weapon's hit and wound rates beside the expected ones.
@@ -111,8 +204,7 @@ func Weapons(r *report.WeaponsReport, path string) error {
 	if len(ws) > 16 {
 		ws = ws[:16]
 	}
-	p := plot.New()
-	p.Title.Text = "Hit and wound rates against the exact odds"
+	p := styled("Hit and wound rates against the exact odds")
 	p.Y.Label.Text = "rate"
 	series := []struct {
 		name string
@@ -145,9 +237,9 @@ func Weapons(r *report.WeaponsReport, path string) error {
 	p.NominalX(names...)
 	p.X.Tick.Label.Rotation = 0.6
 	p.X.Tick.Label.XAlign = draw.XRight
-	p.Legend.Top = true
-	p.Y.Min, p.Y.Max = 0, 1
-	return save(p, path, vg.Length(max(8, len(ws)))*vg.Inch*0.8, 5*vg.Inch)
+	p.Legend.Left = false
+	p.Y.Min, p.Y.Max = 0, 1.3 // room for the legend above the bars
+	return save(p, path, vg.Length(max(12, len(ws)))*vg.Inch*0.8, 7*vg.Inch)
 }
 
 func checkPath(path string) error {

@@ -23,7 +23,8 @@ type LuckOptions struct {
 // approximation).
 //
 // Wound luck is unsaved wounds caused minus the expected unsaved wounds of
-// the player's attacks (the editions' exact odds from each declaration).
+// the player's attacks (the editions' exact odds from each declaration): a
+// count against its expectation, in every edition.
 type PlayerLuck struct {
 	Player     string  `json:"player"`
 	Matches    int64   `json:"matches"`
@@ -48,6 +49,9 @@ type LuckPoint struct {
 	Date       time.Time `json:"date"`
 	Luck       float64   `json:"luck"`
 	Cumulative float64   `json:"cumulative"`
+	// Band is the half-width of the 95% band of the cumulative luck of
+	// fair dice with the same rolls: 1.96 √(Σ p(1−p)) so far.
+	Band float64 `json:"band"`
 }
 
 // LuckReport lists players, luckiest first.
@@ -97,7 +101,8 @@ func Luck(ctx context.Context, q Querier, o LuckOptions) (*LuckReport, error) {
 		if k := len(pl.Timeline); k > 0 {
 			cum += pl.Timeline[k-1].Cumulative
 		}
-		pl.Timeline = append(pl.Timeline, LuckPoint{Match: toString(row[1]), Date: toTime(row[2]), Luck: luck, Cumulative: cum})
+		pl.Timeline = append(pl.Timeline, LuckPoint{Match: toString(row[1]), Date: toTime(row[2]), Luck: luck, Cumulative: cum,
+			Band: 1.96 * math.Sqrt(variance[p])})
 	}
 	wf := ""
 	if o.Player != "" {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -162,14 +161,9 @@ Exit status: 0 CLEAN, 1 FAILED, 2 the file could not be read, 3 UNRESOLVED.`,
   matchrec verify match.bundle --receipts ~/receipts --recorder-key $(matchrec identity)`,
 		Args: exactArgs("FILE"),
 		RunE: func(_ *cobra.Command, args []string) error {
-			f, err := os.Open(args[0])
+			b, err := readBundleFile(args[0])
 			if err != nil {
-				return &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: err.Error()}
-			}
-			defer f.Close()
-			b, err := replay.ReadBundle(f)
-			if err != nil {
-				return &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: fmt.Sprintf("%s: %v", args[0], err)}
+				return err
 			}
 			rc, err := a.kept(b.Match, recorderKey)
 			if err != nil {
@@ -379,6 +373,15 @@ func printReport(w io.Writer, r replay.Report, discarded []uint64) {
 					fmt.Fprintf(w, " (%s)", d.Note)
 				}
 				fmt.Fprintln(w)
+				switch {
+				case d.Effect != "":
+					fmt.Fprintf(w, "           event %d as ruled: %s\n", d.Event, d.Effect)
+				case d.Decision == events.RulingVoid:
+					fmt.Fprintf(w, "           event %d no longer counts\n", d.Event)
+				}
+				if len(d.Discarded) > 0 {
+					fmt.Fprintf(w, "           later events the ruling discards (they no longer fold as ruled): %s\n", seqs(d.Discarded))
+				}
 			} else {
 				fmt.Fprintln(w, "           no ruling yet")
 			}
@@ -435,6 +438,21 @@ func (a *app) explainRoll(b *api.Bundle, seq uint64) error {
 	fmt.Fprintf(w, "dice: %v\n", x.Roll.Values)
 	if x.Roll.Reroll != nil {
 		fmt.Fprintf(w, "re-roll of event %d dice %v\n", x.Roll.Reroll.Seq, x.Roll.Reroll.Indices)
+	}
+	if r := x.Ruled; r != nil {
+		fmt.Fprintf(w, "as played, produced: %s\n", x.Produced)
+		switch r.Decision {
+		case "discarded":
+			fmt.Fprintf(w, "as ruled: discarded — %s\n", r.Produced)
+		case events.RulingVoid:
+			fmt.Fprintf(w, "as ruled: VOIDED by ruling %d on dispute %d — %s\n", r.Ruling, r.Dispute, r.Produced)
+		default:
+			fmt.Fprintf(w, "as ruled: AMENDED by ruling %d on dispute %d — dice %v, produced: %s\n", r.Ruling, r.Dispute, r.Values, r.Produced)
+		}
+		if r.Note != "" {
+			fmt.Fprintf(w, "the judge's note: %s\n", r.Note)
+		}
+		return nil
 	}
 	fmt.Fprintf(w, "produced: %s\n", x.Produced)
 	return nil

@@ -14,7 +14,7 @@ import (
 // file: every stored record, the lineage and ancestors' reveals of a
 // branch, and the recorder's state hash. It writes to a temporary file and
 // renames it, so a failed export leaves no partial file behind.
-func (a *app) exportBundle(ctx context.Context, match, file string) error {
+func (a *app) exportBundle(ctx context.Context, match, file string, mode os.FileMode) error {
 	return a.withAPI(ctx, func(c *recorderAPI) error {
 		b, _, err := fetchBundle(ctx, c, match, false)
 		if err != nil {
@@ -26,6 +26,10 @@ func (a *app) exportBundle(ctx context.Context, match, file string) error {
 		}
 		defer os.Remove(tmp.Name())
 		if err := replay.WriteBundle(tmp, b); err != nil {
+			tmp.Close()
+			return &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: err.Error()}
+		}
+		if err := tmp.Chmod(mode); err != nil { // CreateTemp makes it 0600
 			tmp.Close()
 			return &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: err.Error()}
 		}

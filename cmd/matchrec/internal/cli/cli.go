@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
+	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/projector"
 )
 
@@ -46,6 +47,9 @@ type app struct {
 	json     bool
 	logLevel string
 	log      zerolog.Logger
+	// rehearsal: this app plays a script against a throw-away recorder
+	// first (play.go), whose errors record nothing.
+	rehearsal bool
 }
 
 // Run runs the command line args (without the program name) and returns
@@ -96,6 +100,9 @@ command for its duration.`,
 			return a.setupLog(cmd)
 		},
 	}
+	// --version prints what `matchrec version` prints.
+	root.Version = Version
+	root.SetVersionTemplate(versionLine() + "\n")
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.data, "data", defData, "data directory: store, embedded NATS files, server.json ($MATCHREC_DATA)")
 	pf.StringVar(&a.server, "server", "", "use the recorder on this NATS server (nats://HOST:PORT) instead of the data directory's")
@@ -108,7 +115,7 @@ command for its duration.`,
 	root.AddCommand(a.serveCmd(), a.playCmd(), a.newCmd(), a.declareCmd(), a.rollCmd(),
 		a.logCmd(), a.stateCmd(), a.matchesCmd(), a.versionCmd())
 	// Judges and lines of play (audit.go, lines.go, replaycmd.go).
-	root.AddCommand(a.auditCmd(), a.verifyCmd(), a.replayCmd(), a.branchCmd(), a.branchesCmd(), a.diffCmd(), a.whatifCmd())
+	root.AddCommand(a.auditCmd(), a.verifyCmd(), a.disputesCmd(), a.replayCmd(), a.branchCmd(), a.branchesCmd(), a.diffCmd(), a.whatifCmd())
 	// Keys, receipts and seeds (keys.go, send.go).
 	root.AddCommand(a.keygenCmd(), a.identityCmd(), a.statusCmd(), a.seedCmd())
 	// Analytics (analytics.go, sql.go, export.go, report.go, generate.go).
@@ -143,17 +150,27 @@ func (a *app) versionCmd() *cobra.Command {
 		Args:    noArgs,
 		RunE: func(*cobra.Command, []string) error {
 			v := struct {
-				Version string `json:"version"`
-				Go      string `json:"go"`
-				OS      string `json:"os"`
-			}{Version, runtime.Version(), runtime.GOOS + "/" + runtime.GOARCH}
+				Version   string `json:"version"`
+				Go        string `json:"go"`
+				OS        string `json:"os"`
+				Analytics bool   `json:"analytics"`
+			}{Version, runtime.Version(), runtime.GOOS + "/" + runtime.GOARCH, node.HasAnalytics}
 			if a.json {
 				return a.printJSON(v)
 			}
-			fmt.Fprintf(a.stdout, "matchrec %s (%s %s)\n", v.Version, v.Go, v.OS)
+			fmt.Fprintln(a.stdout, versionLine())
 			return nil
 		},
 	}
+}
+
+// versionLine is what version and --version print.
+func versionLine() string {
+	line := fmt.Sprintf("matchrec %s (%s %s/%s)", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if !node.HasAnalytics {
+		line += ", built without the analytics"
+	}
+	return line
 }
 
 // printJSON writes v as one JSON document on stdout.

@@ -169,26 +169,36 @@ func TestTruncatedScriptRecordsNothing(t *testing.T) {
 	}
 }
 
-// A step made with the wrong side's token is refused, play stops there
-// with the step named, and the refused step records nothing.
+// A step made with the wrong side's token is refused and play stops there
+// with the step named. The rehearsal in memory catches it first, so nothing
+// is recorded; with --keep-partial the steps before it are, and only them.
 func TestWrongRoleStepIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	b, err := os.ReadFile(example)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad := bytes.Replace(b, []byte("  - {as: alice, cmd: {type: next-turn}}\n"), []byte("  - {as: bob, cmd: {type: next-turn}}\n"), 1)
+	// The refused step comes after a few good ones: turn 1 and a phase.
+	bad := bytes.Replace(b, []byte("  - {as: alice, cmd: {type: phase, phase: shooting}"), []byte("  - {as: bob, cmd: {type: phase, phase: shooting}"), 1)
 	path := filepath.Join(t.TempDir(), "wrong.yaml")
 	if err := os.WriteFile(path, bad, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errs := run(t, dir, "play", path)
-	if code != ExitRefused || !strings.Contains(errs, "error: not_your_turn: step 1 (line") || !strings.Contains(errs, "next-turn as bob:") {
+	if code != ExitRefused || !strings.Contains(errs, "error: not_your_turn: step 2 (line") || !strings.Contains(errs, "phase as bob:") ||
+		!strings.Contains(errs, "nothing recorded") {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
+	if got := mustRun(t, dir, "--json", "matches"); strings.TrimSpace(got) != "[]" {
+		t.Fatalf("a refused play left a match behind: %s", got)
+	}
 
-	// The match exists (its id is in the message) with its creation only:
-	// as many events as a match created from the same setup with `new`.
+	code, _, errs = run(t, dir, "play", path, "--keep-partial")
+	if code != ExitRefused || !strings.Contains(errs, "error: not_your_turn: step 2 (line") {
+		t.Fatalf("--keep-partial: exit %d: %s", code, errs)
+	}
+	// The match exists (its id is in the message) with its creation and
+	// step 1: one event more than a match created from the same setup.
 	var ms []api.MatchSummary
 	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "matches")), &ms); err != nil || len(ms) != 1 {
 		t.Fatalf("matches: %+v %v", ms, err)
@@ -200,8 +210,8 @@ func TestWrongRoleStepIsRefused(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustRun(t, t.TempDir(), "--json", "new", example)), &created); err != nil {
 		t.Fatal(err)
 	}
-	if ms[0].Head.Seq != created.Seq {
-		t.Fatalf("the refused match has %d events; creation alone makes %d", ms[0].Head.Seq, created.Seq)
+	if ms[0].Head.Seq != created.Seq+1 {
+		t.Fatalf("the partial match has %d events; creation and step 1 make %d", ms[0].Head.Seq, created.Seq+1)
 	}
 }
 

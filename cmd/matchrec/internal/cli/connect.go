@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
@@ -162,10 +164,35 @@ func processAlive(pid int) bool {
 // unreachable".
 func (c *recorderAPI) call(ctx context.Context, verb string, req, resp any) error {
 	err := c.client.Call(ctx, verb, req, resp)
-	if err == nil || apiError(err) != nil {
-		return err
+	if ae := apiError(err); ae != nil {
+		return c.suggestMatch(ctx, ae)
+	}
+	if err == nil {
+		return nil
 	}
 	return unreachable("%s: %v", verb, err)
+}
+
+// suggestMatch adds a "did you mean" to a not_found error about a match id
+// that is a typo away from a recorded one.
+func (c *recorderAPI) suggestMatch(ctx context.Context, ae *api.Error) error {
+	_, quoted, ok := strings.Cut(ae.Message, store.ErrNotFound.Error()+": ")
+	id, err := strconv.Unquote(quoted)
+	if ae.Code != projector.CodeNotFound || !ok || err != nil {
+		return ae
+	}
+	var ms []api.MatchSummary
+	if c.client.Call(ctx, api.VerbMatches, nil, &ms) != nil {
+		return ae
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	if best := projector.Suggest(id, ids); best != "" {
+		return &api.Error{Code: ae.Code, Message: fmt.Sprintf("%s (did you mean %q?)", ae.Message, best)}
+	}
+	return ae
 }
 
 func apiError(err error) *api.Error {

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -47,7 +49,7 @@ func (f *commandFlags) add(cmd *cobra.Command) {
 	fl.IntVar(&f.epoch, "epoch", 0, "the dice epoch (excuse)")
 	fl.Uint64Var(&f.dispute, "dispute", 0, "the dispute ruled on (rule)")
 	fl.StringVar(&f.decision, "decision", "", "uphold, void or amend (rule)")
-	fl.IntSliceVar(&f.values, "values", nil, "amended dice values, comma-separated (rule --decision amend)")
+	fl.Var((*diceValues)(&f.values), "values", "amended dice values, comma- or space-separated (rule --decision amend)")
 }
 
 // command builds the Command from the flags that were set.
@@ -183,7 +185,7 @@ sends yours.`,
 	}
 	cred.add(cmd)
 	cmd.Flags().StringVar(&purpose, "purpose", "", "what the dice are for (hit, wound, save, ...): default the pending step's")
-	cmd.Flags().IntSliceVar(&values, "values", nil, "the dice values, comma-separated: 3,4,5")
+	cmd.Flags().Var((*diceValues)(&values), "values", "the dice values, comma- or space-separated: 3,4,5 or \"3, 4, 5\"")
 	cmd.Flags().BoolVar(&digital, "digital", false, "let the recorder roll the dice")
 	return cmd
 }
@@ -204,3 +206,28 @@ func (a *app) execute(cmd *cobra.Command, match string, cred *credFlags, c proje
 		return a.printResult(ctx, api, match, res.Result)
 	})
 }
+
+// diceValues is a flag of dice faces as people type them: "6,5,3",
+// "6, 5, 3" or "6 5 3"; repeating the flag adds more.
+type diceValues []int
+
+func (d *diceValues) String() string {
+	parts := make([]string, len(*d))
+	for i, v := range *d {
+		parts[i] = strconv.Itoa(v)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (d *diceValues) Set(s string) error {
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+		v, err := strconv.Atoi(f)
+		if err != nil {
+			return fmt.Errorf("%q is not a die's face (want numbers like 6,5,3)", f)
+		}
+		*d = append(*d, v)
+	}
+	return nil
+}
+
+func (d *diceValues) Type() string { return "dice" }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +39,7 @@ var exportFormats = []string{"parquet", "csv", "jsonl"}
 func (a *app) exportCmd() *cobra.Command {
 	var (
 		table, format, out, edition, player, since, bundle string
+		mode                                               = fileMode(0o644)
 	)
 	cmd := &cobra.Command{
 		Use:   "export --table TABLE --format parquet|csv|jsonl | export MATCH --bundle FILE",
@@ -55,7 +57,9 @@ export MATCH --bundle FILE writes one match's self-verifying bundle instead:
 every stored record, for 'matchrec verify' to audit offline.
 
 Either way the file is written under a temporary name and renamed when
-complete, so a failed or interrupted export leaves no partial file.`,
+complete, so a failed or interrupted export leaves no partial file. It is
+readable by everyone (mode 0644) unless --mode says otherwise (0600: only
+you).`,
 		Example: `  matchrec export --table rolls --format parquet
   matchrec export --table attacks --format csv --edition 6e --out attacks-6e.csv
   matchrec --json export --table rolls --format jsonl --player alice --since 2026-01-01
@@ -75,7 +79,7 @@ complete, so a failed or interrupted export leaves no partial file.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if bundle != "" {
-				return a.exportBundle(cmd.Context(), args[0], bundle)
+				return a.exportBundle(cmd.Context(), args[0], bundle, os.FileMode(mode))
 			}
 			t, err := analytics.Lookup(table)
 			if err != nil {
@@ -101,7 +105,7 @@ complete, so a failed or interrupted export leaves no partial file.`,
 				if err := a.syncTables(ctx, c); err != nil {
 					return err
 				}
-				res, err := a.export(cmd, c, api.ExportRequest{Table: t.Name, Filter: f}, format, out)
+				res, err := a.export(cmd, c, api.ExportRequest{Table: t.Name, Filter: f}, format, out, os.FileMode(mode))
 				if err != nil {
 					return err
 				}
@@ -121,8 +125,25 @@ complete, so a failed or interrupted export leaves no partial file.`,
 	fl.StringVar(&player, "player", "", "only matches this player played")
 	fl.StringVar(&since, "since", "", "only matches created on or after this date (YYYY-MM-DD or RFC 3339)")
 	fl.StringVar(&bundle, "bundle", "", "write MATCH's self-verifying bundle to this file (for 'matchrec verify')")
+	fl.Var(&mode, "mode", "permissions of the file written, in octal")
 	return cmd
 }
+
+// fileMode is a flag of file permissions in octal: 644, 0600.
+type fileMode os.FileMode
+
+func (m *fileMode) String() string { return fmt.Sprintf("%#o", uint32(*m)) }
+
+func (m *fileMode) Set(s string) error {
+	v, err := strconv.ParseUint(s, 8, 32)
+	if err != nil || v > 0o777 {
+		return fmt.Errorf("%q is not a file mode (want octal permissions like 0644 or 0600)", s)
+	}
+	*m = fileMode(v)
+	return nil
+}
+
+func (m *fileMode) Type() string { return "octal" }
 
 func tableNames() []string {
 	out := make([]string, len(analytics.Tables))
@@ -143,7 +164,7 @@ func parseDate(s string) (time.Time, error) {
 
 // export streams the table into a temporary file next to out and renames
 // it into place once complete.
-func (a *app) export(cmd *cobra.Command, c *recorderAPI, req api.ExportRequest, format, out string) (res ExportResult, err error) {
+func (a *app) export(cmd *cobra.Command, c *recorderAPI, req api.ExportRequest, format, out string, mode os.FileMode) (res ExportResult, err error) {
 	ctx := cmd.Context()
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
 	if err != nil {
@@ -183,6 +204,9 @@ func (a *app) export(cmd *cobra.Command, c *recorderAPI, req api.ExportRequest, 
 		return res, err
 	}
 	if err = buf.Flush(); err != nil {
+		return res, err
+	}
+	if err = tmp.Chmod(mode); err != nil { // CreateTemp makes it 0600
 		return res, err
 	}
 	if err = tmp.Close(); err != nil {

@@ -221,7 +221,7 @@ func TestDisputeAndRulingFromTheCLI(t *testing.T) {
 		t.Fatalf("an open dispute must leave the audit unresolved (exit %d)", code)
 	}
 	disp := fmt.Sprint(disputed.Events[0].Seq)
-	if code, _, errs := run(t, dir, "declare", id, "--token", bob, "--type", "rule", "--dispute", disp, "--decision", "uphold"); code != ExitRefused || !strings.Contains(errs, "not_your_turn") {
+	if code, _, errs := run(t, dir, "declare", id, "--token", bob, "--type", "rule", "--dispute", disp, "--decision", "uphold"); code != ExitRefused || !strings.Contains(errs, "not_judge") {
 		t.Fatalf("a player ruled: exit %d %s", code, errs)
 	}
 	mustRun(t, dir, "declare", id, "--token", judge, "--type", "rule", "--dispute", disp, "--decision", "uphold", "--reason", "the roll stands")

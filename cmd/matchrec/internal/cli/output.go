@@ -14,9 +14,18 @@ import (
 
 // printEventText prints an event's narration: the first line after its
 // sequence number, further lines (an attack's summary) indented under it.
+// A physical roll's witness state follows its line in parentheses; the
+// judge's marks (rulings) come under it after a "!".
 func printEventText(w io.Writer, e api.EventView) {
 	lines := strings.Split(e.Text, "\n")
-	fmt.Fprintf(w, "%5d  %s\n", e.Seq, lines[0])
+	first := lines[0]
+	if e.Witness != "" {
+		first += " (" + e.Witness + ")"
+	}
+	fmt.Fprintf(w, "%5d  %s\n", e.Seq, first)
+	for _, m := range e.Marks {
+		fmt.Fprintf(w, "       ! %s\n", m)
+	}
 	for _, l := range lines[1:] {
 		fmt.Fprintf(w, "       » %s\n", l)
 	}
@@ -40,6 +49,9 @@ func printState(w io.Writer, s *projector.State) {
 		fmt.Fprintf(w, "turn %d, %s's %s phase\n", s.Turn, s.PlayerName(s.Active), s.Phase)
 	}
 	fmt.Fprintf(w, "waiting for: %s\n", s.Pending.Text)
+	if ids := eligible(s); len(ids) > 0 {
+		fmt.Fprintf(w, "eligible models: %s\n", strings.Join(ids, ", "))
+	}
 	for _, p := range s.Players {
 		t := s.TallyOf(p.ID)
 		fmt.Fprintf(w, "\n%s: lost %s, caused %s (expected %.2f), rolled %s\n", s.PlayerName(p.ID),
@@ -63,6 +75,9 @@ func printState(w io.Writer, s *projector.State) {
 				extra = " [" + strings.Join(flags, ", ") + "]"
 			}
 			fmt.Fprintf(w, "  %-28s %2d/%-2d models%s\n", fmt.Sprintf("%s (%s)", u.DisplayName(), u.ID), len(u.AliveModels()), len(u.Models), extra)
+			if alive := u.AliveModels(); len(alive) > 0 {
+				fmt.Fprintf(w, "      %s\n", modelIDs(alive))
+			}
 		}
 	}
 	if a := s.Attack; a != nil {
@@ -72,6 +87,83 @@ func printState(w io.Writer, s *projector.State) {
 	if s.LastAttack != nil {
 		fmt.Fprintf(w, "\nlast attack (declared at event %d): %s\n", s.LastAttack.Seq, replay.Summary(s, s.LastAttack))
 	}
+	printJudging(w, s)
+}
+
+// printJudging tells what a judge must know of the board: the physical
+// rolls the opponent has not confirmed, the contested ones, the open
+// disputes and the events the rulings left out (docs/dice.md).
+func printJudging(w io.Writer, s *projector.State) {
+	var unconfirmed []uint64
+	var contested []projector.ManualRoll
+	for _, m := range s.Dice.Manual {
+		switch m.Status {
+		case projector.RollUnconfirmed:
+			unconfirmed = append(unconfirmed, m.Seq)
+		case projector.RollContested:
+			contested = append(contested, m)
+		}
+	}
+	var open []projector.Dispute
+	for _, d := range s.Disputes {
+		if d.Ruling == 0 {
+			open = append(open, d)
+		}
+	}
+	if len(unconfirmed)+len(contested)+len(open)+len(s.Skipped) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	if len(unconfirmed) > 0 {
+		fmt.Fprintf(w, "unconfirmed physical rolls: events %s\n", seqs(unconfirmed))
+	}
+	for _, m := range contested {
+		fmt.Fprintf(w, "CONTESTED roll: event %d by %s: %s\n", m.Seq, s.PlayerName(m.Roller), m.Reason)
+	}
+	for _, d := range open {
+		fmt.Fprintf(w, "OPEN dispute %d by %s on event %d: %s\n", d.Seq, s.PlayerName(d.By), d.Event, d.Reason)
+	}
+	if len(s.Skipped) > 0 {
+		skipped := make([]uint64, len(s.Skipped))
+		for i, sk := range s.Skipped {
+			skipped[i] = sk.Seq
+		}
+		fmt.Fprintf(w, "left out by the rulings (voided, or no longer valid): events %s\n", seqs(skipped))
+	}
+}
+
+// modelIDs lists models by id, with the wounds left of a wounded one:
+// "tac-1, tac-2, nob-1 (1/2 W)".
+func modelIDs(ms []*projector.Model) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = m.ID
+		if m.WoundsLeft < m.W {
+			parts[i] += fmt.Sprintf(" (%d/%d W)", m.WoundsLeft, m.W)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// eligible lists the ids a pending choice of models (casualties, a
+// distribution of hits, an allocation) may name: the attack's target
+// models still on the table that the rules made eligible.
+func eligible(s *projector.State) []string {
+	a := s.Attack
+	if a == nil || s.Pending.Count == 0 || s.Pending.Kind == projector.WaitRoll {
+		return nil
+	}
+	t := s.Unit(a.Target)
+	if t == nil {
+		return nil
+	}
+	var out []string
+	for _, id := range a.Eligible {
+		if m := t.Model(id); m != nil && m.Alive() {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 func unitName(s *projector.State, id string) string {

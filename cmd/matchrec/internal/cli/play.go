@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -28,8 +31,9 @@ type PlayResult struct {
 
 func (a *app) playCmd() *cobra.Command {
 	var (
-		id string
-		kf keyFlags
+		id          string
+		kf          keyFlags
+		keepPartial bool
 	)
 	cmd := &cobra.Command{
 		Use:   "play FILE",
@@ -39,10 +43,14 @@ order, each with the token of the player (or judge) it names, and prints the
 new match's id (with --json: the id, tokens and counts).
 
 A step marked expect_refusal: CODE must be refused with exactly that code;
-any other outcome stops the play. Any unexpected refusal stops it too, with
-exit code 1 and the step that failed; what was recorded before it stays
-recorded. The script is read and checked completely before anything is
-recorded. The format is described in docs/script.md.
+any other outcome stops the play, with exit code 1 and the step that failed.
+The script is read and checked completely, then played through once
+against a throw-away recorder (a temporary data directory), before anything
+is recorded: a script that stops at a step records nothing. (Steps after a
+digital roll are checked against the dice rolled there; docs/script.md says
+why they must not depend on them.) --keep-partial skips that rehearsal and
+keeps what was recorded before a failing step. The format is described in
+docs/script.md.
 
 With --sign the match is signed: a key file is made for every participant
 (in the keys directory, printed with --json) and every step is signed with
@@ -61,10 +69,19 @@ every player's dice seed (docs/dice.md).`,
 			if len(kf.brings) > 0 || kf.judge != "" {
 				return usageErr(errors.New("play signs every step itself: use --sign, not brought keys"))
 			}
+			if id == "" {
+				id = newMatchID() // the rehearsal and the record use the same id
+			}
+			if !keepPartial {
+				if err := a.rehearse(cmd.Context(), sc, id, &kf); err != nil {
+					return err
+				}
+			}
 			return a.withAPI(cmd.Context(), func(c *recorderAPI) error { return a.play(cmd.Context(), c, sc, id, &kf) })
 		},
 	}
 	cmd.Flags().StringVar(&id, "id", "", "match id to use (default: a new random id)")
+	cmd.Flags().BoolVar(&keepPartial, "keep-partial", false, "record step by step without a rehearsal, keeping the steps before a failing one")
 	kf.add(cmd, false)
 	return cmd
 }
@@ -115,20 +132,43 @@ func (a *app) play(ctx context.Context, c *recorderAPI, sc *script.Script, id st
 			// which one, so it can be inspected.
 			a.log.Debug().Str("match", id).Msg("play stopped; the steps before the failing one are recorded")
 			where := fmt.Sprintf("%s, %s as %s", st.Where(i), st.Cmd.Type, st.As)
+			tail := "match " + id + " keeps the steps before this one"
+			if a.rehearsal {
+				tail = "nothing recorded"
+			}
 			if ae := apiError(err); ae != nil {
-				err = &cliError{exit: ExitRefused, code: ae.Code, msg: fmt.Sprintf("%s: %s [match %s]", where, ae.Message, id)}
+				err = &cliError{exit: ExitRefused, code: ae.Code, msg: fmt.Sprintf("%s: %s [%s]", where, ae.Message, tail)}
 			} else if ce, ok := err.(*cliError); ok {
-				ce.msg = fmt.Sprintf("%s: %s [match %s]", where, ce.msg, id)
+				ce.msg = fmt.Sprintf("%s: %s [%s]", where, ce.msg, tail)
 			}
 			return err
 		}
 		res.Steps++
+	}
+	if a.rehearsal {
+		return nil
 	}
 	if a.json {
 		return a.printJSON(res)
 	}
 	fmt.Fprintln(a.stdout, res.Match)
 	return nil
+}
+
+// rehearse plays sc against a recorder on a throw-away data directory,
+// with throw-away keys and receipts, exactly as play will record it: a
+// step that would be refused stops the play before anything is recorded.
+func (a *app) rehearse(ctx context.Context, sc *script.Script, id string, kf *keyFlags) error {
+	tmp, err := os.MkdirTemp("", "matchrec-rehearsal-")
+	if err != nil {
+		return &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: err.Error()}
+	}
+	defer os.RemoveAll(tmp)
+	r := *a
+	r.data, r.receipts, r.server, r.stdout, r.rehearsal = filepath.Join(tmp, "data"), filepath.Join(tmp, "receipts"), "", io.Discard, true
+	rk := *kf
+	rk.keys = filepath.Join(tmp, "keys")
+	return r.withAPI(ctx, func(c *recorderAPI) error { return r.play(ctx, c, sc, id, &rk) })
 }
 
 // create creates a match, retrying once if the reply is lost: the request

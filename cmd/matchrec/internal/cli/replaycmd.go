@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
 
@@ -29,16 +29,20 @@ type replayOpts struct {
 func (a *app) replayCmd() *cobra.Command {
 	var o replayOpts
 	cmd := &cobra.Command{
-		Use:   "replay MATCH",
+		Use:   "replay MATCH|BUNDLE",
 		Short: "Tell a match's timeline again, paced as it was played, optionally following it live",
 		Long: `replay prints the narrated timeline of a match (as 'log' does), filtered by
 --from/--to SEQ or --turn N. With --speed X it paces the lines as the match
 happened, the recorded times scaled by 1/X and any pause capped at
 --max-gap. With --follow it keeps going as new events arrive over NATS
 (from a running 'matchrec serve'), until interrupted. --json prints JSON
-lines {seq, type, time, actor, payload, hash, text}.`,
+lines {seq, type, time, actor, payload, hash, text, witness, marks}.
+
+In place of a match id it takes a bundle file written by 'export MATCH
+--bundle FILE' (any argument with a '.' or '/' in it).`,
 		Example: `  matchrec replay 3fa9c2e1b7d0 --turn 2
   matchrec replay 3fa9c2e1b7d0 --speed 10
+  matchrec replay ./friday.bundle --turn 1
   matchrec --server nats://127.0.0.1:4222 replay 3fa9c2e1b7d0 --follow`,
 		Args: exactArgs("MATCH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -46,6 +50,37 @@ lines {seq, type, time, actor, payload, hash, text}.`,
 				return usageErr(fmt.Errorf("--speed must be positive"))
 			}
 			ctx := cmd.Context()
+			tellAll := func(evs []events.Event) (*teller, error) {
+				// The judge's marks depend on the whole match: tell it
+				// once, marked, before pacing it.
+				marked, _, err := replay.Tell(editions.Lookup, scanOf(evs), 0, 0, 0)
+				if err != nil {
+					return nil, err
+				}
+				t := &teller{a: a, o: o, marks: map[uint64]api.EventView{}}
+				for _, v := range marked {
+					t.marks[v.Seq] = v
+				}
+				for _, e := range evs {
+					if err := t.tell(ctx, e); errors.Is(err, events.ErrStop) {
+						return nil, nil
+					} else if err != nil {
+						return nil, err
+					}
+				}
+				return t, nil
+			}
+			if isBundleFile(args[0]) {
+				if o.follow {
+					return usageErr(errors.New("--follow follows a recorded match, not a bundle file"))
+				}
+				_, evs, err := a.matchEvents(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				_, err = tellAll(evs)
+				return err
+			}
 			return a.withAPI(ctx, func(c *recorderAPI) error {
 				b, _, err := fetchBundle(ctx, c, args[0], false)
 				if err != nil {
@@ -55,16 +90,9 @@ lines {seq, type, time, actor, payload, hash, text}.`,
 				if err != nil {
 					return err
 				}
-				t := &teller{a: a, o: o}
-				for _, e := range evs {
-					if err := t.tell(ctx, e); errors.Is(err, events.ErrStop) {
-						return nil
-					} else if err != nil {
-						return err
-					}
-				}
-				if !o.follow {
-					return nil
+				t, err := tellAll(evs)
+				if t == nil || err != nil || !o.follow {
+					return err
 				}
 				js, err := jetstream.New(c.client.Conn)
 				if err != nil {
@@ -103,10 +131,11 @@ lines {seq, type, time, actor, payload, hash, text}.`,
 
 // teller narrates events one by one, filtering and pacing them.
 type teller struct {
-	a    *app
-	o    replayOpts
-	nar  *replay.Narrator
-	last int64 // recording time of the last event told
+	a     *app
+	o     replayOpts
+	nar   *replay.Narrator
+	last  int64                    // recording time of the last event told
+	marks map[uint64]api.EventView // the judge's marks of the events recorded so far
 }
 
 func (t *teller) tell(ctx context.Context, e events.Event) error {
@@ -132,21 +161,12 @@ func (t *teller) tell(ctx context.Context, e events.Event) error {
 		}
 	}
 	t.last = e.Time
-	if t.a.json {
-		v, err := t.nar.View(e, lines)
-		if err != nil {
-			return err
-		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(t.a.stdout, string(b))
-		return nil
+	v, err := t.nar.View(e, lines)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(t.a.stdout, "%5d  %s\n", e.Seq, lines[0])
-	for _, l := range lines[1:] {
-		fmt.Fprintf(t.a.stdout, "       » %s\n", l)
+	if m, ok := t.marks[e.Seq]; ok {
+		v.Witness, v.Marks = m.Witness, m.Marks
 	}
-	return nil
+	return t.a.printEvents([]api.EventView{v})
 }

@@ -90,7 +90,8 @@ from the exact odds. Under fair dice that total has mean 0 and a known
 variance, so z and the percentile say how rare it is (95th percentile: luckier
 than 95% of fair-dice players with the same rolls). It also lists unsaved
 wounds caused against the expected unsaved wounds of the player's attacks.
---plot draws each player's cumulative luck match by match.`,
+--plot draws each player's cumulative luck match by match, with the 95% band
+of fair dice.`,
 		Example: `  matchrec report luck
   matchrec report luck --player alice --plot alice-luck.png`,
 		Args: noArgs,
@@ -108,7 +109,7 @@ wounds caused against the expected unsaved wounds of the player's attacks.
 
 func printLuck(w io.Writer, r *report.LuckReport) {
 	tw := &table{w: w}
-	tw.row("PLAYER", "MATCHES", "DICE", "SUCCESSES", "EXPECTED", "LUCK", "Z", "PERCENTILE", "WOUNDS", "EXP WOUNDS", "WOUND LUCK")
+	tw.row("PLAYER", "MATCHES", "DICE", "SUCCESSES", "EXPECTED", "LUCK", "Z", "PERCENTILE", "UNSAVED", "EXP UNSAVED", "UNSAVED LUCK")
 	for _, p := range r.Players {
 		tw.row(p.Player, fmt.Sprint(p.Matches), fmt.Sprint(p.Dice), fmt.Sprint(p.Successes), f2(p.Expected), signed(p.Luck),
 			signed(p.Z), fmt.Sprintf("%.1f", p.Percentile), fmt.Sprint(p.Wounds), f2(p.ExpWounds), signed(p.WoundLuck))

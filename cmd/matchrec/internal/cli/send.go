@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -250,6 +251,16 @@ func (a *app) printResult(ctx context.Context, c *recorderAPI, match string, res
 		printEventText(a.stdout, e)
 	}
 	fmt.Fprintf(a.stdout, "next: %s\n", res.Pending.Text)
+	if res.Pending.Count > 0 && res.Pending.Kind != projector.WaitRoll {
+		// A choice of models: say which ids it may name.
+		var s projector.State
+		if err := c.call(ctx, api.VerbState, api.StateRequest{Match: match}, &s); err != nil {
+			return err
+		}
+		if ids := eligible(&s); len(ids) > 0 {
+			fmt.Fprintf(a.stdout, "eligible models: %s\n", strings.Join(ids, ", "))
+		}
+	}
 	return nil
 }
 

@@ -31,7 +31,6 @@ import (
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/replay/analytics"
-	"github.com/matchrec/matchrec/replay/analytics/duckdb"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/bolt"
 	"github.com/matchrec/matchrec/store/identity"
@@ -202,7 +201,7 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 		Store: n.store, Lookup: cfg.Rules, Log: cfg.Log,
 		Open: func(ctx context.Context) (analytics.DB, error) {
 			path := filepath.Join(cfg.DataDir, AnalyticsFile)
-			db, err := duckdb.Open(ctx, path)
+			db, err := openAnalytics(ctx, path)
 			if err == nil {
 				// DuckDB creates its file with the umask's mode; like every
 				// file of the data directory it is nobody else's.

@@ -1,0 +1,414 @@
+package main
+
+// Every command and query the documentation shows runs as written.
+//
+//	go test ./cmd/matchrec -run TestDocs            # every document
+//	go test ./cmd/matchrec -run TestDocs/README.md  # one
+//
+// The test reads README.md and docs/**/*.md, takes their fenced code
+// blocks and runs them, each document against a fresh data directory
+// where the examples are played and a few matches of every edition are
+// generated (a real bbolt store; each command starts its recorder in
+// process, as on a laptop):
+//
+//   - ```sh, ```bash, ```shell and ```console blocks are shell commands,
+//     run by bash in order, in one shell per document (so a variable a
+//     block exports is there for the next), in a scratch directory where
+//     examples/ is the repository's, with `matchrec` on the PATH. In a
+//     block where some lines start with "$ ", only those are commands
+//     (the others are what they print); otherwise every line is, but
+//     comments. A line ending in "\" goes on on the next.
+//   - ```sql blocks are queries: each statement (ended by ";") runs with
+//     `matchrec sql` and must return at least one row.
+//   - ```python blocks run with python3, when it is installed.
+//   - Any other block (```text, ```json, ```yaml, ```go, or none) is shown,
+//     not run; so is a block right after the comment
+//     <!-- docs-test: skip (why) -->, for commands that need what a test
+//     cannot give (a server left running, the nats CLI, minutes of
+//     benchmarks).
+//
+// A command passes when it exits 0 and prints no "error:" line; what it
+// prints is not compared (ids, hashes and times change from run to run).
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matchrec/matchrec/cmd/matchrec/internal/cli"
+)
+
+// asCLI makes the test binary the matchrec command: the shell the test
+// runs finds a `matchrec` script on its PATH that runs this binary with
+// it set.
+const asCLI = "MATCHREC_DOCS_TEST_AS_CLI"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asCLI) == "1" {
+		os.Exit(cli.Run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// block is one fenced code block of a document.
+type block struct {
+	lang string
+	line int // of the opening fence
+	text string
+	skip string // why it is not run, from the marker comment
+}
+
+var skipMarker = regexp.MustCompile(`<!--\s*docs-test:\s*skip\b\s*(.*?)\s*-->`)
+
+// blocks reads the fenced code blocks of a Markdown file.
+func blocks(t *testing.T, path string) []block {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		out   []block
+		cur   *block
+		fence string
+		skip  string
+		body  strings.Builder
+	)
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for n := 1; sc.Scan(); n++ {
+		l := sc.Text()
+		trimmed := strings.TrimSpace(l)
+		switch {
+		case cur == nil && strings.HasPrefix(trimmed, "```"):
+			fence = trimmed[:strings.LastIndex(trimmed, "`")+1]
+			info := strings.Fields(strings.TrimPrefix(trimmed, fence) + " ")
+			cur = &block{line: n, skip: skip}
+			if len(info) > 0 {
+				cur.lang = info[0]
+			}
+			body.Reset()
+		case cur != nil && trimmed == fence:
+			cur.text = body.String()
+			out = append(out, *cur)
+			cur, skip = nil, ""
+		case cur != nil:
+			body.WriteString(l + "\n")
+		case skipMarker.MatchString(l):
+			skip = strings.Trim(skipMarker.FindStringSubmatch(l)[1], "() ")
+			if skip == "" {
+				skip = "marked"
+			}
+		case trimmed != "":
+			skip = "" // the marker is for the block right after it
+		}
+	}
+	if cur != nil {
+		t.Fatalf("%s:%d: a code block is never closed", path, cur.line)
+	}
+	return out
+}
+
+// commands are the shell commands of a block (see the package comment).
+func commands(text string) []string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	prompted := slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "$ ") })
+	var out []string
+	var cont string
+	for _, l := range lines {
+		if cont != "" {
+			cont += "\n" + l
+			if !strings.HasSuffix(l, "\\") {
+				out, cont = append(out, cont), ""
+			}
+			continue
+		}
+		switch {
+		case prompted && !strings.HasPrefix(l, "$ "):
+			continue
+		case prompted:
+			l = strings.TrimPrefix(l, "$ ")
+		}
+		if s := strings.TrimSpace(l); s == "" || strings.HasPrefix(s, "#") {
+			continue
+		}
+		if strings.HasSuffix(l, "\\") {
+			cont = l
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// statements splits a block of SQL at the ";" that end lines.
+func statements(text string) []string {
+	var out []string
+	var cur strings.Builder
+	for _, l := range strings.Split(text, "\n") {
+		cur.WriteString(l + "\n")
+		if strings.HasSuffix(strings.TrimSpace(l), ";") {
+			if s := strings.TrimSpace(cur.String()); s != "" {
+				out = append(out, strings.TrimSuffix(s, ";"))
+			}
+			cur.Reset()
+		}
+	}
+	if s := strings.TrimSpace(cur.String()); s != "" && !onlyComments(s) {
+		out = append(out, s)
+	}
+	return out
+}
+
+func onlyComments(s string) bool {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "--") {
+			return false
+		}
+	}
+	return true
+}
+
+// documents lists README.md and every docs/ page, README first.
+func documents(t *testing.T, root string) []string {
+	docs := []string{filepath.Join(root, "README.md")}
+	err := filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			docs = append(docs, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs
+}
+
+// runs reports whether a block is run at all.
+func runs(b block) bool {
+	switch b.lang {
+	case "sh", "bash", "shell", "console", "sql", "python":
+		return b.skip == ""
+	}
+	return false
+}
+
+// sandbox is where a document's commands run: a data directory prepared
+// as the package comment says, a scratch working directory, and the
+// matchrec command on the PATH.
+type sandbox struct {
+	root, dir, data, bin string
+	env                  []string
+}
+
+func newSandbox(t *testing.T, root string) *sandbox {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := &sandbox{root: root, dir: t.TempDir(), data: t.TempDir(), bin: t.TempDir()}
+	script := fmt.Sprintf("#!/bin/sh\n%s=1 exec %q \"$@\"\n", asCLI, self)
+	if err := os.WriteFile(filepath.Join(sb.bin, "matchrec"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "examples"), filepath.Join(sb.dir, "examples")); err != nil {
+		t.Fatal(err)
+	}
+	sb.env = append(os.Environ(), "PATH="+sb.bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"MATCHREC_DATA="+sb.data, "HOME="+sb.dir, "MATCHREC_TOKEN=")
+	examples, _ := filepath.Glob(filepath.Join(root, "examples", "*.yaml"))
+	for _, ex := range examples {
+		sb.must(t, "matchrec", "play", ex)
+	}
+	for _, ed := range []string{"3e", "6e", "11e"} {
+		sb.must(t, "matchrec", "generate", "--edition", ed, "--matches", "8", "--seed", "424242")
+	}
+	return sb
+}
+
+func (sb *sandbox) cmd(ctx context.Context, name string, args ...string) *exec.Cmd {
+	c := exec.CommandContext(ctx, name, args...)
+	c.Dir, c.Env = sb.dir, sb.env
+	return c
+}
+
+func (sb *sandbox) must(t *testing.T, name string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var stderr bytes.Buffer
+	c := sb.cmd(ctx, filepath.Join(sb.bin, name), args...)
+	c.Stderr = &stderr
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("setting up: %s %s: %v\n%s", name, strings.Join(args, " "), err, stderr.String())
+	}
+	return out
+}
+
+// shell runs cmds in one bash, each with its own output files, and
+// returns for each its exit status and what it printed on stderr.
+func (sb *sandbox) shell(t *testing.T, cmds []string) (codes []int, stderrs []string) {
+	t.Helper()
+	out := t.TempDir()
+	var script strings.Builder
+	script.WriteString("set -o pipefail\n")
+	for i, c := range cmds {
+		fmt.Fprintf(&script, "{\n%s\n} >%q 2>%q </dev/null\necho $? >%q\n", c,
+			filepath.Join(out, fmt.Sprint(i, ".out")), filepath.Join(out, fmt.Sprint(i, ".err")), filepath.Join(out, fmt.Sprint(i, ".rc")))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	c := sb.cmd(ctx, "bash", "-c", script.String())
+	if b, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("the shell stopped: %v\n%s", err, b)
+	}
+	for i := range cmds {
+		rc, err := os.ReadFile(filepath.Join(out, fmt.Sprint(i, ".rc")))
+		if err != nil {
+			t.Fatalf("command %d did not finish: %v", i, err)
+		}
+		code := -1
+		fmt.Sscan(string(rc), &code)
+		errb, _ := os.ReadFile(filepath.Join(out, fmt.Sprint(i, ".err")))
+		codes, stderrs = append(codes, code), append(stderrs, string(errb))
+	}
+	return codes, stderrs
+}
+
+var errorLine = regexp.MustCompile(`(?m)^(error: |\{"error":|panic: )`)
+
+func TestDocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every documented command")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Fatal("the README's commands use jq: install it (apt-get install jq; .ci/run does)")
+	}
+	for _, doc := range documents(t, root) {
+		rel, _ := filepath.Rel(root, doc)
+		bs := blocks(t, doc)
+		if !slices.ContainsFunc(bs, runs) {
+			continue
+		}
+		t.Run(rel, func(t *testing.T) {
+			sb := newSandbox(t, root)
+			var cmds []string
+			var where []string
+			flush := func() {
+				if len(cmds) == 0 {
+					return
+				}
+				codes, stderrs := sb.shell(t, cmds)
+				for i, c := range cmds {
+					if codes[i] != 0 || errorLine.MatchString(stderrs[i]) {
+						t.Errorf("%s: %s\n  exit %d\n%s\n  (a block not meant to run here gets <!-- docs-test: skip (why) --> above it)", where[i], c, codes[i], indent(stderrs[i]))
+					}
+				}
+				cmds, where = nil, nil
+			}
+			for _, b := range bs {
+				at := fmt.Sprintf("%s:%d", rel, b.line)
+				switch {
+				case b.skip != "":
+					t.Logf("%s: not run (%s)", at, b.skip)
+				case b.lang == "sql":
+					flush()
+					for _, q := range statements(b.text) {
+						sb.query(t, at, q)
+					}
+				case b.lang == "python":
+					if _, err := exec.LookPath("python3"); err != nil {
+						t.Logf("%s: not run (no python3)", at)
+						continue
+					}
+					flush()
+					c := sb.cmd(context.Background(), "python3", "-")
+					c.Stdin = strings.NewReader(b.text)
+					if out, err := c.CombinedOutput(); err != nil {
+						t.Errorf("%s: python: %v\n%s", at, err, indent(string(out)))
+					}
+				case runs(b):
+					for _, c := range commands(b.text) {
+						cmds, where = append(cmds, c), append(where, at)
+					}
+				}
+			}
+			flush()
+		})
+	}
+}
+
+// query runs one documented SQL statement; it must return rows.
+func (sb *sandbox) query(t *testing.T, at, q string) {
+	t.Helper()
+	var stderr bytes.Buffer
+	c := sb.cmd(context.Background(), filepath.Join(sb.bin, "matchrec"), "--json", "sql", "--", q) // "--": the query may start with a comment
+	c.Stderr = &stderr
+	out, err := c.Output()
+	if err != nil {
+		t.Errorf("%s: %s\n  %v\n%s", at, q, err, indent(stderr.String()))
+		return
+	}
+	var rows []map[string]any // sql --json prints an array of objects
+	if err := json.Unmarshal(out, &rows); err != nil {
+		t.Errorf("%s: %s: reading the result: %v", at, q, err)
+		return
+	}
+	if len(rows) == 0 {
+		t.Errorf("%s: %s\n  returns no rows on the generated matches", at, q)
+	}
+}
+
+func indent(s string) string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return "  (nothing on stderr)"
+	}
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+// The block reader and the command splitter themselves.
+func TestDocsReader(t *testing.T) {
+	md := filepath.Join(t.TempDir(), "x.md")
+	text := "intro\n\n```sh\n$ matchrec play a.yaml --id x\nx\n$ matchrec log x \\\n    --from 2\n```\n\n" +
+		"<!-- docs-test: skip (needs a server) -->\n```sh\nmatchrec serve\n```\n\n" +
+		"<!-- docs-test: skip -->\n\ntext between\n\n```sh\n# a comment\nmatchrec matches\n```\n\n" +
+		"```sql\n-- first\nSELECT 1;\n\n-- second\nSELECT 2\nFROM t;\n```\n\n```\nplain output\n```\n"
+	if err := os.WriteFile(md, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bs := blocks(t, md)
+	if len(bs) != 5 {
+		t.Fatalf("%d blocks: %+v", len(bs), bs)
+	}
+	if got := commands(bs[0].text); !slices.Equal(got, []string{"matchrec play a.yaml --id x", "matchrec log x \\\n    --from 2"}) {
+		t.Errorf("prompted commands: %q", got)
+	}
+	if bs[1].skip != "needs a server" || runs(bs[1]) {
+		t.Errorf("marked block: %+v", bs[1])
+	}
+	if bs[2].skip != "" || !slices.Equal(commands(bs[2].text), []string{"matchrec matches"}) {
+		t.Errorf("a marker far from its block must not skip it: %+v %q", bs[2], commands(bs[2].text))
+	}
+	if got := statements(bs[3].text); !slices.Equal(got, []string{"-- first\nSELECT 1", "-- second\nSELECT 2\nFROM t"}) {
+		t.Errorf("statements: %q", got)
+	}
+	if runs(bs[4]) {
+		t.Errorf("a block with no language ran")
+	}
+}

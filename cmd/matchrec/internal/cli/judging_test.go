@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store/api"
+)
+
+// seqOf is the number of the first event of match id whose narration
+// contains text.
+func seqOf(t *testing.T, dir, id, text string) uint64 {
+	t.Helper()
+	for _, l := range strings.Split(strings.TrimSpace(mustRun(t, dir, "--json", "log", id)), "\n") {
+		var v api.EventView
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(v.Text, text) {
+			return v.Seq
+		}
+	}
+	t.Fatalf("match %s has no event telling %q", id, text)
+	return 0
+}
+
+// The 3e example's first rolls, told as the log tells them.
+const (
+	boltgunHits = "Alice rolls 9 D6 to hit (boltgun)"
+	heavyHits   = "Alice rolls 3 D6 to hit (heavy bolter)"
+	boltWounds  = "Alice rolls 6 D6 to wound (S4 vs T4)"
+	heavyWounds = "Alice rolls 2 D6 to wound (S5 vs T4)"
+	orkSaves    = "Bob rolls 5 D6 to save (Sv6+)"
+)
+
+// ruledMatch plays the 3e example, then: Bob confirms the boltgun hits,
+// contests the boltgun wounds, disputes the heavy bolter's hits (the judge
+// amends them to 4 5 6) and the Orks' saves (the judge voids them). It
+// returns the rulings' and disputes' event numbers.
+func ruledMatch(t *testing.T) (dir, id string, seq map[string]uint64) {
+	t.Helper()
+	dir = t.TempDir()
+	var played PlayResult
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "play", example)), &played); err != nil {
+		t.Fatal(err)
+	}
+	id = played.Match
+	bob, judge := played.Tokens["player:bob"], played.Tokens["judge"]
+	seq = map[string]uint64{}
+	for _, r := range []string{boltgunHits, heavyHits, boltWounds, heavyWounds, orkSaves} {
+		seq[r] = seqOf(t, dir, id, r)
+	}
+	s := func(r string) string { return itoa(seq[r]) }
+	mustRun(t, dir, "declare", id, "--token", bob, "--type", "confirm", "--event", s(boltgunHits))
+	mustRun(t, dir, "declare", id, "--token", bob, "--type", "contest", "--event", s(boltWounds), "--reason", "cocked die")
+	mustRun(t, dir, "declare", id, "--token", bob, "--type", "dispute", "--event", s(heavyHits), "--reason", "I saw a 5")
+	seq["dispute1"] = seqOf(t, dir, id, "Bob disputes event "+s(heavyHits))
+	mustRun(t, dir, "declare", id, "--token", bob, "--type", "dispute", "--event", s(orkSaves), "--reason", "rolled off the table")
+	seq["dispute2"] = seqOf(t, dir, id, "Bob disputes event "+s(orkSaves))
+	mustRun(t, dir, "declare", id, "--token", judge, "--type", "rule", "--dispute", itoa(seq["dispute1"]), "--decision", "amend", "--values", "4 5 6")
+	seq["ruling1"] = seqOf(t, dir, id, "the judge rules on the dispute of event "+s(heavyHits))
+	mustRun(t, dir, "declare", id, "--token", judge, "--type", "rule", "--dispute", itoa(seq["dispute2"]), "--decision", "void", "--reason", "re-roll it")
+	seq["ruling2"] = seqOf(t, dir, id, "the judge rules on the dispute of event "+s(orkSaves))
+	return dir, id, seq
+}
+
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+func contains(t *testing.T, what, out string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(out, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, out)
+		}
+	}
+}
+
+// As played and as ruled are both visible wherever a roll is shown: the
+// log marks witnesses and rulings, the audit tells old → new and what a
+// ruling discarded, audit --roll explains both readings, and state shows
+// either, with the rolls and disputes a judge must settle.
+func TestRulingsAreVisibleEverywhere(t *testing.T) {
+	dir, id, seq := ruledMatch(t)
+	q := func(k string) string { return itoa(seq[k]) }
+	amended := fmt.Sprintf("AMENDED by ruling %d on dispute %d: 4 1 6 → 4 5 6 — 3 hits instead of 2", seq["ruling1"], seq["dispute1"])
+	voided := fmt.Sprintf("VOIDED by ruling %d on dispute %d (re-roll it)", seq["ruling2"], seq["dispute2"])
+
+	log := mustRun(t, dir, "log", id)
+	contains(t, "log", log,
+		"6 successes [manual] (confirmed)\n",
+		"— 2 successes [manual] (unconfirmed)\n       ! "+amended+"\n",
+		"[manual] (CONTESTED: cocked die)\n",
+		"       ! "+voided+"\n",
+		heavyWounds+", needing 3+: 3 5 — 2 successes [manual]\n       ! DISCARDED as ruled: rolled to wound",
+		"the judge rules on the dispute of event "+q(heavyHits)+": amend: 4 1 6 → 4 5 6 — 3 hits instead of 2\n       ! as ruled, this ruling discards events "+q(heavyWounds)+", "+q(orkSaves),
+	)
+	var lines []api.EventView
+	for _, l := range strings.Split(strings.TrimSpace(mustRun(t, dir, "--json", "log", id, "--from", q(heavyHits), "--to", q(boltWounds))), "\n") {
+		var v api.EventView
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, v)
+	}
+	if len(lines) != 2 || lines[0].Witness != "unconfirmed" || len(lines[0].Marks) != 1 || lines[1].Witness != "CONTESTED: cocked die" {
+		t.Fatalf("log --json marks: %+v", lines)
+	}
+
+	code, audit, _ := run(t, dir, "audit", id)
+	if code != ExitUnresolved { // the boltgun wounds are contested and no ruling settles them
+		t.Fatalf("audit exit %d", code)
+	}
+	contains(t, "audit", audit,
+		"event "+q(heavyHits)+" as ruled: 4 1 6 → 4 5 6 — 3 hits instead of 2",
+		"later events the ruling discards (they no longer fold as ruled): "+q(heavyWounds)+", "+q(orkSaves),
+		"event "+q(orkSaves)+" no longer counts",
+		"event "+q(boltWounds)+" by alice contested: cocked die",
+	)
+
+	contains(t, "audit --roll", mustRun(t, dir, "audit", id, "--roll", q(heavyHits)),
+		"as played, produced: 2 of 3 dice succeeded: 2 hits",
+		fmt.Sprintf("as ruled: AMENDED by ruling %d on dispute %d — dice [4 5 6], produced: 3 of 3 dice succeeded: 3 hits", seq["ruling1"], seq["dispute1"]))
+	contains(t, "audit --roll (voided)", mustRun(t, dir, "audit", id, "--roll", q(orkSaves)),
+		fmt.Sprintf("as ruled: VOIDED by ruling %d on dispute %d — the roll does not count", seq["ruling2"], seq["dispute2"]), "the judge's note: re-roll it")
+	contains(t, "audit --roll (discarded)", mustRun(t, dir, "audit", id, "--roll", q(heavyWounds)), "as ruled: discarded — ")
+
+	ruled, played := mustRun(t, dir, "state", id), mustRun(t, dir, "state", id, "--as-played")
+	contains(t, "state", ruled, "unconfirmed physical rolls: events "+q(heavyHits)+", ", "CONTESTED roll: event "+q(boltWounds)+" by Alice: cocked die",
+		"left out by the rulings (voided, or no longer valid): events "+q(heavyWounds)+", "+q(orkSaves))
+	contains(t, "state --as-played", played, "unconfirmed physical rolls: events "+q(heavyHits)+", "+q(heavyWounds)+", "+q(orkSaves))
+	if strings.Contains(played, "left out by the rulings") {
+		t.Errorf("as played, nothing is left out:\n%s", played)
+	}
+	var sr, sp projector.State
+	if json.Unmarshal([]byte(mustRun(t, dir, "--json", "state", id)), &sr) != nil || json.Unmarshal([]byte(mustRun(t, dir, "--json", "state", id, "--as-played")), &sp) != nil {
+		t.Fatal("state --json")
+	}
+	if sr.Seq != sp.Seq || len(sr.Skipped) == 0 || len(sp.Skipped) != 0 || len(sr.Unit("boyz").AliveModels()) == len(sp.Unit("boyz").AliveModels()) {
+		t.Errorf("as ruled and as played should differ: ruled %d skipped, %d boyz; played %d skipped, %d boyz",
+			len(sr.Skipped), len(sr.Unit("boyz").AliveModels()), len(sp.Skipped), len(sp.Unit("boyz").AliveModels()))
+	}
+}
+
+// A bundle file is read wherever a match is: log, state (as ruled and as
+// played) and replay tell it exactly as they tell the stored match. It is
+// written readable by all unless --mode says otherwise.
+func TestBundleFileInPlaceOfMatch(t *testing.T) {
+	dir, id, _ := ruledMatch(t)
+	file := filepath.Join(t.TempDir(), "friday.bundle")
+	mustRun(t, dir, "export", id, "--bundle", file)
+	if st, err := os.Stat(file); err != nil || st.Mode().Perm() != 0o644 {
+		t.Fatalf("bundle mode: %v %v", st.Mode(), err)
+	}
+	private := filepath.Join(t.TempDir(), "private.bundle")
+	mustRun(t, dir, "export", id, "--bundle", private, "--mode", "0600")
+	if st, err := os.Stat(private); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("--mode 0600: %v %v", st.Mode(), err)
+	}
+
+	empty := t.TempDir() // no store: everything comes from the file
+	for _, args := range [][]string{
+		{"log"}, {"--json", "log"}, {"log", "--from", "5", "--to", "12"},
+		{"state"}, {"--json", "state"}, {"state", "--at", "20"}, {"state", "--as-played"},
+		{"replay", "--turn", "2"},
+	} {
+		fromStore := mustRun(t, dir, append(args, id)...)
+		fromFile := mustRun(t, empty, append(args, file)...)
+		if fromStore != fromFile {
+			t.Errorf("%v: the bundle file tells another story:\n--- store\n%s\n--- file\n%s", args, fromStore, fromFile)
+		}
+	}
+	if code, _, errs := run(t, empty, "log", filepath.Join(empty, "nothing.bundle")); code != ExitUsage || !strings.HasPrefix(errs, "error: bad_file: ") {
+		t.Errorf("missing bundle: exit %d %s", code, errs)
+	}
+	if code, _, errs := run(t, empty, "replay", file, "--follow"); code != ExitUsage || !strings.Contains(errs, "not a bundle file") {
+		t.Errorf("replay --follow of a file: exit %d %s", code, errs)
+	}
+}

@@ -1,0 +1,174 @@
+package replay
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/store/api"
+)
+
+// A judge reads a roll twice: as played (what the event records) and as
+// ruled (what counts after the rulings). The narration of an event tells
+// it as played; its marks say what became of it: the witness state of a
+// physical roll (unconfirmed, confirmed, contested), and the disputes and
+// rulings about it — amended (old → new values and their effect), voided,
+// upheld, disputed with no ruling yet — or that a ruling discarded it.
+// Marks depend on later events, so they are set once the narrator has
+// folded the match to its end (Narrator.Mark).
+
+// Witness is the witness state of the manual roll at seq as a judge reads
+// it ("unconfirmed", "confirmed", "CONTESTED: cocked die"), "" for any
+// other event.
+func Witness(s *projector.State, seq uint64) string {
+	for _, m := range s.Dice.Manual {
+		if m.Seq != seq {
+			continue
+		}
+		if m.Status == projector.RollContested {
+			return "CONTESTED: " + m.Reason
+		}
+		return m.Status
+	}
+	return ""
+}
+
+// Mark sets v's judge's marks from everything the narrator has folded so
+// far: call it after the last event of the match, so that confirmations,
+// disputes and rulings recorded after v's event count.
+func (n *Narrator) Mark(v *api.EventView) {
+	s := n.f.State
+	v.Witness = Witness(s, v.Seq)
+	v.Marks = nil
+	p, _ := n.f.Payload(v.Seq)
+	for _, d := range s.Disputes {
+		if d.Event == v.Seq {
+			v.Marks = append(v.Marks, RulingMark(d, p))
+		}
+	}
+	for _, sk := range s.Skipped {
+		if sk.Seq == v.Seq && !voided(s, sk.Seq) {
+			v.Marks = append(v.Marks, "DISCARDED as ruled: "+sk.Why)
+		}
+	}
+	for r, seqs := range n.discarded {
+		if r == v.Seq && len(seqs) > 0 {
+			v.Marks = append(v.Marks, "as ruled, this ruling discards events "+seqList(seqs))
+		}
+	}
+}
+
+// RulingMark tells what dispute d did to the event it is about, whose
+// payload as played is p: "AMENDED by ruling 14: 4 1 6 → 4 5 6 — 3 hits
+// instead of 2", "VOIDED by ruling 14", "upheld by ruling 14",
+// "DISPUTED by bob at event 13 — no ruling yet".
+func RulingMark(d projector.Dispute, p events.Payload) string {
+	if d.Ruling == 0 {
+		return fmt.Sprintf("DISPUTED by %s at event %d: %s — no ruling yet", d.By, d.Seq, d.Reason)
+	}
+	note := ""
+	if d.Note != "" {
+		note = " (" + d.Note + ")"
+	}
+	switch d.Decision {
+	case events.RulingVoid:
+		return fmt.Sprintf("VOIDED by ruling %d on dispute %d%s", d.Ruling, d.Seq, note)
+	case events.RulingAmend:
+		return fmt.Sprintf("AMENDED by ruling %d on dispute %d: %s%s", d.Ruling, d.Seq, AmendEffect(d, p), note)
+	}
+	return fmt.Sprintf("disputed by %s at event %d (%s), %s by ruling %d%s", d.By, d.Seq, d.Reason, d.Decision, d.Ruling, note)
+}
+
+// AmendEffect tells an amendment as old → new and its effect: "4 1 6 →
+// 4 5 6 — 3 hits instead of 2", "boy-1, boy-2 → boy-3, boy-4".
+func AmendEffect(d projector.Dispute, p events.Payload) string {
+	switch p := p.(type) {
+	case *events.DiceRolled:
+		if d.Values == nil {
+			break
+		}
+		out := faces(p.Values) + " → " + faces(d.Values)
+		if p.Need > 0 {
+			was, now := projector.CountAtLeast(p.Values, p.Need), projector.CountAtLeast(d.Values, p.Need)
+			noun := successNoun(p.Purpose)
+			if was == now {
+				out += fmt.Sprintf(" — still %s", plural(now, strings.TrimSuffix(noun, "s"), noun))
+			} else {
+				out += fmt.Sprintf(" — %s instead of %d", plural(now, strings.TrimSuffix(noun, "s"), noun), was)
+			}
+		}
+		return out
+	case *events.CasualtiesChosen:
+		if d.Models != nil {
+			return strings.Join(p.Models, ", ") + " → " + strings.Join(d.Models, ", ")
+		}
+	case *events.HitsDistributed:
+		if d.Models != nil {
+			return strings.Join(p.Models, ", ") + " → " + strings.Join(d.Models, ", ")
+		}
+	}
+	switch {
+	case d.Values != nil:
+		return "dice read as " + faces(d.Values)
+	case d.Models != nil:
+		return "models read as " + strings.Join(d.Models, ", ")
+	}
+	return "amended"
+}
+
+// successNoun names what the successes of a roll are: hits, wounds, saves.
+func successNoun(purpose string) string {
+	switch purpose {
+	case "hit", "wound", "save":
+		return purpose + "s"
+	}
+	return "successes"
+}
+
+func faces(values []int) string {
+	s := make([]string, len(values))
+	for i, v := range values {
+		s[i] = strconv.Itoa(v)
+	}
+	return strings.Join(s, " ")
+}
+
+// seqList lists event numbers: "8, 9, 10".
+func seqList(seqs []uint64) string {
+	s := make([]string, len(seqs))
+	for i, q := range seqs {
+		s[i] = strconv.FormatUint(q, 10)
+	}
+	return strings.Join(s, ", ")
+}
+
+// newlySkipped lists the events after has skipped that before had not:
+// what a ruling just discarded.
+func newlySkipped(before, after *projector.State) []uint64 {
+	var out []uint64
+	for _, sk := range after.Skipped {
+		if !slices.ContainsFunc(before.Skipped, func(b projector.SkippedEvent) bool { return b.Seq == sk.Seq }) && !voided(after, sk.Seq) {
+			out = append(out, sk.Seq)
+		}
+	}
+	return out
+}
+
+// voided reports whether a ruling voided event seq.
+func voided(s *projector.State, seq uint64) bool {
+	return slices.ContainsFunc(s.Disputes, func(d projector.Dispute) bool {
+		return d.Event == seq && d.Ruling != 0 && d.Decision == events.RulingVoid
+	})
+}
+
+// DisputeReport is a dispute as the audit tells it: the dispute, its
+// ruling, and what the ruling did — the amendment as old → new with its
+// effect, and the later events it made the as-ruled fold skip.
+type DisputeReport struct {
+	projector.Dispute
+	Effect    string   `json:"effect,omitempty"`
+	Discarded []uint64 `json:"discarded,omitempty"`
+}
