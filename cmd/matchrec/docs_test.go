@@ -42,6 +42,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -236,10 +237,24 @@ func newSandbox(t *testing.T, root string) *sandbox {
 	return sb
 }
 
+// cmd runs in a process group of its own, so that whatever a document
+// starts in the background (a `matchrec serve &`) dies with it: killGroup
+// after it returns, and on the context's end.
 func (sb *sandbox) cmd(ctx context.Context, name string, args ...string) *exec.Cmd {
 	c := exec.CommandContext(ctx, name, args...)
 	c.Dir, c.Env = sb.dir, sb.env
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c.Cancel = func() error { return killGroup(c) }
+	c.WaitDelay = 10 * time.Second
 	return c
+}
+
+// killGroup kills c's process group: c and everything it started.
+func killGroup(c *exec.Cmd) error {
+	if c.Process == nil {
+		return nil
+	}
+	return syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 }
 
 func (sb *sandbox) must(t *testing.T, name string, args ...string) []byte {
@@ -270,7 +285,9 @@ func (sb *sandbox) shell(t *testing.T, cmds []string) (codes []int, stderrs []st
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	c := sb.cmd(ctx, "bash", "-c", script.String())
-	if b, err := c.CombinedOutput(); err != nil {
+	b, err := c.CombinedOutput()
+	_ = killGroup(c) // what the document left running in the background
+	if err != nil {
 		t.Fatalf("the shell stopped: %v\n%s", err, b)
 	}
 	for i := range cmds {
@@ -410,5 +427,36 @@ func TestDocsReader(t *testing.T) {
 	}
 	if runs(bs[4]) {
 		t.Errorf("a block with no language ran")
+	}
+}
+
+// A document that starts something in the background (a server) leaves
+// nothing running once its shell is done.
+func TestDocsShellKillsWhatItStarted(t *testing.T) {
+	sb := &sandbox{dir: t.TempDir(), env: os.Environ()}
+	pidFile := filepath.Join(sb.dir, "pid")
+	codes, _ := sb.shell(t, []string{"sleep 300 & echo $! >" + pidFile})
+	if len(codes) != 1 || codes[0] != 0 {
+		t.Fatalf("exit codes %v", codes)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Sscan(string(b), &pid); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		// A killed child stays a zombie until its parent reaps it; bash's
+		// children are reparented to init, which does.
+		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && strings.Contains(string(stat), ") Z ") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d, started in the background by a document, still runs", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
