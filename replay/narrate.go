@@ -10,6 +10,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/fold"
+	"github.com/matchrec/matchrec/projector/kit"
 	"github.com/matchrec/matchrec/store/api"
 )
 
@@ -50,7 +51,7 @@ func (n *Narrator) Next(e events.Event) ([]string, error) {
 	}
 	lines := []string{line(n.f.Rules, before, after, &e, p)}
 	if before.Attack != nil && after.Attack == nil && after.LastAttack != nil && after.LastAttack.Seq == before.Attack.Seq {
-		lines = append(lines, Summary(after, after.LastAttack))
+		lines = append(lines, Summary(n.f.Rules, after, after.LastAttack))
 	}
 	return lines, nil
 }
@@ -83,6 +84,13 @@ func (n *Narrator) View(e events.Event, lines []string) (api.EventView, error) {
 
 func line(r projector.Rules, before, after *projector.State, e *events.Event, p events.Payload) string {
 	actor := actorName(after, e.Actor)
+	// The edition tells its own events, and any core event it tells its
+	// own way (a declaration with its kind of shooting).
+	if nr, ok := r.(projector.Narration); ok {
+		if l, ok := nr.Narrate(after, actor, p); ok {
+			return l
+		}
+	}
 	switch p := p.(type) {
 	case *events.MatchCreated:
 		return created(after, p)
@@ -105,9 +113,15 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 	case *events.ShootingDeclared:
 		return declared(after, actor, p)
 	case *events.DiceRolled:
-		return rolled(before, e, p)
+		out := rolled(before, e, p)
+		if rn, ok := r.(projector.RollNarration); ok {
+			if o := rn.RollOutcome(after, p); o != "" {
+				out += " — " + o
+			}
+		}
+		return out
 	case *events.HitsDistributed:
-		return fmt.Sprintf("%s distributes %d hits: %s", actor, len(p.Models), modelList(before, p.Models))
+		return fmt.Sprintf("%s distributes %s: %s", actor, kit.Count(len(p.Models), "hit", "hits"), modelList(before, p.Models))
 	case *events.CasualtiesChosen:
 		return fmt.Sprintf("%s chooses casualties: %s", actor, modelList(before, p.Models))
 	case *events.DiceCommitted:
@@ -154,11 +168,6 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 	case *events.MatchEnded:
 		return "The match ends" + ending(after, p.Winner, p.Reason)
 	}
-	if nr, ok := r.(projector.Narration); ok {
-		if l, ok := nr.Narrate(after, actor, p); ok {
-			return l
-		}
-	}
 	return genericLine(actor, e, p)
 }
 
@@ -202,8 +211,8 @@ func created(s *projector.State, p *events.MatchCreated) string {
 	if p.Name != "" {
 		name = fmt.Sprintf(" %q", p.Name)
 	}
-	return fmt.Sprintf("Match%s created (%s, %gx%g\" table, %d terrain pieces): %s; %s plays first",
-		name, p.Edition, s.Table.W, s.Table.H, len(s.Terrain), strings.Join(sides, " vs "), s.PlayerName(s.First))
+	return fmt.Sprintf("Match%s created (%s, %gx%g\" table, %s): %s; %s plays first",
+		name, p.Edition, s.Table.W, s.Table.H, kit.Count(len(s.Terrain), "terrain piece", "terrain pieces"), strings.Join(sides, " vs "), s.PlayerName(s.First))
 }
 
 func declared(s *projector.State, actor string, p *events.ShootingDeclared) string {
@@ -211,10 +220,10 @@ func declared(s *projector.State, actor string, p *events.ShootingDeclared) stri
 	if u == nil || t == nil {
 		return fmt.Sprintf("%s declares that %s shoots at %s", actor, p.Unit, p.Target)
 	}
-	line := fmt.Sprintf("%s: %s shoots at %s", actor, u.DisplayName(), t.DisplayName())
+	line := fmt.Sprintf("%s: %s at %s", actor, kit.Does(u.DisplayName(), "shoots", "shoot"), t.DisplayName())
 	if a := s.Attack; a != nil && a.Seq == s.Seq {
-		line += fmt.Sprintf(" — %s, %d shots; %d of %d target models in range and sight",
-			firing(u, a), a.Shots, len(a.Eligible), len(t.AliveModels()))
+		line += fmt.Sprintf(" — %s, %s; %d of %d target models in range and sight",
+			kit.Firing(u, a), kit.Count(a.Shots, "shot", "shots"), len(a.Eligible), len(t.AliveModels()))
 	}
 	return line
 }
@@ -241,7 +250,7 @@ func rolled(before *projector.State, e *events.Event, p *events.DiceRolled) stri
 	}
 	out += ": " + strings.Join(vals, " ")
 	if p.Need > 0 {
-		out += " — " + plural(projector.CountAtLeast(p.Values, p.Need), "success", "successes")
+		out += " — " + kit.Count(projector.CountAtLeast(p.Values, p.Need), "success", "successes")
 	}
 	src := p.Source
 	if p.Source == events.SourceManual && p.Entered != "" && p.Entered != (events.Actor{Kind: events.ActorPlayer, ID: p.Roller}).String() {
@@ -287,13 +296,6 @@ func short(h string) string {
 		return h[:12]
 	}
 	return h
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
 
 // num prints inches without noise: 6, 4.5, 3.25.

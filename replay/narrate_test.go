@@ -60,6 +60,9 @@ func TestNarrateExample(t *testing.T) {
 		"Turn 2 — Tactical Squad fires 8 boltguns and a heavy bolter (11 shots) at Nob Mob: 7 hits on 3+, 5 wounds on 4+/5+/3+, 2 saves on 6+/4+ — 2 models removed (Nob ×2)",
 		"Alice moves Devastator dev-1 (Devastator Squad) 2.24\" to (10, 31)",
 		"Turn 2 — Alice's turn begins",
+		// A unit named as a plural agrees with its verb (issue 16, item 7).
+		"Bob: Ork Boyz shoot at Tactical Squad — 5 shootas, 10 shots; 9 of 9 target models in range and sight",
+		"Turn 1 — Ork Boyz fire 5 shootas (10 shots) at Tactical Squad: 4 hits on 5+, 2 wounds on 4+, 1 save on 3+ — 1 model removed (Marine)",
 	} {
 		if !contains(lines, want) {
 			t.Errorf("missing line %q", want)
@@ -67,7 +70,7 @@ func TestNarrateExample(t *testing.T) {
 	}
 	summaries := 0
 	for _, l := range lines {
-		if strings.Contains(l, " fires ") {
+		if strings.Contains(l, " fires ") || strings.Contains(l, " fire ") {
 			summaries++
 		}
 	}
@@ -118,7 +121,7 @@ func TestSummaryWithoutHits(t *testing.T) {
 	a := &projector.Attack{Firer: "tac", Target: "boyz", Shots: 2,
 		Shooters: []projector.Shooter{{Model: "tac-1", Weapon: "boltgun", Shots: 1}, {Model: "tac-2", Weapon: "boltgun", Shots: 1}},
 		Steps:    []projector.DiceStep{{Purpose: "hit", Dice: 2, Need: 3, Seq: 9, Values: []int{1, 2}}}}
-	got := replay.Summary(s, a)
+	got := replay.Summary(nil, s, a)
 	want := "Turn 2 — Tactical Squad fires 2 boltguns (2 shots) at Ork Boyz: 0 hits on 3+ — no casualties"
 	if got != want {
 		t.Fatalf("got  %q\nwant %q", got, want)

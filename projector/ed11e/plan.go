@@ -53,7 +53,7 @@ func planShooting(s *projector.State, u, t *projector.Unit, kind string, choice 
 		}
 		ids := []string{}
 		for _, wid := range strings.Split(choice[mid], ",") {
-			if wid = strings.TrimSpace(wid); wid == "" || wid == "none" {
+			if wid = strings.TrimSpace(wid); wid == "" || wid == kit.NoWeapon {
 				continue
 			}
 			if !slices.Contains(m.Weapons, wid) || u.Weapon(wid) == nil {
