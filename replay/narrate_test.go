@@ -1,12 +1,14 @@
 package replay_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/ed3e"
+	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/projector/projtest"
 	"github.com/matchrec/matchrec/projector/script"
 	"github.com/matchrec/matchrec/replay"
@@ -145,6 +147,47 @@ func BenchmarkNarrateExample(b *testing.B) {
 	for b.Loop() {
 		if _, err := replay.Narrate(ed3e.Rules{}, g.Events); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// Every example narrates as the rules did it (issue 16, item 7): no event
+// is printed raw (its type and JSON payload), every 11e shooting
+// declaration names its shooting type, and indirect fire is not told as
+// fire at models "in range and sight".
+func TestEveryExampleNarratesWhatTheRulesDid(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("..", "examples", "*.yaml"))
+	if len(paths) == 0 {
+		t.Fatal("no examples")
+	}
+	for _, path := range paths {
+		sc, err := script.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := editions.Lookup(sc.Match.Edition)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := projtest.PlayScript(t, r, path)
+		lines, err := replay.Narrate(r, g.Events)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range lines {
+			for _, e := range g.Events {
+				if strings.Contains(l, ": "+string(e.Type)) {
+					t.Errorf("%s: raw event in the log: %q", path, l)
+				}
+			}
+			if strings.Contains(l, "shooting at") && sc.Match.Edition == "11e" &&
+				!strings.Contains(l, "normal shooting") && !strings.Contains(l, "assault shooting") &&
+				!strings.Contains(l, "close-quarters shooting") && !strings.Contains(l, "indirect shooting") {
+				t.Errorf("%s: a declaration without its shooting type: %q", path, l)
+			}
+			if strings.Contains(l, "indirect shooting at") && (strings.Contains(l, "range and sight") || !strings.Contains(l, "fires indirectly")) {
+				t.Errorf("%s: indirect fire told as fire in sight: %q", path, l)
+			}
 		}
 	}
 }
