@@ -143,10 +143,7 @@ func (r Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) err
 		x := ed(s)
 		x.Step, x.Selected = "", nil
 	case *events.ModelMoved:
-		if u := s.Unit(p.Unit); u != nil && p.Advance {
-			u.Advanced = true // an advance move: the unit has advanced this turn
-		}
-		updateEngagement(s)
+		updateEngagement(s) // an advance move has made its unit Advanced (the common fold)
 	case *ShootingPhaseStep:
 		return evolveStep(s, p)
 	case *AdvanceDeclared:
