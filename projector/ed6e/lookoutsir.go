@@ -115,8 +115,8 @@ func evolveLookOutSirDeclined(s *projector.State, p *LookOutSirDeclined) error {
 	return nil
 }
 
-// decideDecline declines the optional step the match offers: Overwatch or
-// Look Out, Sir.
+// decideDecline declines the optional step the match offers: Overwatch,
+// Look Out, Sir, or a template or blast shot.
 func decideDecline(s *projector.State, actor events.Actor) ([]events.Payload, error) {
 	switch s.Pending.Kind {
 	case WaitOverwatch:
@@ -129,6 +129,12 @@ func decideDecline(s *projector.State, actor events.Actor) ([]events.Payload, er
 			return nil, projector.Refuse(projector.CodeWrongPlayer, "%s decides on Look Out, Sir", s.PlayerName(s.Pending.Player))
 		}
 		return []events.Payload{&LookOutSirDeclined{Character: edAttack(s.Attack).Wound.Model}}, nil
+	case WaitPlace:
+		if actor.Kind != events.ActorPlayer || actor.ID != s.Pending.Player {
+			return nil, projector.Refuse(projector.CodeWrongPlayer, "%s places the marker or declines the shot", s.PlayerName(s.Pending.Player))
+		}
+		m := currentMarker(s.Attack)
+		return []events.Payload{&MarkerDeclined{Model: m.Model, Weapon: m.Weapon}}, nil
 	}
 	return nil, projector.Refuse(projector.CodeWrongStep, "nothing is offered to decline; the match waits for: %s", s.Pending.Text)
 }
