@@ -65,6 +65,23 @@ type Chooser interface {
 	Choose(s *State) (Command, error)
 }
 
+// Planner is an optional ability of an edition whose turns hold more than
+// shooting (moves, charges, combats), for generated play: the active
+// player's next free declaration in the current phase, as a simple player
+// makes it, or ok false when there is none left and the player goes on
+// (shooting, the next phase, the next turn). Every command it gives is one
+// the rules accept.
+type Planner interface {
+	Plan(s *State) (c Command, ok bool)
+}
+
+// Armory is an optional ability of an edition whose rules read weapons
+// the common random armies lack (templates, blasts): profiles its
+// generated matches draw their units' weapons from too.
+type Armory interface {
+	Armory() []events.WeaponSpec
+}
+
 // ShootKinds is an optional ability of an edition whose shoot command
 // names a kind of shooting (11e shooting types): the kinds to try, in order.
 type ShootKinds interface {

@@ -101,7 +101,7 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 	case *events.ModelMoved:
 		u := before.Unit(p.Unit)
 		if u == nil || u.Model(p.Model) == nil {
-			return fmt.Sprintf("%s moves model %s to (%s, %s)", actor, p.Model, num(p.X), num(p.Y))
+			return fmt.Sprintf("%s moves model %s to (%s, %s)", actor, p.Model, kit.Inches(p.X), kit.Inches(p.Y))
 		}
 		m := u.Model(p.Model)
 		verb := "moves"
@@ -109,7 +109,7 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 			verb = "advances"
 		}
 		return fmt.Sprintf("%s %s %s (%s) %s\" to (%s, %s)", actor, verb, modelName(m), u.DisplayName(),
-			num(math.Hypot(p.X-m.X, p.Y-m.Y)), num(p.X), num(p.Y))
+			kit.Inches(math.Hypot(p.X-m.X, p.Y-m.Y)), kit.Inches(p.X), kit.Inches(p.Y))
 	case *events.ShootingDeclared:
 		return declared(after, actor, p)
 	case *events.DiceRolled:
@@ -296,9 +296,4 @@ func short(h string) string {
 		return h[:12]
 	}
 	return h
-}
-
-// num prints inches without noise: 6, 4.5, 3.25.
-func num(f float64) string {
-	return strconv.FormatFloat(math.Round(f*100)/100, 'f', -1, 64)
 }

@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -98,4 +99,9 @@ func Pluralize(name string) string {
 		return name + "es"
 	}
 	return name + "s"
+}
+
+// Inches prints a measurement without noise: 6, 4.5, 3.25.
+func Inches(f float64) string {
+	return strconv.FormatFloat(math.Round(f*100)/100, 'f', -1, 64)
 }
