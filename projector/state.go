@@ -277,4 +277,9 @@ func (s *State) Hash() (events.Hash, error) {
 //
 // 3: signed matches' keys, end offers, dice epochs by identity with the
 // players' seeds, manual rolls with their hashes.
-const StateVersion = 3
+//
+// 4: rules round 2 (issue 16): 3e woods measured between bases and Heavy
+// weapons silent rather than refused; 6e markers, fall backs, Morale and
+// Pinning from shooting, per-model Heavy snap shots (new parts of its
+// Ext); 11e advances made by the move, not the roll.
+const StateVersion = 4

@@ -111,7 +111,7 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 		return fmt.Sprintf("%s %s %s (%s) %s\" to (%s, %s)", actor, verb, modelName(m), u.DisplayName(),
 			kit.Inches(math.Hypot(p.X-m.X, p.Y-m.Y)), kit.Inches(p.X), kit.Inches(p.Y))
 	case *events.ShootingDeclared:
-		return declared(after, actor, p)
+		return kit.Declared(after, actor, p)
 	case *events.DiceRolled:
 		out := rolled(before, e, p)
 		if rn, ok := r.(projector.RollNarration); ok {
@@ -213,19 +213,6 @@ func created(s *projector.State, p *events.MatchCreated) string {
 	}
 	return fmt.Sprintf("Match%s created (%s, %gx%g\" table, %s): %s; %s plays first",
 		name, p.Edition, s.Table.W, s.Table.H, kit.Count(len(s.Terrain), "terrain piece", "terrain pieces"), strings.Join(sides, " vs "), s.PlayerName(s.First))
-}
-
-func declared(s *projector.State, actor string, p *events.ShootingDeclared) string {
-	u, t := s.Unit(p.Unit), s.Unit(p.Target)
-	if u == nil || t == nil {
-		return fmt.Sprintf("%s declares that %s shoots at %s", actor, p.Unit, p.Target)
-	}
-	line := fmt.Sprintf("%s: %s at %s", actor, kit.Does(u.DisplayName(), "shoots", "shoot"), t.DisplayName())
-	if a := s.Attack; a != nil && a.Seq == s.Seq {
-		line += fmt.Sprintf(" — %s, %s; %d of %d target models in range and sight",
-			kit.Firing(u, a), kit.Count(a.Shots, "shot", "shots"), len(a.Eligible), len(t.AliveModels()))
-	}
-	return line
 }
 
 func rolled(before *projector.State, e *events.Event, p *events.DiceRolled) string {

@@ -61,10 +61,23 @@ func decideLookOutSir(s *projector.State, actor events.Actor, c projector.Comman
 	return nil, projector.Refuse(projector.CodeNotEligible, "%q cannot take the wound off %s: name another model of its unit within %g\" (%v)", c.Model, ch.ID, LookOutSirRange, ids)
 }
 
-// whyNoLookOutSir explains a refused attempt from the step the match is at.
+// whyNoLookOutSir explains a refused attempt from the step the match is at:
+// the wound being allocated, or, when none is, why none of the target's
+// characters was offered one (no other model of the unit within 6").
 func whyNoLookOutSir(s *projector.State) string {
 	a := s.Attack
 	if a == nil || edAttack(a).Wound == nil {
+		if a == nil {
+			a = s.LastAttack
+		}
+		if a == nil || s.Unit(a.Target) == nil {
+			return "no wound is allocated to a character"
+		}
+		for _, m := range s.Unit(a.Target).Models {
+			if isCharacter(m) && len(lookOutSirRecipients(s, a, m)) == 0 {
+				return fmt.Sprintf("no other model of %s's unit is within %g\" of him, so no Look Out, Sir can be tried for a wound allocated to him", m.ID, LookOutSirRange)
+			}
+		}
 		return "no wound is allocated to a character"
 	}
 	w := edAttack(a).Wound

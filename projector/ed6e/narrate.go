@@ -55,21 +55,30 @@ func (Rules) Narrate(s *projector.State, actor string, p events.Payload) (string
 // declared tells a shooting declaration: what fires, how many shots, the
 // target models in range and sight, focus fire and snap shots.
 func declared(s *projector.State, actor string, p *events.ShootingDeclared) (string, bool) {
-	u, t := s.Unit(p.Unit), s.Unit(p.Target)
 	a := s.Attack
-	if u == nil || t == nil || a == nil || a.Seq != s.Seq {
+	if s.Unit(p.Unit) == nil || s.Unit(p.Target) == nil || a == nil || a.Seq != s.Seq {
 		return "", false
 	}
-	line := fmt.Sprintf("%s: %s at %s — %s, %s; %d of %d target models in range and sight", actor, kit.Does(u.DisplayName(), "shoots", "shoot"),
-		t.DisplayName(), kit.Firing(u, a), kit.Count(a.Shots, "shot", "shots"), len(a.Eligible), len(t.AliveModels()))
+	line := kit.Declared(s, actor, p)
 	if p.Snap {
 		line += "; every shot a snap shot (BS1)"
 	}
 	if p.FocusFire != "" {
 		line += fmt.Sprintf("; %s: %s may take the wounds", focusName(p.FocusFire), kit.Count(len(candidates(s, a)), "model", "models"))
 	}
-	if n := len(edAttack(a).Markers); n > 0 {
-		line += fmt.Sprintf("; %s to place", kit.Count(n, "template or blast marker", "template and blast markers"))
+	blasts, templates := 0, 0
+	for _, m := range edAttack(a).Markers {
+		if m.Kind == markerBlast {
+			blasts++
+		} else {
+			templates++
+		}
+	}
+	if blasts > 0 {
+		line += fmt.Sprintf("; %s to place", kit.Count(blasts, "blast marker", "blast markers"))
+	}
+	if templates > 0 {
+		line += fmt.Sprintf("; %s to lay", kit.Count(templates, "template", "templates"))
 	}
 	return line, true
 }
@@ -233,7 +242,7 @@ func testOutcome(s *projector.State, t Morale, cb *Combat) string {
 	case t.Passed:
 		return out + "passed: " + kit.Does(s.UnitName(t.Unit), "holds", "hold") + " its ground"
 	case t.Sweeper != "":
-		return out + "failed: " + s.UnitName(t.Sweeper) + " makes a sweeping advance"
+		return out + "failed: " + kit.Does(s.UnitName(t.Sweeper), "makes", "make") + " a sweeping advance"
 	}
 	return out + "failed: " + kit.Does(s.UnitName(t.Unit), "falls", "fall") + " back"
 }
