@@ -93,7 +93,7 @@ func TestAssaultShooting(t *testing.T) {
 	// Not without advancing.
 	g = newGame(t, u, squad("b", "bob", 2, 20))
 	toShooting(g)
-	refusedWith(t, g, shoot("a", "b", Assault), projector.CodeNotEligible, "did not advance")
+	refusedWith(t, g, shoot("a", "b", Assault), projector.CodeNotEligible, "made no advance move")
 }
 
 // Bad input: a unit without [ASSAULT] weapons choosing assault shooting
