@@ -160,7 +160,7 @@ func (Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) error
 	case *StrikeDeclared:
 		err = evolveStrike(s, e.Seq, p)
 	case *MarkerPlaced:
-		err = evolvePlaced(s, e.Seq, p)
+		err = evolvePlaced(s, p)
 	case *MarkerDeclined:
 		err = evolveDeclinedMarker(s, p)
 	default:

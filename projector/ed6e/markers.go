@@ -100,12 +100,9 @@ func under(s *projector.State, a *projector.Attack, mk geom.Marker) []string {
 }
 
 func decidePlace(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
-	a := s.Attack
-	if s.Pending.Kind != WaitPlace || a == nil {
-		return nil, projector.Refuse(projector.CodeWrongStep, "no template or blast waits to be placed; the match waits for: %s", s.Pending.Text)
-	}
-	if actor.Kind != events.ActorPlayer || actor.ID != a.Attacker {
-		return nil, projector.Refuse(projector.CodeWrongPlayer, "%s places the marker", s.PlayerName(a.Attacker))
+	a, err := attackerStep(s, actor, WaitPlace, "template or blast waits to be placed", "places the marker")
+	if err != nil {
+		return nil, err
 	}
 	m := currentMarker(a)
 	if c.Model != "" && c.Model != m.Model {
@@ -175,14 +172,24 @@ func placementProblem(s *projector.State, a *projector.Attack, m *Marker, pos ge
 	return ""
 }
 
-func evolvePlaced(s *projector.State, seq uint64, p *MarkerPlaced) error {
+// awaitedMarker is the marker the attack waits to be placed, when it is
+// model's weapon: an error for the fold otherwise.
+func awaitedMarker(s *projector.State, model, weapon string) (*projector.Attack, *Marker, error) {
 	a := s.Attack
 	if a == nil || a.Stage != stageMarker {
-		return fmt.Errorf("no marker waits to be placed")
+		return nil, nil, fmt.Errorf("no marker waits to be placed")
 	}
 	m := currentMarker(a)
-	if m.Model != p.Model || m.Weapon != p.Weapon || m.Placed {
-		return fmt.Errorf("the marker waiting is %s's %s, not %s's %s", m.Model, m.Weapon, p.Model, p.Weapon)
+	if m.Model != model || m.Weapon != weapon || m.Placed {
+		return nil, nil, fmt.Errorf("the marker waiting is %s's %s, not %s's %s", m.Model, m.Weapon, model, weapon)
+	}
+	return a, m, nil
+}
+
+func evolvePlaced(s *projector.State, p *MarkerPlaced) error {
+	a, m, err := awaitedMarker(s, p.Model, p.Weapon)
+	if err != nil {
+		return err
 	}
 	m.Placed, m.X, m.Y = true, p.X, p.Y
 	if m.Kind == markerBlast {
@@ -200,13 +207,9 @@ func evolvePlaced(s *projector.State, seq uint64, p *MarkerPlaced) error {
 }
 
 func evolveDeclinedMarker(s *projector.State, p *MarkerDeclined) error {
-	a := s.Attack
-	if a == nil || a.Stage != stageMarker {
-		return fmt.Errorf("no marker waits to be placed")
-	}
-	m := currentMarker(a)
-	if m.Model != p.Model || m.Weapon != p.Weapon || m.Placed {
-		return fmt.Errorf("the marker waiting is %s's %s, not %s's %s", m.Model, m.Weapon, p.Model, p.Weapon)
+	a, m, err := awaitedMarker(s, p.Model, p.Weapon)
+	if err != nil {
+		return err
 	}
 	m.Declined = true
 	markerLands(s, a, m, nil)
