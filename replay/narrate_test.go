@@ -174,6 +174,10 @@ func TestEveryExampleNarratesWhatTheRulesDid(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if strings.HasSuffix(path, "3e-moving-fire.yaml") && !contains(lines,
+			"Alice: Tactical Squad shoots at Ork Boyz — 4 boltguns, 8 shots; 6 of 6 target models in range and sight; the unit moved, so tac-hb's heavy bolter stays silent") {
+			t.Errorf("%s: the moved squad's declaration does not say its heavy bolter stays silent:\n%s", path, strings.Join(lines, "\n"))
+		}
 		for _, l := range lines {
 			for _, e := range g.Events {
 				if strings.Contains(l, ": "+string(e.Type)) {
