@@ -29,12 +29,30 @@ func Vocabulary(r Rules) events.Vocabulary {
 }
 
 // Narration is an optional ability of an edition that records events of
-// its own: the line a player reads for each of them (replay's narrator
-// tells the core events itself). s is the state after the event, actor
-// the display name of who recorded it; ok is false for a payload the
-// edition does not tell.
+// its own, or reads core events its own way: the line a player reads for
+// an event. The narrator asks it first for every event, so an edition
+// tells its own events and may tell a core one (a shooting declaration
+// with its kind of shooting); ok false leaves the line to the narrator's
+// common one. s is the state after the event, actor the display name of
+// who recorded it.
 type Narration interface {
 	Narrate(s *State, actor string, p events.Payload) (line string, ok bool)
+}
+
+// RollNarration is an optional ability of an edition whose rolls decide
+// more than successes (a charge, a Morale test, a scatter): what roll p
+// decided, read from s, the state just after it, for the narrator to add
+// to the roll's line (`7": needed 8.0" — the charge fails`); "" adds
+// nothing.
+type RollNarration interface {
+	RollOutcome(s *State, p *events.DiceRolled) string
+}
+
+// AttackNarration is an optional ability of an edition whose attacks do
+// more than the common summary tells (focus fire and the wounds it lost,
+// where a blast landed): notes the narrator adds to attack a's summary.
+type AttackNarration interface {
+	AttackNotes(s *State, a *Attack) []string
 }
 
 // Explainer is an optional ability of an edition: it states every input
@@ -49,6 +67,23 @@ type Explainer interface {
 // matches with a legal, simple default.
 type Chooser interface {
 	Choose(s *State) (Command, error)
+}
+
+// Planner is an optional ability of an edition whose turns hold more than
+// shooting (moves, charges, combats), for generated play: the active
+// player's next free declaration in the current phase, as a simple player
+// makes it, or ok false when there is none left and the player goes on
+// (shooting, the next phase, the next turn). Every command it gives is one
+// the rules accept.
+type Planner interface {
+	Plan(s *State) (c Command, ok bool)
+}
+
+// Armory is an optional ability of an edition whose rules read weapons
+// the common random armies lack (templates, blasts): profiles its
+// generated matches draw their units' weapons from too.
+type Armory interface {
+	Armory() []events.WeaponSpec
 }
 
 // ShootKinds is an optional ability of an edition whose shoot command

@@ -286,4 +286,9 @@ func (s *State) Hash() (events.Hash, error) {
 //
 // 4: an attack's Damage and ExpectedDamage; a tally's Unsaved and
 // ExpectedUnsaved; 11e's Expected is unsaved wounds, not damage.
-const StateVersion = 4
+//
+// 5: rules round 2 (issue 16): 3e woods measured between bases and Heavy
+// weapons silent rather than refused; 6e markers, fall backs, Morale and
+// Pinning from shooting, per-model Heavy snap shots (new parts of its
+// Ext); 11e advances made by the move, not the roll.
+const StateVersion = 5

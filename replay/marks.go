@@ -8,6 +8,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/kit"
 	"github.com/matchrec/matchrec/store/api"
 )
 
@@ -95,9 +96,9 @@ func AmendEffect(d projector.Dispute, p events.Payload) string {
 			was, now := projector.CountAtLeast(p.Values, p.Need), projector.CountAtLeast(d.Values, p.Need)
 			noun := successNoun(p.Purpose)
 			if was == now {
-				out += fmt.Sprintf(" — still %s", plural(now, strings.TrimSuffix(noun, "s"), noun))
+				out += fmt.Sprintf(" — still %s", kit.Count(now, strings.TrimSuffix(noun, "s"), noun))
 			} else {
-				out += fmt.Sprintf(" — %s instead of %d", plural(now, strings.TrimSuffix(noun, "s"), noun), was)
+				out += fmt.Sprintf(" — %s instead of %d", kit.Count(now, strings.TrimSuffix(noun, "s"), noun), was)
 			}
 		}
 		return out

@@ -10,6 +10,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/fold"
+	"github.com/matchrec/matchrec/projector/kit"
 	"github.com/matchrec/matchrec/store/api"
 )
 
@@ -61,7 +62,7 @@ func (n *Narrator) Next(e events.Event) ([]string, error) {
 	}
 	lines := []string{line(n.f.Rules, before, after, &e, p, n.f.Payload)}
 	if before.Attack != nil && after.Attack == nil && after.LastAttack != nil && after.LastAttack.Seq == before.Attack.Seq {
-		lines = append(lines, Summary(after, after.LastAttack))
+		lines = append(lines, Summary(n.f.Rules, after, after.LastAttack))
 	}
 	return lines, nil
 }
@@ -107,6 +108,13 @@ func (n *Narrator) View(e events.Event, lines []string) (api.EventView, error) {
 // earlier event as it was recorded (a ruling tells what it changed).
 func line(r projector.Rules, before, after *projector.State, e *events.Event, p events.Payload, played func(uint64) (events.Payload, bool)) string {
 	actor := actorName(after, e.Actor)
+	// The edition tells its own events, and any core event it tells its
+	// own way (a declaration with its kind of shooting).
+	if nr, ok := r.(projector.Narration); ok {
+		if l, ok := nr.Narrate(after, actor, p); ok {
+			return l
+		}
+	}
 	switch p := p.(type) {
 	case *events.MatchCreated:
 		return created(after, p)
@@ -117,7 +125,7 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 	case *events.ModelMoved:
 		u := before.Unit(p.Unit)
 		if u == nil || u.Model(p.Model) == nil {
-			return fmt.Sprintf("%s moves model %s to (%s, %s)", actor, p.Model, num(p.X), num(p.Y))
+			return fmt.Sprintf("%s moves model %s to (%s, %s)", actor, p.Model, kit.Inches(p.X), kit.Inches(p.Y))
 		}
 		m := u.Model(p.Model)
 		verb := "moves"
@@ -125,13 +133,19 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 			verb = "advances"
 		}
 		return fmt.Sprintf("%s %s %s (%s) %s\" to (%s, %s)", actor, verb, modelName(m), u.DisplayName(),
-			num(math.Hypot(p.X-m.X, p.Y-m.Y)), num(p.X), num(p.Y))
+			kit.Inches(math.Hypot(p.X-m.X, p.Y-m.Y)), kit.Inches(p.X), kit.Inches(p.Y))
 	case *events.ShootingDeclared:
-		return declared(after, actor, p)
+		return kit.Declared(after, actor, p)
 	case *events.DiceRolled:
-		return rolled(before, e, p)
+		out := rolled(before, e, p)
+		if rn, ok := r.(projector.RollNarration); ok {
+			if o := rn.RollOutcome(after, p); o != "" {
+				out += " — " + o
+			}
+		}
+		return out
 	case *events.HitsDistributed:
-		return fmt.Sprintf("%s distributes %d hits: %s", actor, len(p.Models), modelList(before, p.Models))
+		return fmt.Sprintf("%s distributes %s: %s", actor, kit.Count(len(p.Models), "hit", "hits"), modelList(before, p.Models))
 	case *events.CasualtiesChosen:
 		return fmt.Sprintf("%s chooses casualties: %s", actor, modelList(before, p.Models))
 	case *events.DiceCommitted:
@@ -178,11 +192,6 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 	case *events.MatchEnded:
 		return "The match ends" + ending(after, p.Winner, p.Reason)
 	}
-	if nr, ok := r.(projector.Narration); ok {
-		if l, ok := nr.Narrate(after, actor, p); ok {
-			return l
-		}
-	}
 	return genericLine(actor, e, p)
 }
 
@@ -226,21 +235,8 @@ func created(s *projector.State, p *events.MatchCreated) string {
 	if p.Name != "" {
 		name = fmt.Sprintf(" %q", p.Name)
 	}
-	return fmt.Sprintf("Match%s created (%s, %gx%g\" table, %d terrain pieces): %s; %s plays first",
-		name, p.Edition, s.Table.W, s.Table.H, len(s.Terrain), strings.Join(sides, " vs "), s.PlayerName(s.First))
-}
-
-func declared(s *projector.State, actor string, p *events.ShootingDeclared) string {
-	u, t := s.Unit(p.Unit), s.Unit(p.Target)
-	if u == nil || t == nil {
-		return fmt.Sprintf("%s declares that %s shoots at %s", actor, p.Unit, p.Target)
-	}
-	line := fmt.Sprintf("%s: %s shoots at %s", actor, u.DisplayName(), t.DisplayName())
-	if a := s.Attack; a != nil && a.Seq == s.Seq {
-		line += fmt.Sprintf(" — %s, %d shots; %d of %d target models in range and sight",
-			firing(u, a), a.Shots, len(a.Eligible), len(t.AliveModels()))
-	}
-	return line
+	return fmt.Sprintf("Match%s created (%s, %gx%g\" table, %s): %s; %s plays first",
+		name, p.Edition, s.Table.W, s.Table.H, kit.Count(len(s.Terrain), "terrain piece", "terrain pieces"), strings.Join(sides, " vs "), s.PlayerName(s.First))
 }
 
 func rolled(before *projector.State, e *events.Event, p *events.DiceRolled) string {
@@ -265,7 +261,7 @@ func rolled(before *projector.State, e *events.Event, p *events.DiceRolled) stri
 	}
 	out += ": " + strings.Join(vals, " ")
 	if p.Need > 0 {
-		out += " — " + plural(projector.CountAtLeast(p.Values, p.Need), "success", "successes")
+		out += " — " + kit.Count(projector.CountAtLeast(p.Values, p.Need), "success", "successes")
 	}
 	src := p.Source
 	if p.Source == events.SourceManual && p.Entered != "" && p.Entered != (events.Actor{Kind: events.ActorPlayer, ID: p.Roller}).String() {
@@ -311,16 +307,4 @@ func short(h string) string {
 		return h[:12]
 	}
 	return h
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
-// num prints inches without noise: 6, 4.5, 3.25.
-func num(f float64) string {
-	return strconv.FormatFloat(math.Round(f*100)/100, 'f', -1, 64)
 }

@@ -1,12 +1,14 @@
 package replay_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/ed3e"
+	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/projector/projtest"
 	"github.com/matchrec/matchrec/projector/script"
 	"github.com/matchrec/matchrec/replay"
@@ -60,6 +62,9 @@ func TestNarrateExample(t *testing.T) {
 		"Turn 2 — Tactical Squad fires 8 boltguns and a heavy bolter (11 shots) at Nob Mob: 7 hits on 3+, 5 wounds on 4+/5+/3+, 2 saves on 6+/4+ — 2 models removed (Nob ×2)",
 		"Alice moves Devastator dev-1 (Devastator Squad) 2.24\" to (10, 31)",
 		"Turn 2 — Alice's turn begins",
+		// A unit named as a plural agrees with its verb (issue 16, item 7).
+		"Bob: Ork Boyz shoot at Tactical Squad — 5 shootas, 10 shots; 9 of 9 target models in range and sight",
+		"Turn 1 — Ork Boyz fire 5 shootas (10 shots) at Tactical Squad: 4 hits on 5+, 2 wounds on 4+, 1 save on 3+ — 1 model removed (Marine)",
 	} {
 		if !contains(lines, want) {
 			t.Errorf("missing line %q", want)
@@ -67,7 +72,7 @@ func TestNarrateExample(t *testing.T) {
 	}
 	summaries := 0
 	for _, l := range lines {
-		if strings.Contains(l, " fires ") {
+		if strings.Contains(l, " fires ") || strings.Contains(l, " fire ") {
 			summaries++
 		}
 	}
@@ -118,7 +123,7 @@ func TestSummaryWithoutHits(t *testing.T) {
 	a := &projector.Attack{Firer: "tac", Target: "boyz", Shots: 2,
 		Shooters: []projector.Shooter{{Model: "tac-1", Weapon: "boltgun", Shots: 1}, {Model: "tac-2", Weapon: "boltgun", Shots: 1}},
 		Steps:    []projector.DiceStep{{Purpose: "hit", Dice: 2, Need: 3, Seq: 9, Values: []int{1, 2}}}}
-	got := replay.Summary(s, a)
+	got := replay.Summary(nil, s, a)
 	want := "Turn 2 — Tactical Squad fires 2 boltguns (2 shots) at Ork Boyz: 0 hits on 3+ — no casualties"
 	if got != want {
 		t.Fatalf("got  %q\nwant %q", got, want)
@@ -142,6 +147,51 @@ func BenchmarkNarrateExample(b *testing.B) {
 	for b.Loop() {
 		if _, err := replay.Narrate(ed3e.Rules{}, g.Events); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// Every example narrates as the rules did it (issue 16, item 7): no event
+// is printed raw (its type and JSON payload), every 11e shooting
+// declaration names its shooting type, and indirect fire is not told as
+// fire at models "in range and sight".
+func TestEveryExampleNarratesWhatTheRulesDid(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("..", "examples", "*.yaml"))
+	if len(paths) == 0 {
+		t.Fatal("no examples")
+	}
+	for _, path := range paths {
+		sc, err := script.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := editions.Lookup(sc.Match.Edition)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := projtest.PlayScript(t, r, path)
+		lines, err := replay.Narrate(r, g.Events)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(path, "3e-moving-fire.yaml") && !contains(lines,
+			"Alice: Tactical Squad shoots at Ork Boyz — 4 boltguns, 8 shots; 6 of 6 target models in range and sight; the unit moved, so tac-hb's heavy bolter stays silent") {
+			t.Errorf("%s: the moved squad's declaration does not say its heavy bolter stays silent:\n%s", path, strings.Join(lines, "\n"))
+		}
+		for _, l := range lines {
+			for _, e := range g.Events {
+				if strings.Contains(l, ": "+string(e.Type)) {
+					t.Errorf("%s: raw event in the log: %q", path, l)
+				}
+			}
+			if strings.Contains(l, "shooting at") && sc.Match.Edition == "11e" &&
+				!strings.Contains(l, "normal shooting") && !strings.Contains(l, "assault shooting") &&
+				!strings.Contains(l, "close-quarters shooting") && !strings.Contains(l, "indirect shooting") {
+				t.Errorf("%s: a declaration without its shooting type: %q", path, l)
+			}
+			if strings.Contains(l, "indirect shooting at") && (strings.Contains(l, "range and sight") || !strings.Contains(l, "fires indirectly")) {
+				t.Errorf("%s: indirect fire told as fire in sight: %q", path, l)
+			}
 		}
 	}
 }

@@ -90,7 +90,7 @@ const (
 // that can hit.
 const (
 	IndirectMinUnmod        = 6 // 1–5 fail
-	IndirectSpottedMinUnmod = 4 // 1–3 fail: stationary, and a friendly unit sees the target
+	IndirectSpottedMinUnmod = 4 // 1–3 fail: stationary, and another friendly unit sees the target
 )
 
 // Weapon profile defaults.

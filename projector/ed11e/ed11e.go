@@ -151,7 +151,7 @@ func (r Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) err
 		x := ed(s)
 		x.Step, x.Selected = "", nil
 	case *events.ModelMoved:
-		updateEngagement(s)
+		updateEngagement(s) // an advance move has made its unit Advanced (the common fold)
 	case *ShootingPhaseStep:
 		return evolveStep(s, p)
 	case *AdvanceDeclared:

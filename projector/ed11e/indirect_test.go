@@ -79,6 +79,23 @@ func TestIndirectThresholds(t *testing.T) {
 	pending(t, g, projector.WaitRoll, "alice", "hit", 1, 5)
 }
 
+// Seed 003, 10.07: "unless your unit remained stationary this turn and the
+// target is visible to one or more friendly units" — another unit: a
+// battery whose own second model sees round the wall does not spot for
+// itself, so 1–5 still fail; a friendly spotter makes it 1–3.
+func TestIndirectFiringUnitDoesNotSpotForItself(t *testing.T) {
+	battery := squad("a", "alice", 2, 10, mortar(2))
+	battery.Models[1].X, battery.Models[1].Y = 25, 35 // beyond the wall: sees b
+	g := indirectGame(t, false, battery)
+	toShooting(g)
+	g.Do(alice, shoot("a", "b", Indirect))
+	pending(t, g, projector.WaitRoll, "alice", "hit", 2, 6)
+	g = indirectGame(t, true, battery)
+	toShooting(g)
+	g.Do(alice, shoot("a", "b", Indirect))
+	pending(t, g, projector.WaitRoll, "alice", "hit", 2, 4)
+}
+
 func TestIndirectEligibility(t *testing.T) {
 	g := indirectGame(t, false, squad("a", "alice", 1, 10, gun("bolter", 3, 4)))
 	toShooting(g)

@@ -12,7 +12,8 @@ import (
 // Advancing: a unit declares its advance before it moves, rolls the
 // advance dice (a recorded roll), and its models may then move up to Move
 // plus the roll; their moves are recorded with Advance set. The unit has
-// advanced this turn from its roll on, whether or not it then moves.
+// advanced this turn once it makes an advance move (seed 003: "made an
+// advance move this turn"): a unit that rolls and stays put has not.
 
 // advanceOf returns a unit's advance roll this turn.
 func advanceOf(s *projector.State, unit string) (int, bool) {
@@ -32,9 +33,10 @@ func decideAdvance(s *projector.State, actor events.Actor, c projector.Command) 
 	if err != nil {
 		return nil, err
 	}
+	_, declared := advanceOf(s, u.ID)
 	switch {
-	case u.Advanced:
-		return nil, projector.Refuse(projector.CodeNotEligible, "%s has already advanced this turn", u.DisplayName())
+	case u.Advanced || declared:
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s has already declared an advance this turn", u.DisplayName())
 	case u.Moved:
 		return nil, projector.Refuse(projector.CodeNotEligible, "%s has already moved: an advance is declared before the unit moves", u.DisplayName())
 	case len(u.Engaged) > 0:
@@ -64,7 +66,6 @@ func evolveAdvanceRoll(s *projector.State, p *events.DiceRolled) error {
 	u := s.Unit(x.AdvancePending)
 	x.Advances = append(x.Advances, Advance{Unit: u.ID, Inches: e.Eval(p.Values)})
 	x.AdvancePending = ""
-	u.Advanced = true
 	s.Pending = s.PendingDeclare()
 	return nil
 }

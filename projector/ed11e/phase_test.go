@@ -107,6 +107,23 @@ func TestNoActionAfterShooting(t *testing.T) {
 	same(t, g)
 }
 
+// Seed 003, 10.04: "Unengaged and did not make an advance move this
+// turn" — a unit that declared an advance and rolled, but never moved, has
+// made no advance move: normal shooting is open to it, assault shooting
+// (10.05: "made an advance move this turn") is not.
+func TestAdvanceRollWithoutAMoveIsNoAdvance(t *testing.T) {
+	a := squad("a", "alice", 1, 10, gun("bolter", 3, 4, "ASSAULT"))
+	g := newGame(t, a, squad("b", "bob", 1, 20))
+	g.Do(alice, projector.Command{Type: projector.CmdNextTurn})
+	g.Do(alice, projector.Command{Type: CmdAdvance, Unit: "a"})
+	g.Roll(3)
+	g.Refused(alice, projector.Command{Type: CmdAdvance, Unit: "a"}, projector.CodeNotEligible) // declared once
+	g.Do(alice, projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting})
+	refusedWith(t, g, shoot("a", "b", Assault), projector.CodeNotEligible)
+	g.Do(alice, shoot("a", "b", Normal))
+	same(t, g)
+}
+
 // An advance is declared, rolled (a recorded roll), and raises the move
 // allowance by the roll; advance moves need the declaration.
 func TestAdvance(t *testing.T) {
@@ -120,13 +137,13 @@ func TestAdvance(t *testing.T) {
 	g.Refused(alice, move("a", "a-1", 10, 12), projector.CodeWrongStep) // roll first
 	g.Refused(alice, projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting}, projector.CodeWrongStep)
 	g.Roll(2)
-	if u := g.State.Unit("a"); !u.Advanced || u.Moved {
-		t.Fatalf("advanced %v moved %v", u.Advanced, u.Moved)
+	if u := g.State.Unit("a"); u.Advanced || u.Moved {
+		t.Fatalf("a roll is not a move: advanced %v moved %v", u.Advanced, u.Moved)
 	}
 	g.Refused(alice, move("a", "a-1", 10, 18.5), projector.CodeMoveTooFar) // 8.5" > 6 + 2
 	g.Do(alice, move("a", "a-1", 10, 18))                                  // 8"
-	if _, mm := lastMove(t, g); !mm.Advance {
-		t.Fatal("moves of an advancing unit are advance moves")
+	if _, mm := lastMove(t, g); !mm.Advance || !g.State.Unit("a").Advanced {
+		t.Fatal("moves of an advancing unit are advance moves, and it has advanced")
 	}
 	g.Refused(alice, projector.Command{Type: CmdAdvance, Unit: "a"}, projector.CodeNotEligible) // once
 	g.Do(alice, projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting})

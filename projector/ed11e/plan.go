@@ -53,7 +53,7 @@ func planShooting(s *projector.State, u, t *projector.Unit, kind string, choice 
 		}
 		ids := []string{}
 		for _, wid := range strings.Split(choice[mid], ",") {
-			if wid = strings.TrimSpace(wid); wid == "" || wid == "none" {
+			if wid = strings.TrimSpace(wid); wid == "" || wid == kit.NoWeapon {
 				continue
 			}
 			if !slices.Contains(m.Weapons, wid) || u.Weapon(wid) == nil {
@@ -230,14 +230,15 @@ func woundReroll(w *events.WeaponSpec) string {
 	return ""
 }
 
-// spotted reports (computing it once, into *memo) whether a unit of the
-// firing side sees a model of the target (indirect fire's 1–3 rule; the
-// firing unit counts, being a friendly unit).
+// spotted reports (computing it once, into *memo) whether another unit of
+// the firing side sees a model of the target (indirect fire's 1–3 rule:
+// seed 003 sets "your unit" apart from the "friendly units" that see the
+// target, so the firing unit does not spot for itself).
 func spotted(s *projector.State, w geom.World, u *projector.Unit, tb []geom.Body, memo *int) bool {
 	if *memo < 0 {
 		*memo = 0
 		for _, f := range s.Units {
-			if f.Player != u.Player {
+			if f.Player != u.Player || f.ID == u.ID {
 				continue
 			}
 			for _, m := range f.AliveModels() {

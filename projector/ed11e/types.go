@@ -68,7 +68,7 @@ func ineligible(u *projector.Unit, kind string) string {
 			why = append(why, "it is engaged")
 		}
 		if !u.Advanced {
-			why = append(why, "it did not advance this turn")
+			why = append(why, "it made no advance move this turn")
 		}
 		if !hasWeapon(u, KwAssault) {
 			why = append(why, "it has no [ASSAULT] weapon")

@@ -10,12 +10,15 @@ import (
 	"github.com/matchrec/matchrec/projector/projtest"
 )
 
-// doAdvance declares an advance for unit and rolls v for it, in the
-// movement phase of alice's turn.
+// doAdvance declares an advance for unit, rolls v for it and makes its
+// first model's advance move (one inch back along y: the unit has made an
+// advance move), in the movement phase.
 func doAdvance(g *projtest.Game, unit string, v int) {
 	g.T.Helper()
 	g.Do(alice, projector.Command{Type: CmdAdvance, Unit: unit})
 	g.Roll(v)
+	m := g.State.Unit(unit).Models[0]
+	g.Do(alice, move(unit, m.ID, m.X, m.Y-1))
 }
 
 func refusedWith(t *testing.T, g *projtest.Game, c projector.Command, code projector.Code, words ...string) {
@@ -90,7 +93,7 @@ func TestAssaultShooting(t *testing.T) {
 	// Not without advancing.
 	g = newGame(t, u, squad("b", "bob", 2, 20))
 	toShooting(g)
-	refusedWith(t, g, shoot("a", "b", Assault), projector.CodeNotEligible, "did not advance")
+	refusedWith(t, g, shoot("a", "b", Assault), projector.CodeNotEligible, "made no advance move")
 }
 
 // Bad input: a unit without [ASSAULT] weapons choosing assault shooting

@@ -5,6 +5,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // requireDefender refuses unless the match waits for the defender to make
@@ -33,13 +34,17 @@ func eligibleAlive(s *projector.State, a *projector.Attack) (map[string]*project
 
 // decideDistribute checks the mixed-Toughness rotation: one hit per model
 // in turn, no model takes a second hit until every eligible model has one.
+// What the rotation fixes is how many hits each model takes — with h hits
+// over n models, each takes ⌊h/n⌋ or ⌈h/n⌉ — and the list says which hit
+// goes where (hits in the order rolled), so any order of a balanced
+// distribution is accepted.
 func decideDistribute(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
 	a, err := requireDefender(s, actor, projector.WaitDistribute)
 	if err != nil {
 		return nil, err
 	}
 	if len(c.Models) != a.Hits {
-		return nil, projector.Refuse(projector.CodeBadDistribute, "distribute exactly %d hits (one model id per hit), got %d", a.Hits, len(c.Models))
+		return nil, projector.Refuse(projector.CodeBadDistribute, "distribute exactly %s (one model id per hit), got %d", kit.Count(a.Hits, "hit", "hits"), len(c.Models))
 	}
 	ok, t := eligibleAlive(s, a)
 	count := map[string]int{}
@@ -47,13 +52,22 @@ func decideDistribute(s *projector.State, actor events.Actor, c projector.Comman
 		if ok[id] == nil {
 			return nil, projector.Refuse(projector.CodeBadDistribute, "hit %d: %q is not a model of %s in range and sight", i+1, id, t.DisplayName())
 		}
-		for _, other := range a.Eligible {
-			if ok[other] != nil && count[other] < count[id] {
-				return nil, projector.Refuse(projector.CodeBadDistribute,
-					"hit %d: %s cannot take a second hit while %s has fewer (one hit per model in turn)", i+1, id, other)
-			}
-		}
 		count[id]++
+	}
+	least, most := a.Hits/len(ok), (a.Hits+len(ok)-1)/len(ok)
+	for _, id := range a.Eligible {
+		if ok[id] == nil || (count[id] >= least && count[id] <= most) {
+			continue
+		}
+		each := fmt.Sprintf("%d or %d", least, most)
+		if least == most {
+			each = fmt.Sprint(least)
+		} else if least == 0 {
+			each = "at most 1"
+		}
+		return nil, projector.Refuse(projector.CodeBadDistribute,
+			"hits go one per model in turn: %s over %s, so each model takes %s, and %s takes %d (any order of such a distribution is accepted)",
+			kit.Count(a.Hits, "hit", "hits"), kit.Count(len(ok), "model", "models"), each, id, count[id])
 	}
 	return []events.Payload{&events.HitsDistributed{Models: append([]string(nil), c.Models...)}}, nil
 }
@@ -77,7 +91,7 @@ func decideCasualties(s *projector.State, actor events.Actor, c projector.Comman
 		return nil, err
 	}
 	if len(c.Models) != a.Unsaved {
-		return nil, projector.Refuse(projector.CodeBadCasualty, "choose exactly %d casualties (one model id per unsaved wound), got %d", a.Unsaved, len(c.Models))
+		return nil, projector.Refuse(projector.CodeBadCasualty, "choose exactly %s (one model id per unsaved wound), got %d", kit.Count(a.Unsaved, "casualty", "casualties"), len(c.Models))
 	}
 	ok, t := eligibleAlive(s, a)
 	count := map[string]int{}

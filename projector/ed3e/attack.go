@@ -293,10 +293,10 @@ func setPending(s *projector.State, a *projector.Attack) {
 	switch a.Stage {
 	case stageDistribute:
 		s.Pending = projector.Pending{Kind: projector.WaitDistribute, Player: a.Defender, Count: a.Hits,
-			Text: fmt.Sprintf("%s distributes %d hits over %s (mixed Toughness): one per model in turn", s.PlayerName(a.Defender), a.Hits, t.DisplayName())}
+			Text: fmt.Sprintf("%s distributes %s over %s (mixed Toughness): one per model in turn", s.PlayerName(a.Defender), kit.Count(a.Hits, "hit", "hits"), t.DisplayName())}
 	case stageCasualties:
 		s.Pending = projector.Pending{Kind: projector.WaitCasualties, Player: a.Defender, Count: a.Unsaved,
-			Text: fmt.Sprintf("%s chooses %d casualties from %s among models in range and sight", s.PlayerName(a.Defender), a.Unsaved, t.DisplayName())}
+			Text: fmt.Sprintf("%s chooses %s from %s among models in range and sight", s.PlayerName(a.Defender), kit.Count(a.Unsaved, "casualty", "casualties"), t.DisplayName())}
 	default:
 		d := a.Current()
 		s.Pending = s.PendingRoll(kit.Roller(a, d), d)

@@ -30,6 +30,10 @@ const (
 	Assault   = "assault"    // Shots shots after moving
 	Heavy     = "heavy"      // Shots shots, only if the unit did not move
 	Pistol    = "pistol"     // 1 shot, after moving
+	// Shots of the weapon types that do not fire their Shots (default).
+	RapidFireShots    = 2 // a Rapid Fire weapon up to half its range
+	RapidFireFarShots = 1 // beyond half range (only if the unit did not move)
+	PistolShots       = 1
 )
 
 // Rules is the 3e edition.
@@ -108,7 +112,7 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if err != nil {
 		return nil, err
 	}
-	pl, err := planShooting(s, u, t, c.Weapons)
+	pl, err := planShooting(s, u, t, c.Weapons, false)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +124,7 @@ func evolveDeclared(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 	if u == nil || t == nil {
 		return fmt.Errorf("unknown unit %s or target %s", p.Unit, p.Target)
 	}
-	pl, err := planShooting(s, u, t, p.Weapons)
+	pl, err := planShooting(s, u, t, p.Weapons, true)
 	if err != nil {
 		return fmt.Errorf("declaration no longer valid: %w", err)
 	}

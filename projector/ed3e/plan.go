@@ -2,7 +2,10 @@ package ed3e
 
 import (
 	"cmp"
+	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
@@ -24,14 +27,31 @@ type plan struct {
 // see is within its weapon's range, measured to the closest such model;
 // target models out of range of every firer, or out of sight, cannot
 // become casualties.
-func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]string) (plan, error) {
-	for mid, wid := range choice {
+//
+// choice names a model's weapon, or kit.NoWeapon to leave it out. A model
+// it does not name fires the first weapon it carries that may fire now —
+// after the unit moved, not a Heavy one (docs/rules/3e.md#moving-and-shooting:
+// the Heavy weapon stays silent, the rest of the unit fires) — unless
+// exact: the fold of a recorded declaration, which names every firing
+// model.
+func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]string, exact bool) (plan, error) {
+	for _, mid := range slices.Sorted(maps.Keys(choice)) { // sorted: the first bad entry named is always the same
+		wid := choice[mid]
 		m := u.Model(mid)
 		if m == nil || !m.Alive() {
 			return plan{}, projector.Refuse(projector.CodeUnknownModel, "unit %s has no model %q on the table", u.DisplayName(), mid)
 		}
-		if !slices.Contains(m.Weapons, wid) || u.Weapon(wid) == nil {
+		if wid == kit.NoWeapon {
+			continue
+		}
+		w := u.Weapon(wid)
+		if !slices.Contains(m.Weapons, wid) || w == nil {
 			return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "model %s does not carry weapon %q", mid, wid)
+		}
+		if silenced(u, w) {
+			return plan{}, projector.Refuse(projector.CodeHeavyMoved,
+				"%s moved this turn: %s's Heavy weapon (%s) may fire only if the unit did not move; name another weapon it carries, or %q to leave it out",
+				u.DisplayName(), mid, w.DisplayName(), kit.NoWeapon)
 		}
 	}
 	world := s.World(WoodsVisibility)
@@ -45,22 +65,21 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 		body  geom.Body
 		reach float64
 	}
-	var firers []firer
+	var (
+		firers []firer
+		quiet  []string // models left silent by their Heavy weapon
+	)
 	for _, m := range u.AliveModels() {
-		wid := choice[m.ID]
-		if wid == "" {
-			if len(m.Weapons) == 0 {
-				continue
+		wid, ok := firingWeapon(u, m, choice, exact)
+		if !ok {
+			if heavy := heavyOnly(u, m, choice, exact); heavy != "" {
+				quiet = append(quiet, heavy)
 			}
-			wid = m.Weapons[0]
+			continue
 		}
 		w := u.Weapon(wid)
 		if w == nil {
 			return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "model %s carries weapon %q, which unit %s does not define", m.ID, wid, u.DisplayName())
-		}
-		if u.Moved && w.Type == Heavy {
-			return plan{}, projector.Refuse(projector.CodeHeavyMoved,
-				"%s moved this turn: %s's Heavy weapon (%s) may fire only if the unit did not move", u.DisplayName(), m.ID, w.DisplayName())
 		}
 		reach := reachOf(w, u.Moved)
 		fb := projector.Body(u, m)
@@ -83,11 +102,11 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 		firers = append(firers, firer{fb, reach})
 		pl.weapons[m.ID] = wid
 		pl.shooters = append(pl.shooters, projector.Shooter{
-			Model: m.ID, Weapon: wid, Shots: shots(w, u.Moved, geom.BaseDistance(fb, tb[closest])), BS: m.BS, S: w.S, AP: w.AP, Range: reach,
+			Model: m.ID, Weapon: wid, Shots: shots(w, geom.BaseDistance(fb, tb[closest])), BS: m.BS, S: w.S, AP: w.AP, Range: reach,
 		})
 	}
 	if len(pl.shooters) == 0 {
-		return plan{}, whyNoShooter(world, u, t, tb, choice)
+		return plan{}, whyNoShooter(world, u, t, tb, choice, exact, quiet)
 	}
 	// A target model may become a casualty if some firer both sees it and
 	// has it within reach.
@@ -100,6 +119,34 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 		}
 	}
 	return pl, nil
+}
+
+// silenced reports whether w may not fire because its unit moved: a Heavy
+// weapon fires only if the unit did not move.
+func silenced(u *projector.Unit, w *events.WeaponSpec) bool { return u.Moved && w.Type == Heavy }
+
+// firingWeapon is the weapon model m fires in a declaration (see
+// planShooting), and false when it fires none.
+func firingWeapon(u *projector.Unit, m *projector.Model, choice map[string]string, exact bool) (string, bool) {
+	if wid, named := choice[m.ID]; named || exact {
+		return wid, named && wid != kit.NoWeapon
+	}
+	for _, wid := range m.Weapons {
+		if w := u.Weapon(wid); w == nil || !silenced(u, w) {
+			return wid, true // an undefined weapon is refused by the caller
+		}
+	}
+	return "", false
+}
+
+// heavyOnly names the Heavy weapon that leaves m silent ("dev-1's missile
+// launcher") when m fires nothing only because its unit moved; "" when m
+// was left out or carries nothing.
+func heavyOnly(u *projector.Unit, m *projector.Model, choice map[string]string, exact bool) string {
+	if _, named := choice[m.ID]; named || exact || len(m.Weapons) == 0 {
+		return ""
+	}
+	return m.ID + "'s " + u.Weapon(m.Weapons[0]).DisplayName()
 }
 
 // byDistance orders target bodies nearest first (ties by index).
@@ -120,51 +167,68 @@ func byDistance(from geom.Body, tb []geom.Body) []int {
 	return idx
 }
 
-// whyNoShooter explains a declaration no model can fire: nothing of the
-// target is visible, or nothing visible is in range. It is only computed
-// for a refusal, so it may look at every pair.
-func whyNoShooter(world geom.World, u, t *projector.Unit, tb []geom.Body, choice map[string]string) error {
+// whyNoShooter explains a declaration no model can fire: every model with
+// a weapon was silenced by its Heavy weapon after moving, or nothing of
+// the target is visible, or nothing visible is in range. It is only
+// computed for a refusal, so it may look at every pair.
+func whyNoShooter(world geom.World, u, t *projector.Unit, tb []geom.Body, choice map[string]string, exact bool, quiet []string) error {
 	var why kit.Reasons
+	armed := false
 	for _, m := range u.AliveModels() {
-		wid := choice[m.ID]
-		if wid == "" && len(m.Weapons) > 0 {
-			wid = m.Weapons[0]
-		}
+		wid, ok := firingWeapon(u, m, choice, exact)
 		w := u.Weapon(wid)
-		if w == nil {
+		if !ok || w == nil {
 			continue
 		}
+		armed = true
 		v := kit.Look(world, projector.Body(u, m), tb, u.Player, t.ID)
 		why.NoteSight(v.Why)
 		if i := v.First(); i >= 0 {
 			why.NoteRange("%s's %s reaches %g\" but %s is %.1f\" away", m.ID, w.DisplayName(), reachOf(w, u.Moved), tb[i].ID, v.Dist[i])
 		}
 	}
-	return why.Refuse(u, t, "model")
+	if !armed && len(quiet) > 0 {
+		return projector.Refuse(projector.CodeHeavyMoved,
+			"%s moved this turn: Heavy weapons fire only if the unit did not move, and no other model can fire (%s)",
+			u.DisplayName(), strings.Join(quiet, ", "))
+	}
+	if !armed {
+		return projector.Refuse(projector.CodeUnknownWeapon, "no model of %s fires a weapon", u.DisplayName())
+	}
+	err := why.Refuse(u, t, "model")
+	if r, ok := projector.AsRefusal(err); ok && len(quiet) > 0 {
+		r.Reason += fmt.Sprintf("; the unit moved, so its Heavy weapons stay silent (%s)", strings.Join(quiet, ", "))
+	}
+	return err
 }
+
+// halfRange is half of w's range: where Rapid Fire's two shots reach, and
+// all a moved Rapid Fire weapon reaches.
+func halfRange(w *events.WeaponSpec) float64 { return w.Range / 2 }
 
 // reachOf is how far w fires: a moved rapid-fire weapon only up to half
 // range.
 func reachOf(w *events.WeaponSpec, moved bool) float64 {
 	if moved && w.Type == RapidFire {
-		return w.Range / 2
+		return halfRange(w)
 	}
 	return w.Range
 }
 
-// shots is the number of shots a weapon fires (docs/rules/3e.md#weapon-types,
-// default): Rapid Fire 2 up to half range, else 1 if the unit did not move;
-// Assault N and Heavy N fire N; Pistol 1.
-func shots(w *events.WeaponSpec, moved bool, closest float64) int {
-	n := max(w.Shots, 1)
+// shots is the number of shots a weapon fires at a target model closest
+// away (docs/rules/3e.md#weapon-types, default): Rapid Fire
+// RapidFireShots up to half range, else RapidFireFarShots (only reached if
+// the unit did not move: reachOf); Assault N and Heavy N fire N; Pistol
+// PistolShots.
+func shots(w *events.WeaponSpec, closest float64) int {
 	switch w.Type {
 	case RapidFire:
-		if closest <= w.Range/2+geom.Eps {
-			return 2
+		if closest <= halfRange(w)+geom.Eps {
+			return RapidFireShots
 		}
-		return 1
+		return RapidFireFarShots
 	case Pistol:
-		return 1
+		return PistolShots
 	}
-	return n
+	return max(w.Shots, 1)
 }

@@ -140,6 +140,42 @@ func TestHeavyWeaponAfterMovingIsRefused(t *testing.T) {
 	}
 }
 
+// Seed 002: «Фактически существует оружие настолько тяжёлое и мощное, что из
+// него можно стрелять, только остановившись» — only the Heavy weapon is
+// barred after moving, not the rest of the unit: a moved squad fires its
+// boltguns, the heavy bolter stays silent, a model carrying a pistol too
+// fires the pistol, and "none" leaves a model out.
+func TestMovedSquadFiresAllButItsHeavyWeapon(t *testing.T) {
+	hb := events.WeaponSpec{ID: "hb", Name: "heavy bolter", Range: 36, Type: Heavy, Shots: 3, S: 5}
+	bp := events.WeaponSpec{ID: "bp", Name: "bolt pistol", Range: 12, Type: Pistol, S: 4}
+	u := marines("tac", 5, 10, boltgun(), hb, bp)
+	u.Models[3].Weapons = []string{"hb"}
+	u.Models[4].Weapons = []string{"hb", "bp"}
+	g := newGame(t, u, boyz("boyz", 5, 20))
+	g.Do(alice, projector.Command{Type: projector.CmdNextTurn})
+	g.Do(alice, projector.Command{Type: projector.CmdMove, Unit: "tac", Model: "tac-1", X: projtest.Ptr(11), Y: projtest.Ptr(10)})
+	g.Do(alice, projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting})
+	named := shoot("tac", "boyz")
+	named.Weapons = map[string]string{"tac-4": "hb"}
+	if r := g.Refused(alice, named, projector.CodeHeavyMoved); !strings.Contains(r.Reason, "heavy bolter") || !strings.Contains(r.Reason, `"none"`) {
+		t.Fatalf("reason %q should name the weapon and the way to leave the model out", r.Reason)
+	}
+	named.Weapons = map[string]string{"tac-2": "none"}
+	g.Do(alice, named)
+	a := g.State.Attack
+	var fired []string
+	for _, sh := range a.Shooters {
+		fired = append(fired, sh.Model+":"+sh.Weapon)
+	}
+	if strings.Join(fired, " ") != "tac-1:boltgun tac-3:boltgun tac-5:bp" || a.Shots != 2+2+1 {
+		t.Fatalf("fired %v (%d shots): two boltguns at half range and tac-5's pistol; tac-2 left out, tac-4's heavy bolter silent", fired, a.Shots)
+	}
+	if w := g.Events[len(g.Events)-1].Type; w != events.TypeShootingDeclared {
+		t.Fatalf("last event %s", w)
+	}
+	same(t, g)
+}
+
 func TestAssaultAndPistolFireAfterMoving(t *testing.T) {
 	st := events.WeaponSpec{ID: "storm", Name: "storm bolter", Range: 24, Type: Assault, Shots: 2, S: 4}
 	bp := events.WeaponSpec{ID: "bp", Name: "bolt pistol", Range: 12, Type: Pistol, S: 4}
@@ -264,6 +300,25 @@ func TestNoSaveMeansEveryWoundIsUnsaved(t *testing.T) {
 	}
 }
 
+// Seed 002: «Вы можете распределить попадания только по одному на модель,
+// пока все модели в юните не получат по одному попаданию» — the rotation
+// fixes how many hits each model takes (with 5 hits over 3 models: 2, 2
+// and 1), not the order the owner writes them in: [a, a, b, c, b] is as
+// good as [a, b, c, a, b].
+func TestMixedToughnessAnyOrderOfABalancedDistribution(t *testing.T) {
+	b := boyz("nobz", 3, 20)
+	b.Models[2].T = 5
+	g := newGame(t, marines("tac", 3, 10, boltgun()), b)
+	toShooting(g)
+	g.Do(alice, shoot("tac", "nobz"))
+	g.Roll(6, 6, 6, 6, 6, 1) // 5 hits
+	g.Do(bob, projector.Command{Type: projector.CmdDistribute, Models: []string{"nobz-1", "nobz-1", "nobz-2", "nobz-3", "nobz-2"}})
+	if a := g.State.Attack; len(a.Assigned) != 5 || a.Stage != stageWound {
+		t.Fatalf("distribution not taken: %+v", a)
+	}
+	same(t, g)
+}
+
 // Mixed Toughness: the owner distributes the hits one per model in turn,
 // and each hit rolls to wound against its own model's T.
 func TestMixedToughnessRotation(t *testing.T) {
@@ -277,7 +332,10 @@ func TestMixedToughnessRotation(t *testing.T) {
 	if p.Kind != projector.WaitDistribute || p.Player != "bob" || p.Count != 4 {
 		t.Fatalf("pending %+v", p)
 	}
-	g.Refused(bob, projector.Command{Type: projector.CmdDistribute, Models: []string{"nobz-1", "nobz-1", "nobz-2", "nobz-3"}}, projector.CodeBadDistribute)
+	r := g.Refused(bob, projector.Command{Type: projector.CmdDistribute, Models: []string{"nobz-1", "nobz-1", "nobz-1", "nobz-2"}}, projector.CodeBadDistribute)
+	if !strings.Contains(r.Reason, "each model takes 1 or 2, and nobz-1 takes 3") {
+		t.Fatalf("reason %q", r.Reason)
+	}
 	g.Refused(bob, projector.Command{Type: projector.CmdDistribute, Models: []string{"nobz-1", "nobz-2", "nobz-3"}}, projector.CodeBadDistribute)
 	g.Refused(bob, projector.Command{Type: projector.CmdDistribute, Models: []string{"nobz-1", "nobz-2", "tac-1", "nobz-3"}}, projector.CodeBadDistribute)
 	g.Do(bob, projector.Command{Type: projector.CmdDistribute, Models: []string{"nobz-3", "nobz-1", "nobz-2", "nobz-3"}})

@@ -33,25 +33,44 @@ func sightCase(t *testing.T, orkX float64, terrain []events.TerrainSpec, extra .
 	return r, g.State
 }
 
+// base is the radius of the fixtures' 25 mm bases: depths into woods are
+// measured to the closest point of the base, like every distance.
+const base = 25 / 25.4 / 2
+
 func TestWoodsSixInchRule(t *testing.T) {
 	woods := func(vis float64) []events.TerrainSpec {
 		return []events.TerrainSpec{rect("W1", events.TerrainWoods, 16, 0, 40, 20, vis)}
 	}
-	// The Ork stands 5.9" inside the woods edge (x=16): visible.
-	if r, _ := sightCase(t, 21.9, woods(0)); r != nil {
+	// The Ork's base reaches 5.9" inside the woods edge (x=16): visible.
+	if r, _ := sightCase(t, 21.9+base, woods(0)); r != nil {
 		t.Fatalf("5.9\" inside woods should be visible: %v", r)
 	}
 	// 6.1" inside: not visible with the default 6", visible in sparse (8") woods.
-	r, _ := sightCase(t, 22.1, woods(0))
+	r, _ := sightCase(t, 22.1+base, woods(0))
 	if r == nil || r.Code != projector.CodeNotVisible || !strings.Contains(r.Reason, "W1") {
 		t.Fatalf("6.1\" inside woods should be hidden: %v", r)
 	}
-	if r, _ := sightCase(t, 22.1, woods(8)); r != nil {
+	if r, _ := sightCase(t, 22.1+base, woods(8)); r != nil {
 		t.Fatalf("sparse woods (8\"): %v", r)
 	}
 	// Dense woods (2"): 2.5" in is hidden.
-	if r, _ := sightCase(t, 18.5, woods(2)); r == nil {
+	if r, _ := sightCase(t, 18.5+base, woods(2)); r == nil {
 		t.Fatal("dense woods (2\"): 2.5\" inside should be hidden")
+	}
+}
+
+// Seed 002: «Если оба – стеляющий и цель – находятся в одной и той же
+// области растительности, они могут увидеть друг друга только в пределах
+// 6"», with range measured «между ближайшими моделями»: a Marine and an
+// Ork in the same wood whose bases are 5.5" apart (6.48" between centres)
+// see each other; 6.5" apart they do not.
+func TestWoodsMeasuredBetweenBases(t *testing.T) {
+	wood := []events.TerrainSpec{rect("W1", events.TerrainWoods, 0, 0, 40, 20, 0)}
+	if r, _ := sightCase(t, 10+5.5+2*base, wood); r != nil {
+		t.Fatalf("5.5\" between bases in the same wood: %v", r)
+	}
+	if r, _ := sightCase(t, 10+6.5+2*base, wood); r == nil || r.Code != projector.CodeNotVisible {
+		t.Fatalf("6.5\" between bases in the same wood should be hidden: %v", r)
 	}
 }
 

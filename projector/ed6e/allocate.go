@@ -237,15 +237,26 @@ func modelLabel(m *projector.Model) string {
 	return m.ID
 }
 
+// attackerStep is the attack in progress when it waits for its attacker's
+// choice kind from actor; else a refusal saying what the match waits for
+// (none names what would be chosen, does what the attacker does).
+func attackerStep(s *projector.State, actor events.Actor, kind, none, does string) (*projector.Attack, error) {
+	a := s.Attack
+	if s.Pending.Kind != kind || a == nil {
+		return nil, projector.Refuse(projector.CodeWrongStep, "no %s; the match waits for: %s", none, s.Pending.Text)
+	}
+	if actor.Kind != events.ActorPlayer || actor.ID != a.Attacker {
+		return nil, projector.Refuse(projector.CodeWrongPlayer, "%s %s", s.PlayerName(a.Attacker), does)
+	}
+	return a, nil
+}
+
 // decidePools checks the attacker's order of the wound pools: Indices is a
 // permutation of the pools listed by the pending step.
 func decidePools(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
-	a := s.Attack
-	if s.Pending.Kind != WaitPools || a == nil {
-		return nil, projector.Refuse(projector.CodeWrongStep, "no wound pools wait to be ordered; the match waits for: %s", s.Pending.Text)
-	}
-	if actor.Kind != events.ActorPlayer || actor.ID != a.Attacker {
-		return nil, projector.Refuse(projector.CodeWrongPlayer, "%s orders the wound pools", s.PlayerName(a.Attacker))
+	a, err := attackerStep(s, actor, WaitPools, "wound pools wait to be ordered", "orders the wound pools")
+	if err != nil {
+		return nil, err
 	}
 	pools := edAttack(a).Pools
 	if len(c.Indices) != len(pools) {

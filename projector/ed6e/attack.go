@@ -10,10 +10,12 @@ import (
 )
 
 // Attack stages. An attack (shooting, Overwatch or a unit's blows at one
-// Initiative step) goes hit → wound → order (only with several pools) →
-// alloc, where each wound is allocated, possibly offered to Look Out, Sir
-// (offer, lookoutsir) and saved (save), until every pool is resolved.
+// Initiative step) goes (marker, while templates and blasts are placed and
+// scattered) → hit → wound → order (only with several pools) → alloc,
+// where each wound is allocated, possibly offered to Look Out, Sir (offer,
+// lookoutsir) and saved (save), until every pool is resolved.
 const (
+	stageMarker     = "marker"
 	stageHit        = "hit"
 	stageWound      = "wound"
 	stageOrder      = "order"
@@ -46,9 +48,10 @@ type hitSpec struct {
 	key      string // shooters and strikers with the same key roll together
 	label    string
 	need     int
-	bsReroll int  // target of the BS6+ re-roll of 1s, 0 = none
-	mc       bool // master-crafted: failed rolls re-rolled at need
-	auto     bool // hits without a roll
+	bsReroll int    // target of the BS6+ re-roll of 1s, 0 = none
+	mc       bool   // master-crafted: failed rolls re-rolled at need
+	auto     bool   // hits without a roll
+	marker   string // each shot a template or blast marker (markerKind)
 }
 
 // start plans the hit rolls of a new attack and makes it the attack in
@@ -69,18 +72,23 @@ func shootingSpecs(u *projector.Unit, pl plan) []hitSpec {
 			label = weaponName(w) + ", snap shots"
 		}
 		out[i] = hitSpec{key: fmt.Sprintf("%s/%d/%t", sh.Weapon, sh.BS, pl.snap[i]), label: label,
-			need: HitNeed(sh.BS), bsReroll: RerollNeed(sh.BS), mc: masterCrafted(w), auto: autoHits(w)}
+			need: HitNeed(sh.BS), bsReroll: RerollNeed(sh.BS), mc: masterCrafted(w), auto: autoHits(w), marker: markerKind(w)}
 	}
 	return out
 }
 
 // planHits creates one hit roll per group of shooters, in the order they
-// fire, the automatic hits, and the attack's expected unsaved wounds.
+// fire, the automatic hits, the markers of templates and blasts (placed
+// first), and the attack's expected unsaved wounds.
 func planHits(s *projector.State, a *projector.Attack, specs []hitSpec) {
 	idx := map[string]int{} // looked up only, never iterated
 	for i, sh := range a.Shooters {
 		sp := specs[i]
 		a.Shots += sh.Shots
+		if sp.marker != "" {
+			addMarkers(a, sh, s.Unit(a.Firer).Weapon(sh.Weapon), sp.marker)
+			continue
+		}
 		if sp.auto {
 			a.Hits += sh.Shots
 			edAttack(a).AutoHits = append(edAttack(a).AutoHits, AutoHit{Weapon: sh.Weapon, S: sh.S, AP: sh.AP, Hits: sh.Shots})
@@ -103,6 +111,9 @@ func planHits(s *projector.State, a *projector.Attack, specs []hitSpec) {
 		if sp.mc {
 			edAttack(a).Steps[j].RerollMax += MasterCraftedRerolls
 		}
+	}
+	if len(edAttack(a).Markers) > 0 {
+		a.Stage = stageMarker
 	}
 	a.Expected = expected(s, a)
 }
@@ -138,6 +149,8 @@ func evolveAttackRoll(s *projector.State, seq uint64, p *events.DiceRolled) erro
 		resolveSave(s, a, d)
 	case purposeLookOutSir:
 		resolveLookOutSir(a, d)
+	case purposeScatter:
+		resolveScatter(s, a, d)
 	}
 	stages.Advance(s, a)
 	return nil
@@ -175,6 +188,8 @@ func queueReroll(a *projector.Attack, i int) {
 // pools and Look Out, Sir wait for a player's choice.
 func next(s *projector.State, a *projector.Attack) bool {
 	switch a.Stage {
+	case stageMarker: // markerLands moves the attack on after its last marker
+		return true
 	case stageHit:
 		planWounds(s, a)
 	case stageWound:
@@ -298,6 +313,7 @@ func majorityOf(ms []*projector.Model, f func(*projector.Model) int) int {
 // of: the shooting phase, a charge (Overwatch) or a combat.
 func finish(s *projector.State, a *projector.Attack) {
 	if a.Type == projector.AttackShooting {
+		afterShooting(s, a)
 		kit.Fired(s, a)
 		return
 	}

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/geom"
 	"github.com/matchrec/matchrec/projector/kit"
+	"github.com/matchrec/matchrec/projector/rules"
 )
 
 // The charge sub-phase (docs/rules/6e.md#charge-sub-phase; step 4:
@@ -39,7 +41,7 @@ func decideCharge(s *projector.State, actor events.Actor, c projector.Command) (
 		return nil, projector.Refuse(projector.CodeWrongPhase, "the charge sub-phase is over: combats are being fought")
 	}
 	if why := mandatory(s); why != "" {
-		return nil, projector.Refuse(projector.CodeWrongStep, "finish the charge in progress first: %s", why)
+		return nil, projector.Refuse(projector.CodeWrongStep, "finish first: %s", why)
 	}
 	u, err := projector.OwnUnit(s, actor, c.Unit)
 	if err != nil {
@@ -50,6 +52,9 @@ func decideCharge(s *projector.State, actor events.Actor, c projector.Command) (
 	}
 	if locked(s, u) {
 		return nil, projector.Refuse(projector.CodeNotEligible, "%s is locked in combat and cannot charge", u.DisplayName())
+	}
+	if goneToGround(s, u.ID) {
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s has gone to ground: it does not charge this turn", u.DisplayName())
 	}
 	t, err := kit.Target(s, u, c.Target, "attack")
 	if err != nil {
@@ -97,14 +102,14 @@ func decideOverwatch(s *projector.State, actor events.Actor, c projector.Command
 
 // evolveOverwatch starts the Overwatch attack: normal shooting (range,
 // sight, cover) with every shot a snap shot; it causes no Morale or
-// Pinning test (this engine has none for shooting).
+// Pinning test (only shooting attacks count: checks.go).
 func evolveOverwatch(s *projector.State, seq uint64, p *OverwatchDeclared) error {
 	ch := ed(s).Charge
 	if ch == nil || ch.Stage != chargeOverwatch || p.Unit != ch.Target || p.Target != ch.Unit {
 		return fmt.Errorf("no Overwatch by %s is offered", p.Unit)
 	}
 	u, t := s.Unit(p.Unit), s.Unit(p.Target)
-	pl, err := planShooting(s, u, t, p.Weapons, fire{snapAll: true, overwatch: true})
+	pl, err := planShooting(s, u, t, p.Weapons, fire{snapAll: true, overwatch: true, exact: true})
 	if err != nil {
 		return fmt.Errorf("declaration no longer valid: %w", err)
 	}
@@ -139,13 +144,13 @@ func armed(u *projector.Unit) bool {
 
 // evolveChargeRoll sets the charge distance and decides whether the charge
 // reaches: the first charger must cover the gap to the closest target model.
-func evolveChargeRoll(s *projector.State, p *events.DiceRolled) error {
+func evolveChargeRoll(s *projector.State, seq uint64, p *events.DiceRolled) error {
 	ch := ed(s).Charge
-	if len(p.Values) != ChargeDice || p.Purpose != purposeCharge {
-		return fmt.Errorf("a charge roll is %dD6", ChargeDice)
-	}
 	u, t := s.Unit(ch.Unit), s.Unit(ch.Target)
-	ch.Dice = slices.Clone(p.Values)
+	if n := chargeDice(u); len(p.Values) != n || p.Purpose != purposeCharge {
+		return fmt.Errorf("%s's charge roll is %dD6", u.DisplayName(), n)
+	}
+	ch.RollSeq, ch.Dice = seq, slices.Clone(p.Values)
 	ch.Distance = chargeDistance(u, p.Values)
 	first, needed := nearest(u, t)
 	if first == nil {
@@ -164,15 +169,25 @@ func evolveChargeRoll(s *projector.State, p *events.DiceRolled) error {
 	return nil
 }
 
-// chargeDistance is the distance the unit charges: each model's distance
-// from the roll, the slowest one's for the whole unit
-// (docs/rules/6e.md#charge-distance). Every
-// model this engine knows charges the full 2D6; the minimum is where a
-// model that charges differently would slow the unit down.
+// chargeDice is how many D6 a unit's charge roll is: as many as its model
+// that charges on most dice needs.
+func chargeDice(u *projector.Unit) int {
+	n := 0
+	for _, m := range u.AliveModels() {
+		n = max(n, modelCharge(m).Dice())
+	}
+	return n
+}
+
+// chargeDistance is the distance the unit charges: each model's own
+// distance read from the roll, and the slowest one's for the whole unit
+// (docs/rules/6e.md#charge-distance: «toute l'unité chargera au rythme de
+// la figurine la plus lente»).
 func chargeDistance(u *projector.Unit, dice []int) float64 {
 	dist := math.Inf(1)
 	for _, m := range u.AliveModels() {
-		dist = min(dist, modelCharge(m, dice))
+		e := modelCharge(m)
+		dist = min(dist, float64(e.Eval(dice[:e.Dice()])))
 	}
 	if math.IsInf(dist, 1) {
 		return 0
@@ -180,8 +195,47 @@ func chargeDistance(u *projector.Unit, dice []int) float64 {
 	return dist
 }
 
-func modelCharge(_ *projector.Model, dice []int) float64 {
-	return float64(sum(dice))
+// slowest is the model of u that charges the least on dice, and its
+// expression (the first on a tie).
+func slowest(u *projector.Unit, dice []int) (*projector.Model, rules.Expr) {
+	var best *projector.Model
+	var be rules.Expr
+	for _, m := range u.AliveModels() {
+		e := modelCharge(m)
+		if best == nil || e.Eval(dice[:e.Dice()]) < be.Eval(dice[:be.Dice()]) {
+			best, be = m, e
+		}
+	}
+	return best, be
+}
+
+// chargeRate says, for the charge roll's pending step, which models
+// charge differently; "" when every model charges on ChargeDice D6.
+func chargeRate(u *projector.Unit) string {
+	var odd []string
+	for _, m := range u.AliveModels() {
+		if e := modelCharge(m); e != (rules.Expr{N: ChargeDice, Sides: 6}) {
+			odd = append(odd, fmt.Sprintf("%s charges on %s", m.ID, e))
+		}
+	}
+	if len(odd) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; its models charge differently (%s): it charges at the rate of its slowest model", strings.Join(odd, ", "))
+}
+
+// modelCharge is the dice a model charges on: a keyword "CHARGE <dice>"
+// (KwChargePrefix), else ChargeDice D6.
+func modelCharge(m *projector.Model) rules.Expr {
+	for _, kw := range m.Keywords {
+		f := strings.Fields(strings.ToUpper(strings.Trim(kw, "[] ")))
+		if len(f) == 2 && f[0] == KwChargePrefix {
+			if e, err := rules.ParseExpr(f[1]); err == nil && e.Sides == 6 {
+				return e
+			}
+		}
+	}
+	return rules.Expr{N: ChargeDice, Sides: 6}
 }
 
 // nearest is u's model closest to any model of t and that distance

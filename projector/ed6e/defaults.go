@@ -37,12 +37,15 @@ const RapidFireShots = 2
 // projector.HasKeyword: case and brackets ignored).
 const (
 	// KwTemplate and KwBlast weapons cannot snap fire
-	// (docs/rules/6e.md#snap-shots; keywords: docs/rules/6e.md#weapon-types). A
-	// template hits automatically, Shots times (standing for the models
-	// under it: templates are not placed on the table); a blast rolls to
-	// hit like any weapon (scatter is not modelled).
-	KwTemplate = "TEMPLATE"
-	KwBlast    = "BLAST"
+	// (docs/rules/6e.md#snap-shots; keywords: docs/rules/6e.md#weapon-types).
+	// Each of their shots is a marker placed on the table and the models
+	// under it are hit (docs/rules/6e.md#templates-and-blasts): a template
+	// is laid from the firer's base, a blast placed over a target model and
+	// scattered. KwLargeBlast (or LARGE-BLAST) makes a blast the large
+	// marker.
+	KwTemplate   = "TEMPLATE"
+	KwBlast      = "BLAST"
+	KwLargeBlast = "LARGE BLAST"
 	// KwNoBS marks a weapon that does not use BS: it cannot snap fire
 	// (docs/rules/6e.md#snap-shots) and hits automatically, Shots times.
 	KwNoBS = "NO-BS"
@@ -50,6 +53,83 @@ const (
 	// the BS6+ table and needs the same number as the first roll
 	// (docs/rules/6e.md#master-crafted-weapons).
 	KwMasterCrafted = "MASTER-CRAFTED"
+)
+
+// KwLargeBlastAlt is KwLargeBlast written with a hyphen.
+const KwLargeBlastAlt = "LARGE-BLAST"
+
+// Templates and blasts (docs/rules/6e.md#templates-and-blasts): the
+// standard markers and scatter (default), and how a scatter is read from
+// D6s (engine).
+const (
+	// TemplateLength is the flame template's length from its narrow end,
+	// which touches the firer's base, to the end of its wide end; it is
+	// the hull of a circle of TemplateNarrow width at the narrow end and
+	// one of TemplateWide width at the wide end (default: the standard
+	// teardrop, about 8" long).
+	TemplateLength = 8.0
+	TemplateNarrow = 0.5
+	TemplateWide   = 2.5
+	// BlastSmall and BlastLarge are the blast markers' diameters (default:
+	// 3" and 5").
+	BlastSmall = 3.0
+	BlastLarge = 5.0
+	// A blast scatters after it is placed (default): the scatter die shows
+	// a hit (the marker stays) on one face in three, else an arrow; the
+	// marker then moves 2D6" less the firer's BS (never below 0) in the
+	// arrow's direction. The scatter is rolled as ScatterDice D6 (engine):
+	// the first is the scatter die, a hit on 1 to ScatterHitFaces; the
+	// first two together give the arrow's bearing, one of ScatterBearings
+	// evenly spaced ((first − 3) × 6 + (second − 1)) × 15°, clockwise from
+	// the table's +y direction; the last two are the distance.
+	ScatterDice     = 4
+	ScatterHitFaces = 2
+	ScatterBearings = 24
+)
+
+// The charge distance of a model that charges differently
+// (docs/rules/6e.md#charge-distance): a model keyword "CHARGE <dice>"
+// ("CHARGE D6", "CHARGE 3D6") gives the dice its charge distance is rolled
+// with (engine: the way a profile states it). The unit rolls once, as many
+// D6 as its model that needs most; each model reads its own expression
+// from the first dice of that roll, and the unit charges at the rate of
+// its slowest model (the source).
+const KwChargePrefix = "CHARGE"
+
+// Morale and Pinning from shooting (docs/rules/6e.md#morale-and-pinning-from-shooting).
+const (
+	// ShootingLossesForMorale: a unit that loses this share of the models
+	// it had at the start of a shooting phase to shooting takes a Morale
+	// check at the end of that phase (default: 25%, standard 6e). The check
+	// is 2D6 at most the unit's Ld (MoraleDice); Overwatch causes none (the
+	// source).
+	ShootingLossesForMorale = 0.25
+	// KwPinning marks a weapon that pins: a unit that suffers an unsaved
+	// wound from an attack with one takes a Pinning test (2D6 at most its
+	// Ld, PinningDice) right after the attack, once per phase at most; one
+	// that fails goes to ground (default, standard 6e). Vehicles never
+	// test.
+	KwPinning   = "PINNING"
+	PinningDice = 2
+	// A unit gone to ground has its cover saves improved by
+	// GoneToGroundCover (a model without cover gets GoneToGroundNoCover)
+	// and, in its owner's next turn, does not move or charge and fires
+	// only snap shots (default, standard 6e).
+	GoneToGroundCover   = 1
+	GoneToGroundNoCover = 6
+)
+
+// Falling back (docs/rules/6e.md#falling-back): a unit that fails a Morale
+// check and is not caught falls back FallBackDice D6 inches straight
+// toward its own table edge (default, standard 6e); a unit whose roll
+// reaches that edge falls off the table and is destroyed (default). A
+// player's own table edge is the one closest to the middle of their models
+// when the match was created (engine). Each model must end within
+// FallBackTolerance of the point straight back the distance rolled
+// (engine).
+const (
+	FallBackDice      = 2
+	FallBackTolerance = 0.1
 )
 
 // CloseCombatWeapon is the weapon a model without a melee weapon fights
@@ -153,7 +233,8 @@ const (
 	PileIn = 3.0
 	// ConsolidateDistance: a unit left unlocked after its combat
 	// consolidates this far, a dice expression (rules.Expr: a D3 is a D6
-	// halved, rounded up) (engine, standard 6e).
+	// halved, rounded up), and may not end a model in base contact with an
+	// enemy model (engine, standard 6e).
 	ConsolidateDistance = "D3"
 	// MoraleDice: Morale is 2D6 at most Ld minus the combat result (default);
 	// a unit tests on its highest Ld (engine).
@@ -161,8 +242,7 @@ const (
 	// SweepDice: a losing unit that fails its Morale test is caught if the
 	// winner's D6 + Initiative equals or beats its own D6 + Initiative; a
 	// unit's Initiative is its lowest (engine, standard 6e). Caught units
-	// are destroyed; the others fall back (the fall-back move itself is not
-	// modelled: they only stop being locked).
+	// are destroyed; the others fall back (FallBackDice).
 	SweepDice = 1
 )
 

@@ -35,6 +35,7 @@ const (
 	CmdPools      = "pools"      // order the wound pools: Indices into the pending list
 	CmdFight      = "fight"      // choose the combat Unit is locked in
 	CmdStrike     = "strike"     // Unit's models of the current Initiative strike Target
+	CmdPlace      = "place"      // place the template or blast the attack waits for at (X, Y) (Model optional)
 )
 
 // Pending kinds of this edition, besides declare and roll.
@@ -44,6 +45,8 @@ const (
 	WaitPools      = "pools"       // the attacker orders the wound pools
 	WaitChargeMove = "charge-move" // the attacker moves the first charger into base contact
 	WaitStrike     = "strike"      // a unit piles in and strikes at its Initiative step
+	WaitPlace      = "place"       // the attacker places a template or blast marker
+	WaitFallBack   = "fall-back"   // a falling-back unit's owner moves its models
 )
 
 // Refusal codes of this edition.
@@ -106,6 +109,8 @@ func (Rules) Decide(s *projector.State, actor events.Actor, c projector.Command)
 		return decideFight(s, actor, c)
 	case CmdStrike:
 		return decideStrike(s, actor, c)
+	case CmdPlace:
+		return decidePlace(s, actor, c)
 	case projector.CmdMove:
 		return decideMove(s, actor, c)
 	case projector.CmdNextTurn:
@@ -126,10 +131,14 @@ func (Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) error
 	switch p := p.(type) {
 	case *events.MatchCreated:
 		// The core has made the 6e state (NewStateExt).
+		ed(s).Edges = tableEdges(s)
 	case *events.TurnStarted:
-		s.Ext = &State{}
+		old := ed(s)
+		phaseEnds(s)
+		s.Ext = &State{Edges: old.Edges, Checks: old.Checks, FallBack: old.FallBack, Pinned: turnOfPins(old.Pinned, p.Player)}
 	case *events.PhaseStarted:
 		closeOpen(s)
+		phaseEnds(s)
 		ed(s).Subphase = ""
 		if p.Phase == projector.PhaseAssault {
 			ed(s).Subphase = SubCharge
@@ -137,7 +146,7 @@ func (Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) error
 	case *events.MatchEnded:
 		closeOpen(s)
 	case *events.ModelMoved:
-		err = evolveMoved(s, p)
+		evolveMoved(s, p)
 	case *events.ShootingDeclared:
 		err = evolveShooting(s, e.Seq, p)
 	case *events.DiceRolled:
@@ -159,6 +168,10 @@ func (Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) error
 		err = evolveCombat(s, e.Seq, p)
 	case *StrikeDeclared:
 		err = evolveStrike(s, e.Seq, p)
+	case *MarkerPlaced:
+		err = evolvePlaced(s, p)
+	case *MarkerDeclined:
+		err = evolveDeclinedMarker(s, p)
 	default:
 		return nil
 	}

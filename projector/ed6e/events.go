@@ -7,10 +7,11 @@ import "github.com/matchrec/matchrec/events"
 // wounded, saved, removed, who wins a combat and whether a Morale test
 // passes are all derived by the projector from these and the dice.
 //
-// Rolls (hit, re-roll, wound, save, lookoutsir, charge, morale, sweeping
-// advance, consolidate) are core dice.rolled events; every move (charge
-// move, pile-in, consolidation) is a core model.moved whose meaning the
-// projector derives from the step the match is at.
+// Rolls (hit, re-roll, scatter, wound, save, lookoutsir, charge, morale,
+// pinning, sweeping advance, fall back, consolidate) are core dice.rolled
+// events; every move (charge move, pile-in, fall back, consolidation) is a
+// core model.moved whose meaning the projector derives from the step the
+// match is at.
 const (
 	// TypeChargeDeclared: the active player declares that Unit charges
 	// Target (charge sub-phase, step 1).
@@ -36,6 +37,14 @@ const (
 	// TypeStrikeDeclared: at the current Initiative step, Unit's models of
 	// that Initiative strike Target (after any pile-in moves).
 	TypeStrikeDeclared events.Type = "strike.declared"
+	// TypeMarkerPlaced: the attacker places the template or blast marker
+	// of the shot the attack waits for: a blast's centre over a target
+	// model, or the point a template, laid from the firer's base, points
+	// at. A blast's scatter roll follows.
+	TypeMarkerPlaced events.Type = "marker.placed"
+	// TypeMarkerDeclined: the attacker does not make that shot (a template
+	// that cannot be laid without touching a friendly model).
+	TypeMarkerDeclined events.Type = "marker.declined"
 )
 
 // ChargeDeclared: Unit declares a charge against Target.
@@ -111,6 +120,27 @@ type StrikeDeclared struct {
 func (StrikeDeclared) EventType() events.Type { return TypeStrikeDeclared }
 func (StrikeDeclared) SchemaVersion() uint16  { return 1 }
 
+// MarkerPlaced: Model's Weapon shot is placed at (X, Y): the centre of a
+// blast marker, or the point a template is aimed at.
+type MarkerPlaced struct {
+	Model  string  `json:"model"`
+	Weapon string  `json:"weapon"`
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+}
+
+func (MarkerPlaced) EventType() events.Type { return TypeMarkerPlaced }
+func (MarkerPlaced) SchemaVersion() uint16  { return 1 }
+
+// MarkerDeclined: Model's Weapon shot is not made.
+type MarkerDeclined struct {
+	Model  string `json:"model"`
+	Weapon string `json:"weapon"`
+}
+
+func (MarkerDeclined) EventType() events.Type { return TypeMarkerDeclined }
+func (MarkerDeclined) SchemaVersion() uint16  { return 1 }
+
 // EventFamily is the 6e event types (projector.EventFamily): the fold
 // decodes a 6e match's events with them beside the core ones.
 func (Rules) EventFamily() events.Family { return eventFamily }
@@ -138,6 +168,10 @@ func payloads6e(t events.Type) events.Payload {
 		return &CombatChosen{}
 	case TypeStrikeDeclared:
 		return &StrikeDeclared{}
+	case TypeMarkerPlaced:
+		return &MarkerPlaced{}
+	case TypeMarkerDeclined:
+		return &MarkerDeclined{}
 	}
 	return nil
 }
@@ -146,5 +180,5 @@ func payloads6e(t events.Type) events.Payload {
 func types6e() []events.Type {
 	return []events.Type{TypeChargeDeclared, TypeOverwatchDeclared, TypeOverwatchDeclined,
 		TypeLookOutSirDeclared, TypeLookOutSirDeclined, TypeWoundPoolsOrdered,
-		TypeCombatChosen, TypeStrikeDeclared}
+		TypeCombatChosen, TypeStrikeDeclared, TypeMarkerPlaced, TypeMarkerDeclined}
 }

@@ -63,10 +63,11 @@ func snapProblem(w *events.WeaponSpec) string {
 	return ""
 }
 
-// autoHits reports whether w hits without a hit roll: templates and
-// weapons that do not use BS (see KwTemplate, KwNoBS).
+// autoHits reports whether w hits without a hit roll, Shots times: a
+// weapon that does not use BS (KwNoBS). Templates and blasts hit the
+// models under their markers (markers.go).
 func autoHits(w *events.WeaponSpec) bool {
-	return projector.HasKeyword(w.Keywords, KwTemplate) || projector.HasKeyword(w.Keywords, KwNoBS)
+	return projector.HasKeyword(w.Keywords, KwNoBS)
 }
 
 func masterCrafted(w *events.WeaponSpec) bool {

@@ -61,10 +61,23 @@ func decideLookOutSir(s *projector.State, actor events.Actor, c projector.Comman
 	return nil, projector.Refuse(projector.CodeNotEligible, "%q cannot take the wound off %s: name another model of its unit within %g\" (%v)", c.Model, ch.ID, LookOutSirRange, ids)
 }
 
-// whyNoLookOutSir explains a refused attempt from the step the match is at.
+// whyNoLookOutSir explains a refused attempt from the step the match is at:
+// the wound being allocated, or, when none is, why none of the target's
+// characters was offered one (no other model of the unit within 6").
 func whyNoLookOutSir(s *projector.State) string {
 	a := s.Attack
 	if a == nil || edAttack(a).Wound == nil {
+		if a == nil {
+			a = s.LastAttack
+		}
+		if a == nil || s.Unit(a.Target) == nil {
+			return "no wound is allocated to a character"
+		}
+		for _, m := range s.Unit(a.Target).Models {
+			if isCharacter(m) && len(lookOutSirRecipients(s, a, m)) == 0 {
+				return fmt.Sprintf("no other model of %s's unit is within %g\" of him, so no Look Out, Sir can be tried for a wound allocated to him", m.ID, LookOutSirRange)
+			}
+		}
 		return "no wound is allocated to a character"
 	}
 	w := edAttack(a).Wound
@@ -115,8 +128,8 @@ func evolveLookOutSirDeclined(s *projector.State, p *LookOutSirDeclined) error {
 	return nil
 }
 
-// decideDecline declines the optional step the match offers: Overwatch or
-// Look Out, Sir.
+// decideDecline declines the optional step the match offers: Overwatch,
+// Look Out, Sir, or a template or blast shot.
 func decideDecline(s *projector.State, actor events.Actor) ([]events.Payload, error) {
 	switch s.Pending.Kind {
 	case WaitOverwatch:
@@ -129,6 +142,12 @@ func decideDecline(s *projector.State, actor events.Actor) ([]events.Payload, er
 			return nil, projector.Refuse(projector.CodeWrongPlayer, "%s decides on Look Out, Sir", s.PlayerName(s.Pending.Player))
 		}
 		return []events.Payload{&LookOutSirDeclined{Character: edAttack(s.Attack).Wound.Model}}, nil
+	case WaitPlace:
+		if actor.Kind != events.ActorPlayer || actor.ID != s.Pending.Player {
+			return nil, projector.Refuse(projector.CodeWrongPlayer, "%s places the marker or declines the shot", s.PlayerName(s.Pending.Player))
+		}
+		m := currentMarker(s.Attack)
+		return []events.Payload{&MarkerDeclined{Model: m.Model, Weapon: m.Weapon}}, nil
 	}
 	return nil, projector.Refuse(projector.CodeWrongStep, "nothing is offered to decline; the match waits for: %s", s.Pending.Text)
 }

@@ -107,6 +107,27 @@ func TestLookOutSirNeedsAModelWithinSixInches(t *testing.T) {
 	g.Do(bob, projector.Command{Type: CmdLookOutSir, Model: "cmd-3"})
 }
 
+// Seed 000: «Si aucune figurine n'est à portée, on ne peut tenter aucun
+// attention, Chef !» — an attempt refused for want of a model within 6"
+// says so, even once the wound is gone (AP2 leaves the captain no save:
+// the wound was applied at once, and the attack is over).
+func TestLookOutSirRefusalNamesTheMissingSquadMate(t *testing.T) {
+	ap2 := pistol()
+	ap2.AP = 2
+	g := newGame(t, marines("tac", 1, 10, ap2), command("CHARACTER", [2]float64{27.5, 10}))
+	toShooting(g)
+	g.Do(alice, shoot("tac", "cmd"))
+	g.Roll(6)
+	g.Roll(6)
+	if g.State.Attack != nil {
+		t.Fatalf("the attack should be over: %s", g.State.Pending.Text)
+	}
+	r := g.Refused(bob, projector.Command{Type: CmdLookOutSir, Model: "cmd-2"}, CodeNoLookOutSir)
+	if !strings.Contains(r.Reason, "no other model of captain's unit is within 6\"") {
+		t.Fatalf("reason %q", r.Reason)
+	}
+}
+
 // A unit of characters only may try; the wound moved to another character
 // cannot be moved again. Independent characters succeed on 2+.
 func TestLookOutSirCharactersOnlyAndIndependent(t *testing.T) {

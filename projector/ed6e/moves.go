@@ -23,10 +23,20 @@ const (
 )
 
 func decideMove(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
+	if fb := falling(s); fb != nil && s.Attack == nil {
+		return decideFallBackMove(s, actor, c, fb)
+	}
 	switch s.Phase {
 	case projector.PhaseMovement:
-		if u := s.Unit(c.Unit); u != nil && locked(s, u) {
+		if why := mandatory(s); why != "" {
+			return nil, projector.Refuse(projector.CodeWrongStep, "finish first: %s", why)
+		}
+		u := s.Unit(c.Unit)
+		switch {
+		case u != nil && locked(s, u):
 			return nil, projector.Refuse(projector.CodeNotEligible, "%s is locked in combat: it does not move in the movement phase", u.DisplayName())
+		case u != nil && goneToGround(s, u.ID):
+			return nil, projector.Refuse(projector.CodeNotEligible, "%s has gone to ground: it does not move this turn", u.DisplayName())
 		}
 	case projector.PhaseAssault:
 		return decideAssaultMove(s, actor, c)
@@ -75,6 +85,15 @@ func decideAssaultMove(s *projector.State, actor events.Actor, c projector.Comma
 		if _, d := closestEnemy(to, []*projector.Unit{s.Unit(ch.Target)}); d > BaseContact+eps {
 			return nil, projector.Refuse(projector.CodeNotEligible, "the first charger must end in base contact with %s; (%.1f, %.1f) leaves it %.1f\" away", s.Unit(ch.Target).DisplayName(), x, y, d)
 		}
+	case mv.Kind == moveConsolidate:
+		for _, o := range s.Units {
+			if o.Player == u.Player {
+				continue
+			}
+			if e, d := closestEnemy(to, []*projector.Unit{o}); d <= BaseContact+eps {
+				return nil, projector.Refuse(projector.CodeNotEligible, "a consolidation move may not end in base contact with the enemy: (%.1f, %.1f) touches %s", x, y, e.ID)
+			}
+		}
 	case mv.Kind == movePileIn:
 		from := projector.Body(u, m)
 		from.Pos = geom.Point{X: mv.X, Y: mv.Y}
@@ -87,18 +106,26 @@ func decideAssaultMove(s *projector.State, actor events.Actor, c projector.Comma
 	return []events.Payload{&events.ModelMoved{Unit: u.ID, Model: m.ID, X: x, Y: y}}, nil
 }
 
-// evolveMoved: the first charger reaching its target locks the two units
-// in combat and lets the rest of the unit follow. (The common fold has
-// already moved the model.)
-func evolveMoved(s *projector.State, p *events.ModelMoved) error {
-	if s.Phase != projector.PhaseAssault {
-		return nil
+// evolveMoved notes what a move means (the common fold has already moved
+// the model): a fall-back move; a model that moved in the movement phase
+// (its Heavy weapon fires snap shots); the first charger reaching its
+// target, which locks the two units in combat and lets the rest of the
+// unit follow.
+func evolveMoved(s *projector.State, p *events.ModelMoved) {
+	x := ed(s)
+	switch {
+	case falling(s) != nil && falling(s).Unit == p.Unit:
+		fellBack(s, falling(s), p.Model)
+	case s.Phase == projector.PhaseMovement:
+		if k := modelKey(p.Unit, p.Model); !slices.Contains(x.Moved, k) {
+			x.Moved = append(x.Moved, k)
+		}
+	case s.Phase == projector.PhaseAssault:
+		if ch := x.Charge; ch != nil && ch.Stage == chargeFirst && p.Model == ch.First && p.Unit == ch.Unit {
+			ch.Stage = chargeRest
+			lock(s.Unit(ch.Unit), s.Unit(ch.Target))
+		}
 	}
-	if ch := ed(s).Charge; ch != nil && ch.Stage == chargeFirst && p.Model == ch.First && p.Unit == ch.Unit {
-		ch.Stage = chargeRest
-		lock(s.Unit(ch.Unit), s.Unit(ch.Target))
-	}
-	return nil
 }
 
 // openMove is the open assault move of model id of unit, or nil.
@@ -169,7 +196,7 @@ func closeOpen(s *projector.State) {
 func mandatory(s *projector.State) string {
 	x := ed(s)
 	switch {
-	case s.Attack != nil:
+	case s.Attack != nil, falling(s) != nil, dueCheck(s) != nil:
 	case x.Charge != nil && (x.Charge.Stage == chargeOverwatch || x.Charge.Stage == chargeRoll || x.Charge.Stage == chargeFirst):
 	case x.Combat != nil && x.Combat.Stage != stageMoves && x.Combat.Stage != stageCombatDone:
 	default:

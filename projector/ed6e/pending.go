@@ -14,16 +14,22 @@ import (
 // every event: the attack in progress, else the charge, else the combat,
 // else the active player's free choice. A roll goes to the same place.
 
-// evolveRoll folds a roll into whatever asked for it.
+// evolveRoll folds a roll into whatever asked for it, in the order
+// refreshPending asks: the attack, a fall back, a check, the charge, the
+// combat.
 func evolveRoll(s *projector.State, seq uint64, p *events.DiceRolled) error {
 	x := ed(s)
 	switch {
 	case s.Attack != nil:
 		return evolveAttackRoll(s, seq, p)
+	case falling(s) != nil && falling(s).Seq == 0:
+		return evolveFallBackRoll(s, seq, p)
+	case falling(s) == nil && dueCheck(s) != nil:
+		return evolveCheckRoll(s, seq, p)
 	case x.Charge != nil && x.Charge.Stage == chargeRoll:
-		return evolveChargeRoll(s, p)
+		return evolveChargeRoll(s, seq, p)
 	case x.Combat != nil:
-		return evolveCombatRoll(s, p)
+		return evolveCombatRoll(s, seq, p)
 	}
 	return fmt.Errorf("no roll is pending")
 }
@@ -36,6 +42,10 @@ func refreshPending(s *projector.State) {
 		s.Pending = s.PendingDeclare()
 	case s.Attack != nil:
 		s.Pending = attackPending(s, s.Attack)
+	case falling(s) != nil:
+		s.Pending = fallBackPending(s, falling(s))
+	case dueCheck(s) != nil:
+		s.Pending = checkPending(s, dueCheck(s))
 	case x.Charge != nil && chargePending(s, x.Charge):
 	case x.Combat != nil && combatPending(s, x.Combat):
 	default:
@@ -53,6 +63,10 @@ func attackPending(s *projector.State, a *projector.Attack) projector.Pending {
 		}
 		return projector.Pending{Kind: WaitPools, Player: a.Attacker, Count: len(x.Pools),
 			Text: fmt.Sprintf("%s picks the order of the wound pools (pools, indices): %s", s.PlayerName(a.Attacker), strings.Join(ls, ", "))}
+	case stageMarker:
+		if d := a.Current(); d == nil || d.Purpose != purposeScatter {
+			return placePending(s, a)
+		}
 	case stageOffer:
 		m := targetModel(s, a, x.Wound.Model)
 		return projector.Pending{Kind: WaitLookOutSir, Player: a.Defender,
@@ -80,8 +94,9 @@ func chargePending(s *projector.State, ch *Charge) bool {
 			Text: fmt.Sprintf("%s charges %s: %s may fire Overwatch (overwatch, snap shots) or decline", u.DisplayName(), t.DisplayName(), s.PlayerName(t.Player))}
 	case chargeRoll:
 		_, need := nearest(u, t)
-		s.Pending = projector.Pending{Kind: projector.WaitRoll, Player: u.Player, Dice: ChargeDice, Purpose: purposeCharge,
-			Text: fmt.Sprintf("%s rolls %dD6 for %s's charge distance (%.1f\" to reach %s)", s.PlayerName(u.Player), ChargeDice, u.DisplayName(), need, t.DisplayName())}
+		n := chargeDice(u)
+		s.Pending = projector.Pending{Kind: projector.WaitRoll, Player: u.Player, Dice: n, Purpose: purposeCharge,
+			Text: fmt.Sprintf("%s rolls %dD6 for %s's charge distance (%.1f\" to reach %s)%s", s.PlayerName(u.Player), n, u.DisplayName(), need, t.DisplayName(), chargeRate(u))}
 	case chargeFirst:
 		s.Pending = projector.Pending{Kind: WaitChargeMove, Player: u.Player,
 			Text: fmt.Sprintf("%s moves %s, the first charger, up to %g\" into base contact with %s", s.PlayerName(u.Player), ch.First, ch.Distance, t.DisplayName())}

@@ -28,19 +28,31 @@ type plan struct {
 // fire is how a unit fires.
 type fire struct {
 	snapAll   bool // every shot is a snap shot: forced snap fire, Overwatch
-	overwatch bool // models with no weapon that can snap fire sit out
+	overwatch bool // Overwatch, for the reasons given
+	// exact: the fold of a recorded declaration, which names every firing
+	// model's weapon: no other model fires.
+	exact bool
 }
 
 // planShooting applies range and sight as in 3e (each model measures its
 // own range to the closest target model it can see; target models out of
 // range of every firer, or out of sight, cannot take wounds) with 6e's
 // snap shots, and records each target model's cover save.
+//
+// choice names a model's weapon, or kit.NoWeapon to leave it out. A model
+// it does not name fires its first ranged weapon that may fire now: one
+// that can snap fire when its shots are snap shots (a Heavy weapon of a
+// model that moved, forced snap fire, Overwatch); a model with none sits
+// out.
 func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]string, f fire) (plan, error) {
 	for _, mid := range slices.Sorted(maps.Keys(choice)) { // sorted: the first bad entry named is always the same
 		wid := choice[mid]
 		m := u.Model(mid)
 		if m == nil || !m.Alive() {
 			return plan{}, projector.Refuse(projector.CodeUnknownModel, "unit %s has no model %q on the table", u.DisplayName(), mid)
+		}
+		if wid == kit.NoWeapon {
+			continue
 		}
 		w := u.Weapon(wid)
 		if !slices.Contains(m.Weapons, wid) || w == nil {
@@ -69,9 +81,12 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 		v   kit.View // what the model being planned sees
 	)
 	for _, m := range u.AliveModels() {
-		wid := choice[m.ID]
-		if wid == "" {
-			if wid, snapWhy = defaultWeapon(u, m, f, snapWhy); wid == "" {
+		wid, named := choice[m.ID]
+		switch {
+		case named && wid == kit.NoWeapon, !named && f.exact:
+			continue
+		case !named:
+			if wid, snapWhy = defaultWeapon(s, u, m, f, snapWhy); wid == "" {
 				continue
 			}
 		}
@@ -79,16 +94,9 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 		if w == nil {
 			return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "model %s carries weapon %q, which unit %s does not define", m.ID, wid, u.DisplayName())
 		}
-		snap := f.snapAll || (w.Type == Heavy && u.Moved)
+		snap := snaps(s, u, m, w, f)
 		if why := snapProblem(w); snap && why != "" {
-			cause := "forced to snap fire"
-			switch {
-			case f.overwatch:
-				cause = "Overwatch is all snap shots"
-			case !f.snapAll:
-				cause = u.DisplayName() + " moved, so its Heavy weapons fire snap shots"
-			}
-			return plan{}, projector.Refuse(CodeCannotSnap, "%s's %s is %s and cannot snap fire (%s)", m.ID, weaponName(w), why, cause)
+			return plan{}, projector.Refuse(CodeCannotSnap, "%s's %s is %s and cannot snap fire (%s)", m.ID, weaponName(w), why, snapCause(u, m, f))
 		}
 		armed++
 		reach := reachOf(w, u.Moved)
@@ -130,7 +138,7 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 	}
 	switch {
 	case armed == 0 && snapWhy != "":
-		return plan{}, projector.Refuse(CodeCannotSnap, "no model of %s can snap fire: %s", u.DisplayName(), snapWhy)
+		return plan{}, projector.Refuse(CodeCannotSnap, "no model of %s can fire: %s", u.DisplayName(), snapWhy)
 	case armed == 0:
 		return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "no model of %s carries a ranged weapon", u.DisplayName())
 	case len(pl.shooters) == 0:
@@ -141,26 +149,52 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 			pl.eligible = append(pl.eligible, m.ID)
 		}
 	}
+	if goneToGround(s, t.ID) {
+		for i := range cover {
+			groundCover(&cover[i])
+		}
+	}
 	pl.cover = cover
 	return pl, nil
 }
 
+// snaps reports whether model m of u fires w as snap shots: every shot
+// when f says so (forced snap fire, Overwatch), and a Heavy weapon of a
+// model that moved this turn (docs/rules/6e.md#snap-shots: the source
+// speaks of the model that moves, not its unit).
+func snaps(s *projector.State, u *projector.Unit, m *projector.Model, w *events.WeaponSpec, f fire) bool {
+	return f.snapAll || (w.Type == Heavy && slices.Contains(ed(s).Moved, modelKey(u.ID, m.ID)))
+}
+
+// snapCause says why m's shots are snap shots, for a refusal.
+func snapCause(u *projector.Unit, m *projector.Model, f fire) string {
+	switch {
+	case f.overwatch:
+		return "Overwatch is all snap shots"
+	case f.snapAll:
+		return u.DisplayName() + " is forced to snap fire"
+	}
+	return m.ID + " moved, so its Heavy weapon fires snap shots"
+}
+
 // defaultWeapon is the weapon a model fires when the declaration does not
-// say: its first ranged weapon, and in Overwatch its first ranged weapon
-// that can snap fire (a model with none sits out; why says so).
-func defaultWeapon(u *projector.Unit, m *projector.Model, f fire, why string) (string, string) {
+// name one: its first ranged weapon that may fire — one that can snap
+// fire, when it would fire snap shots. A model with none sits out; why
+// keeps the first reason one did.
+func defaultWeapon(s *projector.State, u *projector.Unit, m *projector.Model, f fire, why string) (string, string) {
 	for _, wid := range m.Weapons {
 		w := u.Weapon(wid)
-		if w == nil || w.Type == Melee {
+		if w == nil {
+			return wid, why // refused by the caller
+		}
+		if w.Type == Melee {
 			continue
 		}
-		if f.overwatch {
-			if p := snapProblem(w); p != "" {
-				if why == "" {
-					why = fmt.Sprintf("%s's %s is %s", m.ID, weaponName(w), p)
-				}
-				continue
+		if p := snapProblem(w); p != "" && snaps(s, u, m, w, f) {
+			if why == "" {
+				why = fmt.Sprintf("%s's %s is %s and cannot snap fire (%s)", m.ID, weaponName(w), p, snapCause(u, m, f))
 			}
+			continue
 		}
 		return wid, why
 	}

@@ -43,7 +43,7 @@ func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 		toAssault(g)
 		g.Do(alice, charge("tac", "boyz"))
 		r := g.Refused(bob, projector.Command{Type: CmdOverwatch}, CodeCannotSnap)
-		if !strings.Contains(r.Reason, "can snap fire") {
+		if !strings.Contains(r.Reason, "no model of Ork Boyz can fire") || !strings.Contains(r.Reason, "cannot snap fire") {
 			t.Fatalf("reason %q", r.Reason)
 		}
 		g.Refused(bob, projector.Command{Type: CmdOverwatch, Weapons: map[string]string{"boyz-2": "kannon"}}, CodeCannotSnap)

@@ -11,13 +11,16 @@ import (
 
 // After the last Initiative step (steps 3–5 of
 // docs/rules/6e.md#fight-sub-phase: docs/rules/6e.md#combat-result,
-// docs/rules/6e.md#morale, docs/rules/6e.md#sweeping-advances and
-// docs/rules/6e.md#pile-in-and-consolidation): the side that
-// caused more unsaved wounds wins; each losing unit still locked takes a
-// Morale test, 2D6 at most its Ld minus the difference. A unit that fails
-// is swept away if the winner's D6 + Initiative equals or beats its own,
-// and otherwise falls back out of the combat. Units no longer locked then
-// consolidate D3"; units still locked pile in up to 3".
+// docs/rules/6e.md#morale, docs/rules/6e.md#sweeping-advances,
+// docs/rules/6e.md#falling-back and
+// docs/rules/6e.md#pile-in-and-consolidation): the side that caused more
+// unsaved wounds wins; each losing unit still locked takes a Morale test,
+// 2D6 at most its Ld minus the difference. A unit that fails is swept
+// away if the winner's D6 + Initiative equals or beats its own, and
+// otherwise falls back out of the combat: its 2D6 roll, then its models'
+// moves toward its table edge (fallback.go). Units no longer locked then
+// consolidate D3", never into base contact with the enemy; units still
+// locked pile in up to 3".
 
 const (
 	purposeMorale      = "morale"
@@ -60,7 +63,7 @@ func combatResult(s *projector.State, cb *Combat) {
 }
 
 // evolveCombatRoll folds a Morale, sweeping advance or consolidation roll.
-func evolveCombatRoll(s *projector.State, p *events.DiceRolled) error {
+func evolveCombatRoll(s *projector.State, seq uint64, p *events.DiceRolled) error {
 	cb := ed(s).Combat
 	switch cb.Stage {
 	case stageMorale:
@@ -68,7 +71,7 @@ func evolveCombatRoll(s *projector.State, p *events.DiceRolled) error {
 		if len(p.Values) != MoraleDice || p.Purpose != purposeMorale {
 			return fmt.Errorf("a Morale test is %dD6", MoraleDice)
 		}
-		t.Roll = slices.Clone(p.Values)
+		t.Seq, t.Roll = seq, slices.Clone(p.Values)
 		t.Passed = sum(p.Values) <= t.Need
 		if t.Passed {
 			nextTest(s, cb)
@@ -91,13 +94,13 @@ func evolveCombatRoll(s *projector.State, p *events.DiceRolled) error {
 			destroy(s, u)
 		} else {
 			t.Fled = true
-			unlock(s, u)
+			startFallBack(s, u, "it lost the combat, failed its Morale test and escaped the sweeping advance")
 		}
 		nextTest(s, cb)
 	case stageConsolidate:
 		for i := range cb.Consolidate {
 			if c := &cb.Consolidate[i]; c.Roll == 0 {
-				c.Roll = sum(p.Values)
+				c.Seq, c.Roll = seq, sum(p.Values)
 				c.Distance = float64(consolidation().Eval(p.Values))
 				break
 			}
@@ -125,7 +128,7 @@ func startSweep(s *projector.State, cb *Combat, t *Morale) {
 		}
 	}
 	t.Fled = true
-	unlock(s, u)
+	startFallBack(s, u, "it lost the combat and failed its Morale test")
 	nextTest(s, cb)
 }
 

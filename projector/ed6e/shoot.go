@@ -39,6 +39,9 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if err := kit.ActiveIn(s, actor, projector.PhaseShooting, "units shoot"); err != nil {
 		return nil, err
 	}
+	if why := mandatory(s); why != "" {
+		return nil, projector.Refuse(projector.CodeWrongStep, "finish first: %s", why)
+	}
 	if _, err := parseFocus(c.FocusFire); err != nil {
 		return nil, err
 	}
@@ -46,6 +49,7 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if err != nil {
 		return nil, err
 	}
+	snap := c.Snap || goneToGround(s, u.ID) // a unit gone to ground fires only snap shots
 	if locked(s, u) {
 		return nil, projector.Refuse(projector.CodeNotEligible, "%s is locked in combat and cannot shoot", u.DisplayName())
 	}
@@ -56,11 +60,11 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if locked(s, t) {
 		return nil, projector.Refuse(projector.CodeNotEligible, "%s is locked in combat: units do not shoot into combats", t.DisplayName())
 	}
-	pl, err := planShooting(s, u, t, c.Weapons, fire{snapAll: c.Snap})
+	pl, err := planShooting(s, u, t, c.Weapons, fire{snapAll: snap})
 	if err != nil {
 		return nil, err
 	}
-	return []events.Payload{&events.ShootingDeclared{Unit: u.ID, Target: t.ID, Weapons: pl.weapons, FocusFire: c.FocusFire, Snap: c.Snap}}, nil
+	return []events.Payload{&events.ShootingDeclared{Unit: u.ID, Target: t.ID, Weapons: pl.weapons, FocusFire: c.FocusFire, Snap: snap}}, nil
 }
 
 func evolveShooting(s *projector.State, seq uint64, p *events.ShootingDeclared) error {
@@ -72,7 +76,7 @@ func evolveShooting(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 	if err != nil {
 		return err
 	}
-	pl, err := planShooting(s, u, t, p.Weapons, fire{snapAll: p.Snap})
+	pl, err := planShooting(s, u, t, p.Weapons, fire{snapAll: p.Snap, exact: true})
 	if err != nil {
 		return fmt.Errorf("declaration no longer valid: %w", err)
 	}
@@ -81,16 +85,21 @@ func evolveShooting(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 	if p.Snap {
 		a.Kind = KindSnap
 	}
+	noteShotAt(s, t)
 	start(s, a, shootingSpecs(u, pl))
 	return nil
 }
 
 // newAttack is an attack of type typ of u on t from a plan.
 func newAttack(seq uint64, typ string, u, t *projector.Unit, pl plan) *projector.Attack {
+	x := &Attack{Cover: pl.cover}
+	for _, sh := range pl.shooters {
+		x.Pinning = x.Pinning || projector.HasKeyword(u.Weapon(sh.Weapon).Keywords, KwPinning)
+	}
 	return &projector.Attack{
 		Seq: seq, Type: typ, Firer: u.ID, Target: t.ID,
 		Attacker: u.Player, Defender: t.Player,
 		Shooters: pl.shooters, Eligible: pl.eligible, Stage: stageHit,
-		Ext: &Attack{Cover: pl.cover},
+		Ext: x,
 	}
 }

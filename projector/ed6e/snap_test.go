@@ -89,17 +89,6 @@ func TestWeaponsThatCannotSnapFireAreRefused(t *testing.T) {
 	}
 }
 
-// Templates and NO-BS weapons hit without a hit roll; blasts roll.
-func TestTemplatesHitAutomatically(t *testing.T) {
-	flamer := events.WeaponSpec{ID: "flamer", Name: "flamer", Range: 8, Type: Assault, Shots: 4, S: 4, AP: 5, Keywords: []string{"TEMPLATE"}}
-	g := newGame(t, marines("tac", 1, 10, flamer), boyz("boyz", 5, 15))
-	toShooting(g)
-	g.Do(alice, shoot("tac", "boyz"))
-	if p := g.State.Pending; p.Purpose != purposeWound || p.Dice != 4 || g.State.Attack.Hits != 4 {
-		t.Fatalf("template: %+v", p)
-	}
-}
-
 func TestWeaponTypes(t *testing.T) {
 	salvo := events.WeaponSpec{ID: "salvo", Range: 24, Type: Salvo, Shots: 4, S: 5}
 	rf := boltgun()

@@ -28,6 +28,79 @@ type State struct {
 	// Moves are the assault moves still open: which model may move, from
 	// where, how far.
 	Moves []AssaultMove `json:"moves,omitempty"`
+	// Moved lists the models ("unit/model") that moved in this turn's
+	// movement phase: a Heavy weapon fires snap shots from a model that
+	// moved.
+	Moved []string `json:"moved,omitempty"`
+
+	// Kept from turn to turn:
+
+	// Edges are the players' own table edges, from where their models
+	// stood when the match was created: falling back heads for them.
+	Edges []Edge `json:"edges,omitempty"`
+	// Losses are the units' casualties to shooting in this shooting phase,
+	// for the Morale checks at its end.
+	Losses []Loss `json:"losses,omitempty"`
+	// Checks are the Morale checks and Pinning tests due, in order, and
+	// those made since the last phase began.
+	Checks []Check `json:"checks,omitempty"`
+	// FallBack is the fall-back move in progress.
+	FallBack *FallBack `json:"fall_back,omitempty"`
+	// Pinned are the units gone to ground.
+	Pinned []Pinned `json:"pinned,omitempty"`
+}
+
+// Edge is a player's own table edge: west (x = 0), east (x = the table's
+// width), south (y = 0) or north (y = its height).
+type Edge struct {
+	Player string `json:"player"`
+	Edge   string `json:"edge"`
+}
+
+// Loss is what a unit lost to shooting in this shooting phase.
+type Loss struct {
+	Unit  string `json:"unit"`
+	Start int    `json:"start"` // models it had when first shot at this phase
+	Lost  int    `json:"lost"`
+}
+
+// Check is a Morale check or Pinning test from shooting
+// (docs/rules/6e.md#morale-and-pinning-from-shooting).
+type Check struct {
+	Unit string `json:"unit"`
+	Kind string `json:"kind"` // morale, pinning
+	Need int    `json:"need"` // 2D6 at most this passes (the unit's Ld)
+	Why  string `json:"why"`
+	// Seq is the roll's event, Roll its dice, once rolled.
+	Seq    uint64 `json:"seq,omitempty"`
+	Roll   []int  `json:"roll,omitempty"`
+	Passed bool   `json:"passed,omitempty"`
+}
+
+// FallBack is a unit falling back (docs/rules/6e.md#falling-back): its
+// roll, then every model's move straight toward its own table edge.
+type FallBack struct {
+	Unit string `json:"unit"`
+	Why  string `json:"why"`
+	Edge string `json:"edge"`
+	// Seq is the roll's event; Distance what it gave.
+	Seq      uint64  `json:"seq,omitempty"`
+	Dice     []int   `json:"dice,omitempty"`
+	Distance float64 `json:"distance,omitempty"`
+	// Moved are the models that have made their move.
+	Moved []string `json:"moved,omitempty"`
+	// Off: the roll reached the table edge and the unit fell off it;
+	// Done: the fall back is over.
+	Off  bool `json:"off,omitempty"`
+	Done bool `json:"done,omitempty"`
+}
+
+// Pinned is a unit gone to ground, until the end of its owner's next turn
+// (OwnTurn: that turn has begun).
+type Pinned struct {
+	Unit    string `json:"unit"`
+	Player  string `json:"player"`
+	OwnTurn bool   `json:"own_turn,omitempty"`
 }
 
 // Charge is one charge: its declaration, roll and outcome.
@@ -39,6 +112,7 @@ type Charge struct {
 	// due), first (the first charger must move into contact), rest (the
 	// other chargers may move), failed, done.
 	Stage    string  `json:"stage"`
+	RollSeq  uint64  `json:"roll_seq,omitempty"` // the charge roll's event
 	Dice     []int   `json:"dice,omitempty"`
 	Distance float64 `json:"distance"` // inches the unit may charge (its slowest model)
 	First    string  `json:"first,omitempty"`
@@ -88,6 +162,7 @@ type Morale struct {
 	Ld     int    `json:"ld"`
 	Need   int    `json:"need"` // 2D6 at most this passes (Ld − combat result)
 	Roll   []int  `json:"roll,omitempty"`
+	Seq    uint64 `json:"seq,omitempty"` // the Morale test's roll
 	Passed bool   `json:"passed,omitempty"`
 	// Sweeping advance: each side's D6 and Initiative.
 	Sweeper  string `json:"sweeper,omitempty"` // the winning unit that sweeps
@@ -102,6 +177,7 @@ type Morale struct {
 // Consolidation is a unit's consolidation move allowance (D3").
 type Consolidation struct {
 	Unit     string  `json:"unit"`
+	Seq      uint64  `json:"seq,omitempty"` // the roll's event
 	Roll     int     `json:"roll,omitempty"`
 	Distance float64 `json:"distance,omitempty"`
 }
@@ -130,6 +206,23 @@ func (s *State) CloneExt() projector.Ext {
 	c.Combat = s.Combat.clone()
 	c.Fought = slices.Clone(s.Fought)
 	c.Moves = slices.Clone(s.Moves)
+	c.Moved = slices.Clone(s.Moved)
+	c.Edges = slices.Clone(s.Edges)
+	c.Losses = slices.Clone(s.Losses)
+	c.Checks = make([]Check, len(s.Checks))
+	for i, ch := range s.Checks {
+		ch.Roll = slices.Clone(ch.Roll)
+		c.Checks[i] = ch
+	}
+	if s.Checks == nil {
+		c.Checks = nil
+	}
+	if s.FallBack != nil {
+		fb := *s.FallBack
+		fb.Dice, fb.Moved = slices.Clone(fb.Dice), slices.Clone(fb.Moved)
+		c.FallBack = &fb
+	}
+	c.Pinned = slices.Clone(s.Pinned)
 	return &c
 }
 
@@ -205,6 +298,38 @@ type Attack struct {
 	// no eligible model could take.
 	Applied int `json:"applied"`
 	Lost    int `json:"lost,omitempty"`
+	// Markers are the templates and blasts of the attack, one per shot,
+	// placed (and blasts scattered) in order before the hit rolls.
+	Markers []Marker `json:"markers,omitempty"`
+	// Pinning is set when a weapon of the attack pins.
+	Pinning bool `json:"pinning,omitempty"`
+}
+
+// Marker is one template or blast shot (docs/rules/6e.md#templates-and-blasts).
+type Marker struct {
+	Model  string `json:"model"`
+	Weapon string `json:"weapon"`
+	Kind   string `json:"kind"` // template, blast
+	// Radius of a blast marker; a template's shape is the defaults'.
+	Radius float64 `json:"radius,omitempty"`
+	// Placed: where the player put it (a blast's centre, the point a
+	// template is aimed at); Declined: the shot is not made.
+	Placed   bool    `json:"placed,omitempty"`
+	Declined bool    `json:"declined,omitempty"`
+	X        float64 `json:"x,omitempty"`
+	Y        float64 `json:"y,omitempty"`
+	// A blast's scatter: its roll, whether it hit, the bearing and
+	// distance it moved, and where it landed.
+	Seq     uint64  `json:"seq,omitempty"`
+	Hit     bool    `json:"hit,omitempty"`
+	Bearing int     `json:"bearing,omitempty"` // degrees clockwise from +y
+	Drift   float64 `json:"drift,omitempty"`
+	FinalX  float64 `json:"final_x,omitempty"`
+	FinalY  float64 `json:"final_y,omitempty"`
+	// Done once resolved; Under are the target models it covers (a hit
+	// each).
+	Done  bool     `json:"done,omitempty"`
+	Under []string `json:"under,omitempty"`
 }
 
 // Cover is a model's cover save (0 = none) and where it comes from.
@@ -273,6 +398,13 @@ func (a *Attack) CloneExt() projector.Ext {
 	c.AutoHits = slices.Clone(a.AutoHits)
 	c.Pools = slices.Clone(a.Pools)
 	c.Order = slices.Clone(a.Order)
+	if a.Markers != nil {
+		c.Markers = make([]Marker, len(a.Markers))
+		for i, m := range a.Markers {
+			m.Under = slices.Clone(m.Under)
+			c.Markers[i] = m
+		}
+	}
 	if a.Wound != nil {
 		w := *a.Wound
 		c.Wound = &w

@@ -66,7 +66,7 @@ func (w World) CanSee(firer, target Body, firingSide, targetUnit string) bool {
 		if len(iv) == 0 {
 			continue
 		}
-		if ar.Blocks() || woodsVerdict(ar, iv, l) != "" {
+		if ar.Blocks() || woodsVerdict(ar, iv, l, firer.Radius, target.Radius) != "" {
 			return false
 		}
 	}

@@ -74,7 +74,9 @@ type obstacle struct {
 //     interior, including when the firer or target stands inside it.
 //  5. Woods: every stretch of the segment inside the wood must touch the
 //     firer or the target (sight never passes through a wood, however
-//     narrow), and the total length inside must not exceed Visibility.
+//     narrow), and the total length inside must not exceed Visibility —
+//     measured, like every distance, between the closest points of the
+//     two bases (the line under either base does not count).
 //     Firer and target in the same wood thus see each other up to
 //     Visibility apart; a firer inside sees out if within Visibility of the
 //     edge along the line.
@@ -112,7 +114,7 @@ func (w World) Sight(firer, target Body, firingSide, targetUnit string) SightRes
 		case ar.Blocks():
 			o.block = "blocked by " + ar.label()
 		case ar.isWoods():
-			o.block = woodsVerdict(ar, iv, l)
+			o.block = woodsVerdict(ar, iv, l, firer.Radius, target.Radius)
 			o.obscure = true
 		default:
 			o.obscure = true
@@ -187,20 +189,30 @@ func (w World) Sight(firer, target Body, firingSide, targetUnit string) SightRes
 }
 
 // woodsVerdict applies the woods rule to the interior stretches iv of a
-// segment of length l, returning "" when sight passes and the reason
-// otherwise.
-func woodsVerdict(ar Area, iv []Interval, l float64) string {
+// segment of length l between the centres of bases of radii rf (firer) and
+// rt (target), returning "" when sight passes and the reason otherwise.
+// Like every distance, the depth is measured between the closest points of
+// the two bases: the parts of the line under either base do not count.
+func woodsVerdict(ar Area, iv []Interval, l, rf, rt float64) string {
+	if l <= rf+rt+Eps {
+		return "" // the bases touch: nothing of the wood lies between them
+	}
+	from, to := rf/l, 1-rt/l // the line between the base edges, as fractions
 	var depth float64
 	var firerIn, targetIn bool
 	for _, v := range iv {
-		atFirer := v.T0*l <= Eps
-		atTarget := (1-v.T1)*l <= Eps
+		t0, t1 := max(v.T0, from), min(v.T1, to)
+		if t1 <= t0 {
+			continue // under the firer's or the target's base
+		}
+		atFirer := (t0-from)*l <= Eps
+		atTarget := (to-t1)*l <= Eps
 		if !atFirer && !atTarget {
 			return "sight cannot pass through " + ar.label()
 		}
 		firerIn = firerIn || atFirer
 		targetIn = targetIn || atTarget
-		depth += (v.T1 - v.T0) * l
+		depth += (t1 - t0) * l
 	}
 	if depth <= ar.Visibility+Eps {
 		return ""

@@ -94,7 +94,9 @@ func TestSightClearAndBuildings(t *testing.T) {
 
 func TestSightWoods(t *testing.T) {
 	// The wood spans x∈[10,30]; the firer stands outside at x=0 and looks
-	// along y=0, so a target at x=10+d is d inches inside.
+	// along y=0, so a target whose base (radius 0.5) is centred at
+	// x=10+d+0.5 has its closest point d inches inside: depths are measured
+	// between the closest points of the bases, like every distance.
 	wood := func(vis float64) World {
 		return World{Areas: []Area{woods("W1", vis, rect(10, -10, 30, 10))}}
 	}
@@ -102,9 +104,9 @@ func TestSightWoods(t *testing.T) {
 	for _, v := range []float64{6, 2, 12} {
 		cases = append(cases,
 			sightCase{name: inches(v) + "\": target just within", world: wood(v),
-				target: at(target, 10+v-0.1, 0), visible: true, obscured: true, inArea: "W1"},
+				target: at(target, 10+v+0.5-0.1, 0), visible: true, obscured: true, inArea: "W1"},
 			sightCase{name: inches(v) + "\": target just beyond", world: wood(v),
-				target: at(target, 10+v+0.1, 0), visible: false,
+				target: at(target, 10+v+0.5+0.1, 0), visible: false,
 				reason: "more than " + inches(v) + "\" inside woods W1", obscured: true, inArea: "W1"},
 		)
 	}
@@ -125,11 +127,18 @@ func TestSightWoods(t *testing.T) {
 				woods("W3", 6, rect(18, -5, 22, 5)),
 			}},
 			visible: false, reason: "sight cannot pass through woods W2", obscured: true, inArea: "W3"},
+		// Seed 002: «Если оба – стеляющий и цель – находятся в одной и той
+		// же области растительности, они могут увидеть друг друга только в
+		// пределах 6"» — between their bases: 6.5" centre to centre is
+		// 5.5" between 1" bases, and they see each other.
+		sightCase{name: "same wood: 5.5\" between the bases, 6.5\" between centres", world: wood(6),
+			firer: at(firer, 12, 0), target: at(target, 18.5, 0),
+			visible: true, obscured: true, inArea: "W1"},
 		sightCase{name: "same wood within 6\"", world: wood(6),
-			firer: at(firer, 12, 0), target: at(target, 17.9, 0),
+			firer: at(firer, 12, 0), target: at(target, 18.9, 0),
 			visible: true, obscured: true, inArea: "W1"},
 		sightCase{name: "same wood beyond 6\"", world: wood(6),
-			firer: at(firer, 12, 0), target: at(target, 18.1, 0),
+			firer: at(firer, 12, 0), target: at(target, 19.1, 0),
 			visible: false, reason: "more than 6\" of woods W1 between firer and target",
 			obscured: true, inArea: "W1"},
 		sightCase{name: "firer inside sees out within 6\" of the edge", world: wood(6),

@@ -17,6 +17,10 @@ import (
 	"github.com/matchrec/matchrec/projector"
 )
 
+// NoWeapon, given as a model's weapon in a shoot command's weapons map,
+// leaves that model out of the declaration: it fires nothing.
+const NoWeapon = "none"
+
 // ActiveIn refuses unless actor is the active player, no attack is in
 // progress (projector.RequireActive) and the match is in phase; what says
 // what is done there, for the refusal ("units shoot" → "units shoot in the

@@ -6,9 +6,12 @@ import (
 )
 
 // Autoplay is a simple legal player for generated matches and benchmarks:
-// it starts turns, goes to the shooting phase, fires each unit at the first
-// enemy unit it may legally shoot, answers every roll and choice, and ends
-// the match after MaxTurns game turns or when a side has nothing left.
+// it starts turns, makes the edition's own plays where it has them
+// (projector.Planner: moves, charges, combats), goes to the shooting phase,
+// fires each unit at the first enemy unit it may legally shoot, goes on
+// through the phases after it when the edition plans them, answers every
+// roll and choice, and ends the match after MaxTurns game turns or when a
+// side has nothing left.
 type Autoplay struct {
 	Rules    projector.Rules
 	Dice     Dice
@@ -59,8 +62,15 @@ func (a *Autoplay) Next(s *projector.State) (actor events.Actor, c projector.Com
 	if a.over(s) {
 		return events.Actor{Kind: events.ActorJudge, ID: "judge"}, projector.Command{Type: projector.CmdEnd, Reason: "a side has no models left"}, false
 	}
+	planner, plans := a.Rules.(projector.Planner)
+	if plans {
+		if c, ok := planner.Plan(s); ok {
+			return me, c, false
+		}
+	}
 	phases := a.Rules.Phases()
-	if s.Phase != projector.PhaseShooting && phaseIndex(phases, s.Phase) < phaseIndex(phases, projector.PhaseShooting) {
+	here := phaseIndex(phases, s.Phase)
+	if s.Phase != projector.PhaseShooting && here < phaseIndex(phases, projector.PhaseShooting) {
 		return me, projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting}, false
 	}
 	if s.Phase == projector.PhaseShooting {
@@ -84,6 +94,9 @@ func (a *Autoplay) Next(s *projector.State) (actor events.Actor, c projector.Com
 				}
 			}
 		}
+	}
+	if plans && here >= 0 && here+1 < len(phases) {
+		return me, projector.Command{Type: projector.CmdPhase, Phase: phases[here+1]}, false
 	}
 	if a.MaxTurns > 0 && s.Turn >= a.MaxTurns && s.Opponent(s.Active) == s.First {
 		return events.Actor{Kind: events.ActorJudge, ID: "judge"}, projector.Command{Type: projector.CmdEnd, Reason: "turn limit"}, false

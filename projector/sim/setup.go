@@ -12,7 +12,10 @@ import (
 // deployed 24" apart, and a piece of woods in the middle. Profiles carry
 // the fields every edition reads (BS as a characteristic and as a target
 // number, Shots and Attacks, D), so the same setup plays in any edition.
-func RandomMatch(edition string, r *rand.Rand) events.MatchCreated {
+// extra are weapon profiles the units draw from besides the common ones
+// (an edition's projector.Armory); without them a seed gives the same
+// match it always has.
+func RandomMatch(edition string, r *rand.Rand, extra ...events.WeaponSpec) events.MatchCreated {
 	m := events.MatchCreated{
 		Edition: edition, Name: "generated",
 		Table:   events.Table{W: 72, H: 48},
@@ -21,10 +24,11 @@ func RandomMatch(edition string, r *rand.Rand) events.MatchCreated {
 			Polygon: [][2]float64{{32, 30}, {40, 30}, {40, 38}, {32, 38}}}},
 		FirstPlayer: "p1",
 	}
+	kinds := append(weaponKinds[:len(weaponKinds):len(weaponKinds)], extra...)
 	for side, pl := range []string{"p1", "p2"} {
 		x := 24.0 + 24*float64(side)
 		for u := 0; u < 2+r.IntN(3); u++ {
-			m.Units = append(m.Units, randomUnit(r, fmt.Sprintf("%s-u%d", pl, u+1), pl, x, 4+float64(u)*10))
+			m.Units = append(m.Units, randomUnit(r, kinds, fmt.Sprintf("%s-u%d", pl, u+1), pl, x, 4+float64(u)*10))
 		}
 	}
 	return m
@@ -38,8 +42,8 @@ var weaponKinds = []events.WeaponSpec{
 	{Name: "lasgun", Range: 24, Type: "rapid-fire", Shots: 1, Attacks: "1", S: 3, D: "1", BS: 4},
 }
 
-func randomUnit(r *rand.Rand, id, player string, x, y float64) events.UnitSpec {
-	w := weaponKinds[r.IntN(len(weaponKinds))]
+func randomUnit(r *rand.Rand, kinds []events.WeaponSpec, id, player string, x, y float64) events.UnitSpec {
+	w := kinds[r.IntN(len(kinds))]
 	w.ID = "w1"
 	t := 3 + r.IntN(3)
 	sv := 3 + r.IntN(4)

@@ -60,6 +60,9 @@ type Options struct {
 	ManualRatio float64
 	// Progress is told after each match.
 	Progress func(done, total int)
+	// Weapons are profiles the random armies draw from besides the
+	// common ones; Run fills them with the edition's projector.Armory.
+	Weapons []events.WeaponSpec
 }
 
 // DefaultPlayers is the default pool of players.
@@ -96,6 +99,9 @@ func Run(ctx context.Context, t Target, rules func(string) (projector.Rules, err
 	}
 	if opts.IDPrefix == "" {
 		opts.IDPrefix = "gen"
+	}
+	if a, ok := r.(projector.Armory); ok && opts.Weapons == nil {
+		opts.Weapons = a.Armory()
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -148,7 +154,7 @@ func Run(ctx context.Context, t Target, rules func(string) (projector.Rules, err
 // drawn from the pool.
 func Setup(opts Options, n int) api.CreateRequest {
 	rng := rand.New(rand.NewPCG(opts.Seed, uint64(n)+1))
-	m := sim.RandomMatch(opts.Edition, rng)
+	m := sim.RandomMatch(opts.Edition, rng, opts.Weapons...)
 	i := rng.IntN(len(opts.Players))
 	j := rng.IntN(len(opts.Players) - 1)
 	if j >= i {

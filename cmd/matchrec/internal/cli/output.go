@@ -8,6 +8,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store/api"
 )
@@ -85,7 +86,7 @@ func printState(w io.Writer, s *projector.State) {
 			a.Seq, unitName(s, a.Firer), unitName(s, a.Target), a.Stage, a.Shots, a.Hits, a.Wounds, a.Saves)
 	}
 	if s.LastAttack != nil {
-		fmt.Fprintf(w, "\nlast attack (declared at event %d): %s\n", s.LastAttack.Seq, replay.Summary(s, s.LastAttack))
+		fmt.Fprintf(w, "\nlast attack (declared at event %d): %s\n", s.LastAttack.Seq, replay.Summary(lastAttackRules(s), s, s.LastAttack))
 	}
 	printJudging(w, s)
 }
@@ -164,6 +165,16 @@ func eligible(s *projector.State) []string {
 		}
 	}
 	return out
+}
+
+// lastAttackRules is the rules of s's edition, to tell its last attack;
+// nil (the common summary) for an edition this build does not know.
+func lastAttackRules(s *projector.State) projector.Rules {
+	r, err := editions.Lookup(s.Edition)
+	if err != nil {
+		return nil
+	}
+	return r
 }
 
 func unitName(s *projector.State, id string) string {

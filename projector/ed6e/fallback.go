@@ -1,0 +1,188 @@
+package ed6e
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/geom"
+	"github.com/matchrec/matchrec/projector/kit"
+)
+
+// Falling back (docs/rules/6e.md#falling-back): a unit that fails a Morale
+// check or test and is not caught rolls FallBackDice D6 and every model
+// moves that far straight toward its owner's table edge, each move a
+// declaration refused unless it ends there; a unit whose roll reaches the
+// edge falls off the table and is destroyed. Nothing else happens until
+// the unit has fallen back.
+
+const purposeFallBack = "fall back"
+
+// Table edges.
+const (
+	edgeWest  = "west"
+	edgeEast  = "east"
+	edgeSouth = "south"
+	edgeNorth = "north"
+)
+
+// tableEdges gives each player the table edge closest to the middle of
+// their models, as they stand when the match is created.
+func tableEdges(s *projector.State) []Edge {
+	var out []Edge
+	for _, pl := range s.Players {
+		var x, y float64
+		n := 0
+		for _, u := range s.Units {
+			if u.Player != pl.ID {
+				continue
+			}
+			for _, m := range u.Models {
+				x, y, n = x+m.X, y+m.Y, n+1
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		c := geom.Point{X: x / float64(n), Y: y / float64(n)}
+		best, bd := edgeWest, c.X
+		for _, e := range []struct {
+			name string
+			d    float64
+		}{{edgeEast, s.Table.W - c.X}, {edgeSouth, c.Y}, {edgeNorth, s.Table.H - c.Y}} {
+			if e.d < bd {
+				best, bd = e.name, e.d
+			}
+		}
+		out = append(out, Edge{Player: pl.ID, Edge: best})
+	}
+	return out
+}
+
+// edgeOf is player's own table edge.
+func edgeOf(s *projector.State, player string) string {
+	for _, e := range ed(s).Edges {
+		if e.Player == player {
+			return e.Edge
+		}
+	}
+	return edgeWest
+}
+
+// toEdge is how far a base lies from edge, and the unit step toward it.
+func toEdge(s *projector.State, b geom.Body, edge string) (float64, geom.Point) {
+	switch edge {
+	case edgeEast:
+		return s.Table.W - b.Pos.X - b.Radius, geom.Point{X: 1}
+	case edgeSouth:
+		return b.Pos.Y - b.Radius, geom.Point{Y: -1}
+	case edgeNorth:
+		return s.Table.H - b.Pos.Y - b.Radius, geom.Point{Y: 1}
+	}
+	return b.Pos.X - b.Radius, geom.Point{X: -1}
+}
+
+// startFallBack makes u fall back: it leaves any combat, and its roll is
+// due.
+func startFallBack(s *projector.State, u *projector.Unit, why string) {
+	unlock(s, u)
+	ed(s).FallBack = &FallBack{Unit: u.ID, Why: why, Edge: edgeOf(s, u.Player)}
+}
+
+// falling is the fall back still in progress, or nil.
+func falling(s *projector.State) *FallBack {
+	if fb := ed(s).FallBack; fb != nil && !fb.Done {
+		return fb
+	}
+	return nil
+}
+
+// evolveFallBackRoll sets the distance; a roll that reaches the table
+// edge takes the unit off the table.
+func evolveFallBackRoll(s *projector.State, seq uint64, p *events.DiceRolled) error {
+	fb := ed(s).FallBack
+	if p.Purpose != purposeFallBack || len(p.Values) != FallBackDice {
+		return fmt.Errorf("a fall-back roll is %dD6", FallBackDice)
+	}
+	fb.Seq, fb.Dice = seq, slices.Clone(p.Values)
+	fb.Distance = float64(sum(p.Values))
+	u := s.Unit(fb.Unit)
+	for _, m := range u.AliveModels() {
+		if left, _ := toEdge(s, projector.Body(u, m), fb.Edge); fb.Distance >= left-eps {
+			fb.Off, fb.Done = true, true
+			destroy(s, u) // it falls back off the table
+			return nil
+		}
+	}
+	return nil
+}
+
+// decideFallBackMove checks a falling-back model's move: its owner's, each
+// model once, straight to the point the distance rolled toward its table
+// edge.
+func decideFallBackMove(s *projector.State, actor events.Actor, c projector.Command, fb *FallBack) ([]events.Payload, error) {
+	u := s.Unit(fb.Unit)
+	if fb.Seq == 0 {
+		return nil, projector.Refuse(projector.CodeWrongStep, "%s falls back: its roll comes first; the match waits for: %s", u.DisplayName(), s.Pending.Text)
+	}
+	if c.Unit != u.ID {
+		return nil, projector.Refuse(projector.CodeWrongStep, "%s is falling back: its models move first; the match waits for: %s", u.DisplayName(), s.Pending.Text)
+	}
+	if actor.Kind != events.ActorPlayer || actor.ID != u.Player {
+		return nil, projector.Refuse(projector.CodeWrongPlayer, "unit %s belongs to %s", u.DisplayName(), s.PlayerName(u.Player))
+	}
+	m := u.Model(c.Model)
+	if m == nil || !m.Alive() {
+		return nil, projector.Refuse(projector.CodeUnknownModel, "unit %s has no model %q on the table", u.DisplayName(), c.Model)
+	}
+	if slices.Contains(fb.Moved, m.ID) {
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s has made its fall-back move", m.ID)
+	}
+	if c.X == nil || c.Y == nil {
+		return nil, projector.Refuse(projector.CodeBadCommand, "move needs x and y")
+	}
+	want := fallBackPoint(s, u, m, fb)
+	if d := math.Hypot(*c.X-want.X, *c.Y-want.Y); math.IsNaN(d) || d > FallBackTolerance+eps {
+		return nil, projector.Refuse(projector.CodeNotEligible, "a fall-back move goes %g\" straight toward %s's table edge (the %s edge): %s must end at (%.2f, %.2f), not (%.2f, %.2f)",
+			fb.Distance, s.PlayerName(u.Player), fb.Edge, m.ID, want.X, want.Y, *c.X, *c.Y)
+	}
+	return []events.Payload{&events.ModelMoved{Unit: u.ID, Model: m.ID, X: *c.X, Y: *c.Y}}, nil
+}
+
+// fallBackPoint is where model m's fall-back move ends.
+func fallBackPoint(s *projector.State, u *projector.Unit, m *projector.Model, fb *FallBack) geom.Point {
+	_, step := toEdge(s, projector.Body(u, m), fb.Edge)
+	return geom.Point{X: m.X, Y: m.Y}.Add(step.Scale(fb.Distance))
+}
+
+// fellBack notes a model's fall-back move; after the last one the fall
+// back is over.
+func fellBack(s *projector.State, fb *FallBack, model string) {
+	fb.Moved = append(fb.Moved, model)
+	for _, m := range s.Unit(fb.Unit).AliveModels() {
+		if !slices.Contains(fb.Moved, m.ID) {
+			return
+		}
+	}
+	fb.Done = true
+}
+
+// fallBackPending is what a fall back waits for: its roll, or its moves.
+func fallBackPending(s *projector.State, fb *FallBack) projector.Pending {
+	u := s.Unit(fb.Unit)
+	if fb.Seq == 0 {
+		return projector.Pending{Kind: projector.WaitRoll, Player: u.Player, Dice: FallBackDice, Purpose: purposeFallBack,
+			Text: fmt.Sprintf("%s rolls %dD6 for %s's fall-back move (%s) toward the %s table edge", s.PlayerName(u.Player), FallBackDice, u.DisplayName(), fb.Why, fb.Edge)}
+	}
+	var left []string
+	for _, m := range u.AliveModels() {
+		if !slices.Contains(fb.Moved, m.ID) {
+			p := fallBackPoint(s, u, m, fb)
+			left = append(left, fmt.Sprintf("%s to (%.2f, %.2f)", m.ID, p.X, p.Y))
+		}
+	}
+	return projector.Pending{Kind: WaitFallBack, Player: u.Player, Count: len(left),
+		Text: fmt.Sprintf("%s back %g\" toward the %s table edge: %s moves %s", kit.Does(u.DisplayName(), "falls", "fall"), fb.Distance, fb.Edge, s.PlayerName(u.Player), kit.List(left, "nothing"))}
+}

@@ -1,0 +1,107 @@
+package kit
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/matchrec/matchrec/projector"
+)
+
+// How the editions' narration and the narrator put numbers and names into
+// English: "1 shot" and "2 shots", "Ork Boyz shoot" and "Tactical Squad
+// shoots", "9 boltguns and a heavy bolter".
+
+// Count is n things: "1 shot", "20 shots", "0 models".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// Plural reports whether a unit's name reads as a plural noun ("Ork
+// Boyz", "Devastators") rather than a singular one ("Tactical Squad", "Nob
+// Mob"): its last word ends in s or z, but not in ss.
+func Plural(name string) bool {
+	if i := strings.LastIndexByte(name, ' '); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.ToLower(name)
+	return (strings.HasSuffix(name, "s") && !strings.HasSuffix(name, "ss")) || strings.HasSuffix(name, "z")
+}
+
+// Does is name followed by the verb that agrees with it: Does("Ork Boyz",
+// "shoots", "shoot") is "Ork Boyz shoot".
+func Does(name, singular, plural string) string {
+	if Plural(name) {
+		return name + " " + plural
+	}
+	return name + " " + singular
+}
+
+// Firing describes what an attack's models fire or fight with, weapon by
+// weapon in the order they come: "9 boltguns and a heavy bolter".
+func Firing(u *projector.Unit, a *projector.Attack) string {
+	var order []string
+	count := map[string]int{}
+	for _, sh := range a.Shooters {
+		name := sh.Weapon
+		if w := u.Weapon(sh.Weapon); w != nil {
+			name = w.DisplayName()
+		}
+		if name == "" { // melee without a special weapon
+			name = "close combat weapon"
+		}
+		if count[name] == 0 {
+			order = append(order, name)
+		}
+		count[name]++
+	}
+	parts := make([]string, len(order))
+	for i, name := range order {
+		if n := count[name]; n == 1 {
+			parts[i] = Article(name) + " " + name
+		} else {
+			parts[i] = strconv.Itoa(n) + " " + Pluralize(name)
+		}
+	}
+	return List(parts, "nothing")
+}
+
+// List joins parts as English does: "a", "a and b", "a, b and c"; none
+// when there are no parts.
+func List(parts []string, none string) string {
+	switch len(parts) {
+	case 0:
+		return none
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// Article is "a" or "an" before name.
+func Article(name string) string {
+	if name != "" && strings.ContainsRune("aeiouAEIOU", rune(name[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// Pluralize is English enough for weapon names: boltgun → boltguns,
+// heavy bolter → heavy bolters, flamer → flamers, shoota → shootas.
+func Pluralize(name string) string {
+	switch {
+	case strings.HasSuffix(name, "s"), strings.HasSuffix(name, "z"):
+		return name
+	case strings.HasSuffix(name, "x"), strings.HasSuffix(name, "ch"), strings.HasSuffix(name, "sh"):
+		return name + "es"
+	}
+	return name + "s"
+}
+
+// Inches prints a measurement without noise: 6, 4.5, 3.25.
+func Inches(f float64) string {
+	return strconv.FormatFloat(math.Round(f*100)/100, 'f', -1, 64)
+}
