@@ -126,6 +126,13 @@ type MatchCreated struct {
 	FirstPlayer string            `json:"first_player"`
 	Tokens      map[string]string `json:"tokens,omitempty"`
 	Keys        map[string]string `json:"keys,omitempty"`
+	// Rules is the revision of the edition's rules the match is played
+	// under (0: the first, as every match recorded before revisions
+	// existed). A rules change that would make an old history refold
+	// differently applies from a new revision on, so a recorded match
+	// always re-decides and refolds under the rules it was played with
+	// (docs/rules/README.md#revisions).
+	Rules int `json:"rules,omitempty"`
 }
 
 func (MatchCreated) EventType() Type       { return TypeMatchCreated }

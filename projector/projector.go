@@ -122,7 +122,7 @@ func applyCommon(r Rules, s *State, e *events.Event, p events.Payload) error {
 }
 
 func initState(s *State, match string, p *events.MatchCreated) {
-	*s = State{Match: match, Edition: p.Edition, Name: p.Name, Table: p.Table, First: p.FirstPlayer, Tokens: p.Tokens, Keys: p.Keys}
+	*s = State{Match: match, Edition: p.Edition, Name: p.Name, Table: p.Table, First: p.FirstPlayer, Tokens: p.Tokens, Keys: p.Keys, Rules: p.Rules}
 	for _, pl := range p.Players {
 		s.Players = append(s.Players, Player{ID: pl.ID, Name: pl.Name})
 		s.Tally = append(s.Tally, Tally{Player: pl.ID})

@@ -18,6 +18,24 @@ type SetupChecker interface {
 	CheckSetup(p *events.MatchCreated) error
 }
 
+// Revisioner is an optional ability of an edition whose rules changed in
+// a way that would fold an old history differently: Revision is the
+// revision a new match is created under (MatchCreated.Rules), and the
+// edition applies each such change only to matches of the revision that
+// brought it or a later one, so recorded matches keep re-deciding clean
+// (docs/rules/README.md#revisions). An edition without it has revision 0.
+type Revisioner interface {
+	Revision() int
+}
+
+// revision is r's current rules revision.
+func revision(r Rules) int {
+	if rv, ok := r.(Revisioner); ok {
+		return rv.Revision()
+	}
+	return 0
+}
+
 // decideCreate checks a new match's setup, the common part and the
 // edition's own (SetupChecker), and returns its match.created with the
 // defaults filled in. Only the recorder (the system actor) creates, and
@@ -38,6 +56,12 @@ func decideCreate(r Rules, s *State, actor events.Actor, c Command) ([]events.Pa
 	}
 	if p.Edition != r.Edition() {
 		return nil, Refuse(CodeBadRequest, "a setup of edition %q cannot be created with the rules of %s", p.Edition, r.Edition())
+	}
+	switch cur := revision(r); {
+	case p.Rules == 0:
+		p.Rules = cur
+	case p.Rules < 0 || p.Rules > cur:
+		return nil, Refuse(CodeBadRequest, "rules revision %d: the rules of %s go from revision 0 to %d", p.Rules, r.Edition(), cur)
 	}
 	if err := ValidateSetup(&p); err != nil {
 		return nil, Refuse(CodeBadRequest, "%v", err)

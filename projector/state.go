@@ -146,6 +146,9 @@ type State struct {
 	// Keys maps each role to its Ed25519 public key (hex) in a signed
 	// match: every participant's command must carry that key's signature.
 	Keys map[string]string `json:"keys,omitempty"`
+	// Rules is the revision of the edition's rules the match is played
+	// under (MatchCreated.Rules, Revisioner).
+	Rules int `json:"rules,omitempty"`
 
 	Turn   int    `json:"turn"`
 	Active string `json:"active_player,omitempty"`

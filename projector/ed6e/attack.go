@@ -85,9 +85,12 @@ func planHits(s *projector.State, a *projector.Attack, specs []hitSpec) {
 	for i, sh := range a.Shooters {
 		sp := specs[i]
 		a.Shots += sh.Shots
-		if sp.marker != "" {
+		if sp.marker != "" && round2(s) {
 			addMarkers(a, sh, s.Unit(a.Firer).Weapon(sh.Weapon), sp.marker)
 			continue
+		}
+		if sp.marker == markerTemplate && !round2(s) {
+			sp.auto = true // before revision 1 a template hit Shots times
 		}
 		if sp.auto {
 			a.Hits += sh.Shots

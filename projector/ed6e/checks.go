@@ -29,6 +29,9 @@ const (
 // if it has not been shot at yet this phase: its Morale check compares its
 // losses with them.
 func noteShotAt(s *projector.State, t *projector.Unit) {
+	if !round2(s) {
+		return
+	}
 	x := ed(s)
 	for _, l := range x.Losses {
 		if l.Unit == t.ID {
@@ -41,6 +44,9 @@ func noteShotAt(s *projector.State, t *projector.Unit) {
 // afterShooting adds up what a shooting attack cost its target, and asks
 // for its Pinning test when a Pinning weapon caused an unsaved wound.
 func afterShooting(s *projector.State, a *projector.Attack) {
+	if !round2(s) {
+		return
+	}
 	x := ed(s)
 	for i := range x.Losses {
 		if x.Losses[i].Unit == a.Target {

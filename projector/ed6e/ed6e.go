@@ -72,6 +72,21 @@ var (
 // Edition is "6e".
 func (Rules) Edition() string { return Edition }
 
+// Revision is the rules revision new 6e matches are played under
+// (projector.Revisioner; docs/rules/6e.md#revisions):
+//
+//	0: the first rules (matches recorded before revisions existed).
+//	1: rules round 2 — templates and blasts placed and scattered, Morale
+//	   and Pinning from shooting, fall-back moves of units that flee.
+func (Rules) Revision() int { return revisionRound2 }
+
+// revisionRound2 is the revision that brought rules round 2's changes that
+// an older history would not refold the same under.
+const revisionRound2 = 1
+
+// round2 reports whether s is played under rules round 2 or later.
+func round2(s *projector.State) bool { return s.Rules >= revisionRound2 }
+
 // Commands lists the command types 6e takes besides the common ones.
 func (Rules) Commands() []string {
 	return []string{projector.CmdShoot, CmdCharge, CmdOverwatch, CmdFight, CmdStrike, CmdLookOutSir, CmdPools,

@@ -84,6 +84,16 @@ func toEdge(s *projector.State, b geom.Body, edge string) (float64, geom.Point) 
 	return b.Pos.X - b.Radius, geom.Point{X: -1}
 }
 
+// fallBack makes u, which lost a combat and fled, fall back; before
+// revision 1 it only left the combat (no fall-back move).
+func fallBack(s *projector.State, u *projector.Unit, why string) {
+	if !round2(s) {
+		unlock(s, u)
+		return
+	}
+	startFallBack(s, u, why)
+}
+
 // startFallBack makes u fall back: it leaves any combat, and its roll is
 // due.
 func startFallBack(s *projector.State, u *projector.Unit, why string) {

@@ -94,7 +94,7 @@ func evolveCombatRoll(s *projector.State, seq uint64, p *events.DiceRolled) erro
 			destroy(s, u)
 		} else {
 			t.Fled = true
-			startFallBack(s, u, "it lost the combat, failed its Morale test and escaped the sweeping advance")
+			fallBack(s, u, "it lost the combat, failed its Morale test and escaped the sweeping advance")
 		}
 		nextTest(s, cb)
 	case stageConsolidate:
@@ -128,7 +128,7 @@ func startSweep(s *projector.State, cb *Combat, t *Morale) {
 		}
 	}
 	t.Fled = true
-	startFallBack(s, u, "it lost the combat and failed its Morale test")
+	fallBack(s, u, "it lost the combat and failed its Morale test")
 	nextTest(s, cb)
 }
 
