@@ -211,7 +211,9 @@ type sandbox struct {
 	env                  []string
 }
 
-func newSandbox(t *testing.T, root string) *sandbox {
+// newSandbox prepares a sandbox, or copies from's (nil: plays the examples
+// and generates the matches itself).
+func newSandbox(t *testing.T, root string, from *sandbox) *sandbox {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -227,12 +229,22 @@ func newSandbox(t *testing.T, root string) *sandbox {
 	}
 	sb.env = append(os.Environ(), "PATH="+sb.bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"MATCHREC_DATA="+sb.data, "HOME="+sb.dir, "MATCHREC_TOKEN=")
-	examples, _ := filepath.Glob(filepath.Join(root, "examples", "*.yaml"))
-	for _, ex := range examples {
-		sb.must(t, "matchrec", "play", ex)
+	if from == nil {
+		examples, _ := filepath.Glob(filepath.Join(root, "examples", "*.yaml"))
+		for _, ex := range examples {
+			sb.must(t, "matchrec", "play", ex)
+		}
+		for _, ed := range []string{"3e", "6e", "11e"} {
+			sb.must(t, "matchrec", "generate", "--edition", ed, "--matches", "8", "--seed", "424242")
+		}
+		return sb
 	}
-	for _, ed := range []string{"3e", "6e", "11e"} {
-		sb.must(t, "matchrec", "generate", "--edition", ed, "--matches", "8", "--seed", "424242")
+	// A copy of from's data directory and home (keys, receipts): the same
+	// matches for a fraction of the cost of playing them again.
+	for _, d := range [][2]string{{from.data, sb.data}, {from.dir, sb.dir}} {
+		if out, err := exec.Command("cp", "-a", "--no-clobber", d[0]+"/.", d[1]).CombinedOutput(); err != nil {
+			t.Fatalf("copying the prepared sandbox: %v\n%s", err, out)
+		}
 	}
 	return sb
 }
@@ -316,6 +328,7 @@ func TestDocs(t *testing.T) {
 	if _, err := exec.LookPath("jq"); err != nil {
 		t.Fatal("the README's commands use jq: install it (apt-get install jq; .ci/run does)")
 	}
+	prepared := newSandbox(t, root, nil) // played once, copied for each document
 	for _, doc := range documents(t, root) {
 		rel, _ := filepath.Rel(root, doc)
 		bs := blocks(t, doc)
@@ -323,7 +336,7 @@ func TestDocs(t *testing.T) {
 			continue
 		}
 		t.Run(rel, func(t *testing.T) {
-			sb := newSandbox(t, root)
+			sb := newSandbox(t, root, prepared)
 			var cmds []string
 			var where []string
 			flush := func() {
