@@ -12,11 +12,12 @@ LDFLAGS := -X github.com/matchrec/matchrec/cmd/matchrec/internal/cli.Version=$(V
 EXAMPLES := $(wildcard examples/*.yaml examples/*.json)
 BENCHTIME ?= 2s
 
-.PHONY: help build demo-build test demo bench clean
+.PHONY: help build demo-build test test-long demo bench clean
 
 help:
 	@echo "make build   build $(BIN)"
 	@echo "make test    go vet, then every test with the race detector"
+	@echo "make test-long  the statistical checks at 100x the runs, long matches (no -race)"
 	@echo "make demo    build $(DEMO_BIN) (no analytics), play every example into a fresh data dir, print its log, state and audit"
 	@echo "make bench   run the benchmarks (BENCHTIME=$(BENCHTIME))"
 
@@ -29,6 +30,12 @@ demo-build:
 test:
 	$(GO) vet ./...
 	$(GO) test -race -timeout 20m ./...
+
+# With MATCHREC_TEST_LONG set the statistical checks run 100x the runs (the
+# fair-dice report over 100 recorded seasons, not 10) and the long-match
+# tests run. They exercise no concurrency, so this runs without -race.
+test-long:
+	MATCHREC_TEST_LONG=1 $(GO) test -timeout 60m ./...
 
 # Each example is played through the CLI into a throw-away data directory
 # (an in-process recorder: no server, no port), then told back.

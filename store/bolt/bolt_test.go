@@ -108,6 +108,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 }
 
 func TestOpenLocked(t *testing.T) {
+	t.Parallel() // Check waits out its one-second lock timeout
 	s := openTest(t, bolt.Options{NoSync: true})
 	start := time.Now()
 	_, err := bolt.Open(s.Path(), bolt.Options{Timeout: 100 * time.Millisecond})

@@ -40,6 +40,9 @@ func TestCrashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test re-executes the test binary 20 times")
 	}
+	// Mostly waiting (child start-up, the random delay before each kill):
+	// it runs beside the package's other tests.
+	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, seed>>32))
