@@ -11,8 +11,12 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/matchrec/matchrec/cmd/matchrec/internal/cli.Version=$(VERSION)
 EXAMPLES := $(wildcard examples/*.yaml examples/*.json)
 BENCHTIME ?= 2s
+FUZZTIME ?= 1m
+# Every fuzz target, as package:target; `make test` runs their seed corpora.
+FUZZ := ./events:FuzzUnmarshal ./projector/script:FuzzParse \
+	./replay:FuzzAPIRequest ./replay:FuzzReadBundle ./replay:FuzzBundleRecord
 
-.PHONY: help build demo-build test test-long demo bench clean
+.PHONY: help build demo-build test test-long demo bench fuzz clean
 
 help:
 	@echo "make build   build $(BIN)"
@@ -20,6 +24,7 @@ help:
 	@echo "make test-long  the statistical checks at 100x the runs, long matches (no -race)"
 	@echo "make demo    build $(DEMO_BIN) (no analytics), play every example into a fresh data dir, print its log, state and audit"
 	@echo "make bench   run the benchmarks (BENCHTIME=$(BENCHTIME))"
+	@echo "make fuzz    run each fuzz target in turn (FUZZTIME=$(FUZZTIME) each)"
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/matchrec
@@ -53,6 +58,19 @@ demo: demo-build
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./...
+
+# One fuzz worker per target (GOMAXPROCS=1): the machines are small and
+# shared. Minimizing a new input is capped at 10s: the seeds include whole
+# example scripts and bundles, and shrinking one of those would otherwise
+# take most of FUZZTIME. A crash stops the run and leaves the input under
+# the package's testdata/fuzz/<target>/, where `make test` replays it from
+# then on.
+fuzz:
+	@set -e; for t in $(FUZZ); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== fuzz $$name ($$pkg, $(FUZZTIME))"; \
+		GOMAXPROCS=1 $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s -parallel 1 $$pkg; \
+	done
 
 clean:
 	rm -rf bin
