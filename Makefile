@@ -11,7 +11,7 @@ BENCHTIME ?= 2s
 
 help:
 	@echo "make build   build $(BIN)"
-	@echo "make test    go vet, then every test with the race detector"
+	@echo "make test    go vet, every test with the race detector, the independent verifier's tests"
 	@echo "make demo    play every example into a fresh data dir and print its log and state"
 	@echo "make bench   run the benchmarks (BENCHTIME=$(BENCHTIME))"
 
@@ -21,6 +21,7 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -race -timeout 20m ./...
+	python3 tools/verify_test.py
 
 # Each example is played through the CLI into a throw-away data directory
 # (an in-process recorder: no server, no port), then told back.

@@ -46,47 +46,26 @@ def unpack_at(data, pos, depth=0):
         raise MsgpackError("nested more than 100 deep")
     t, pos = _take(data, pos, 1)
     t = t[0]
-    if t <= 0x7F:
-        return t, pos
-    if t >= 0xE0:
-        return t - 0x100, pos
-    if t <= 0x8F:
-        return _map(data, pos, t & 0x0F, depth)
-    if t <= 0x9F:
-        return _array(data, pos, t & 0x0F, depth)
-    if t <= 0xBF:
-        return _str(data, pos, t & 0x1F)
-    if t == 0xC0:
-        return None, pos
-    if t in (0xC2, 0xC3):
-        return t == 0xC3, pos
+    if t <= 0x7F or t >= 0xE0:  # positive and negative fixint
+        return (t if t <= 0x7F else t - 0x100), pos
+    if t <= 0xBF:  # fixmap, fixarray, fixstr
+        kind, n = ("map", t & 0x0F) if t <= 0x8F else ("array", t & 0x0F) if t <= 0x9F else ("str", t & 0x1F)
+        return _READ[kind](data, pos, n, depth)
+    if t in (0xC0, 0xC2, 0xC3):
+        return {0xC0: None, 0xC2: False, 0xC3: True}[t], pos
     if t in _LENGTHS:
         kind, size, minimum = _LENGTHS[t]
         raw, pos = _take(data, pos, size)
         n = int.from_bytes(raw, "big")
         if n < minimum:
             raise MsgpackError("length %d in a longer form than needed (0x%02x)" % (n, t))
-        if kind == "bin":
-            raw, pos = _take(data, pos, n)
-            return bytes(raw), pos
-        if kind == "str":
-            return _str(data, pos, n)
-        if kind == "array":
-            return _array(data, pos, n, depth)
-        return _map(data, pos, n, depth)
-    if t in _UINTS:
-        size, minimum = _UINTS[t]
+        return _READ[kind](data, pos, n, depth)
+    if t in _NUMBERS:
+        size, signed, canonical = _NUMBERS[t]
         raw, pos = _take(data, pos, size)
-        n = int.from_bytes(raw, "big")
-        if n < minimum:
-            raise MsgpackError("uint %d in a longer form than needed (0x%02x)" % (n, t))
-        return n, pos
-    if t in _INTS:
-        size, maximum = _INTS[t]
-        raw, pos = _take(data, pos, size)
-        n = int.from_bytes(raw, "big", signed=True)
-        if n >= maximum:
-            raise MsgpackError("int %d in a longer form than needed (0x%02x)" % (n, t))
+        n = int.from_bytes(raw, "big", signed=signed)
+        if not canonical(n):
+            raise MsgpackError("integer %d in a longer form than needed (0x%02x)" % (n, t))
         return n, pos
     if t == 0xCB:
         raw, pos = _take(data, pos, 8)
@@ -98,14 +77,16 @@ def unpack_at(data, pos, depth=0):
 _LENGTHS = {
     0xC4: ("bin", 1, 0), 0xC5: ("bin", 2, 1 << 8), 0xC6: ("bin", 4, 1 << 16),
     0xD9: ("str", 1, 32), 0xDA: ("str", 2, 1 << 8), 0xDB: ("str", 4, 1 << 16),
-    0xDC: ("array", 2, 16), 0xDD: ("array", 4, 1 << 16),
-    0xDE: ("map", 2, 16), 0xDF: ("map", 4, 1 << 16),
+    0xDC: ("array", 2, 16), 0xDD: ("array", 4, 1 << 16), 0xDE: ("map", 2, 16), 0xDF: ("map", 4, 1 << 16),
 }
-# uint forms -> (bytes, smallest value that needs this form); non-negative
-# values are never written in the signed forms.
-_UINTS = {0xCC: (1, 0x80), 0xCD: (2, 1 << 8), 0xCE: (4, 1 << 16), 0xCF: (8, 1 << 32)}
-# int forms -> (bytes, values must be below this: what needs this form)
-_INTS = {0xD0: (1, -32), 0xD1: (2, -(1 << 7)), 0xD2: (4, -(1 << 15)), 0xD3: (8, -(1 << 31))}
+# type byte -> (bytes, signed, is the value in its shortest form): non-negative
+# integers are written unsigned, negative ones signed, each as short as it fits.
+_NUMBERS = {
+    0xCC: (1, False, lambda n: n >= 0x80), 0xCD: (2, False, lambda n: n >= 1 << 8),
+    0xCE: (4, False, lambda n: n >= 1 << 16), 0xCF: (8, False, lambda n: n >= 1 << 32),
+    0xD0: (1, True, lambda n: n < -32), 0xD1: (2, True, lambda n: n < -(1 << 7)),
+    0xD2: (4, True, lambda n: n < -(1 << 15)), 0xD3: (8, True, lambda n: n < -(1 << 31)),
+}
 
 
 def _take(data, pos, n):
@@ -114,7 +95,12 @@ def _take(data, pos, n):
     return data[pos:pos + n], pos + n
 
 
-def _str(data, pos, n):
+def _bin(data, pos, n, depth):
+    raw, pos = _take(data, pos, n)
+    return bytes(raw), pos
+
+
+def _str(data, pos, n, depth):
     raw, pos = _take(data, pos, n)
     try:
         return bytes(raw).decode("utf-8"), pos
@@ -134,12 +120,13 @@ def _map(data, pos, n, depth):
     out = {}
     for _ in range(n):
         k, pos = unpack_at(data, pos, depth + 1)
-        if not isinstance(k, str):
-            raise MsgpackError("a map key is not a string")
-        if k in out:
-            raise MsgpackError("map key %r twice" % k)
+        if type(k) is not str or k in out:
+            raise MsgpackError("a map key is not a string, or twice")
         out[k], pos = unpack_at(data, pos, depth + 1)
     return out, pos
+
+
+_READ = {"bin": _bin, "str": _str, "array": _array, "map": _map}
 
 
 def pack(v):
@@ -152,13 +139,15 @@ def pack(v):
     if v is True or v is False:
         return b"\xc3" if v else b"\xc2"
     if isinstance(v, int):
-        if 0 <= v <= 0x7F or -32 <= v < 0:
-            return struct.pack(">b" if v < 0 else ">B", v)
-        for lo, hi, head, fmt in ((0, 1 << 8, 0xCC, ">B"), (0, 1 << 16, 0xCD, ">H"), (0, 1 << 32, 0xCE, ">I"),
-                                  (0, 1 << 64, 0xCF, ">Q"), (-(1 << 7), 0, 0xD0, ">b"), (-(1 << 15), 0, 0xD1, ">h"),
-                                  (-(1 << 31), 0, 0xD2, ">i"), (-(1 << 63), 0, 0xD3, ">q")):
-            if lo <= v < hi:
+        if -32 <= v <= 0x7F:
+            return struct.pack(">b", v) if v < 0 else bytes([v])
+        forms = ((0xCC, ">B"), (0xCD, ">H"), (0xCE, ">I"), (0xCF, ">Q")) if v > 0 else (
+            (0xD0, ">b"), (0xD1, ">h"), (0xD2, ">i"), (0xD3, ">q"))
+        for head, fmt in forms:
+            try:
                 return bytes([head]) + struct.pack(fmt, v)
+            except struct.error:
+                continue  # too big for this form: the next one
         raise MsgpackError("integer %d out of range" % v)
     if isinstance(v, float):
         return b"\xcb" + struct.pack(">d", v)
@@ -309,30 +298,26 @@ class Event:
         self.envelope = 1 if len(body) == 8 else 2
         self.match, self.seq, self.type, self.version, self.time, actor, self.payload_bytes, self.prev_hash = body[:8]
         self.auth = body[8] if self.envelope == 2 else None
-        _want(self.match, str, "match")
-        _want(self.type, str, "type")
-        for name, v in (("seq", self.seq), ("version", self.version)):
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise RecordError("%s is not an unsigned integer" % name)
-        if not isinstance(self.time, int) or isinstance(self.time, bool):
-            raise RecordError("time is not an integer")
-        if not (isinstance(actor, list) and len(actor) == 2 and all(isinstance(x, str) for x in actor)):
+        if not (type(self.match) is str and type(self.type) is str and _uint(self.seq) and _uint(self.version)
+                and type(self.time) is int and type(self.payload_bytes) is bytes):
+            raise RecordError("match, seq, type, version, time or payload has the wrong type")
+        if not (type(actor) is list and len(actor) == 2 and all(type(x) is str for x in actor)):
             raise RecordError("actor is not [kind, id]")
         self.actor_kind, self.actor_id = actor
-        _want(self.payload_bytes, bytes, "payload")
-        for name, h in (("prev_hash", self.prev_hash), ("hash", self.hash)):
-            if not isinstance(h, bytes) or len(h) != 32:
-                raise RecordError("%s is not 32 bytes" % name)
-        if self.auth is not None and not (
-                isinstance(self.auth, list) and len(self.auth) in (1, 2)
-                and all(isinstance(x, bytes) for x in self.auth)):
+        if not all(type(x) is bytes and len(x) == 32 for x in (self.prev_hash, self.hash)):
+            raise RecordError("prev_hash or hash is not 32 bytes")
+        if self.auth is not None and not (type(self.auth) is list and len(self.auth) in (1, 2)
+                                          and all(type(x) is bytes for x in self.auth)):
             raise RecordError("auth is neither nil, [statement] nor [statement, signature]")
         try:
             self.payload = unpack(self.payload_bytes)
         except MsgpackError as e:
             raise RecordError("the payload is not msgpack: %s" % e) from None
-        if not isinstance(self.payload, dict):
+        if type(self.payload) is not dict:
             raise RecordError("the payload is not a map")
+        for field, want in PAYLOAD_TYPES.items():
+            if field in self.payload and not want(self.payload[field]):
+                raise RecordError("payload field %s has the wrong type" % field)
         self.statement = None  # decoded by the signature check
 
     @property
@@ -349,9 +334,20 @@ class Event:
         return self.payload.get(field, default)
 
 
-def _want(v, typ, name):
-    if not isinstance(v, typ):
-        raise RecordError("%s is not a %s" % (name, typ.__name__))
+def _uint(v):
+    return type(v) is int and v >= 0
+
+
+# The types of the payload fields this verifier reads (docs/events.md tables).
+PAYLOAD_TYPES = dict(
+    {f: _uint for f in ("epoch", "scheme", "count", "roll", "upto", "event", "dispute", "at")},
+    **{f: lambda v: type(v) is str for f in ("player", "roller", "source", "seed", "commit", "winner", "reason",
+                                             "parent", "edition")},
+    hash=lambda v: type(v) in (str, bytes), values=lambda v: type(v) is list and all(_uint(x) for x in v),
+    keys=lambda v: type(v) is dict and all(type(x) is str for x in v.values()),
+    players=lambda v: type(v) is list and all(type(x) is dict and type(x.get("id")) is str for x in v),
+    reroll=lambda v: type(v) is dict and _uint(v.get("seq")) and type(v.get("indices")) is list
+    and all(_uint(x) for x in v["indices"]))
 
 
 class Statement:
@@ -365,11 +361,9 @@ class Statement:
         if not (isinstance(v, list) and len(v) == 6):
             raise RecordError("the statement is not an array of 6")
         self.match, self.head_seq, self.head_hash, self.nonce, self.role, command = v
-        ok = (isinstance(self.match, str) and isinstance(self.head_seq, int) and self.head_seq >= 0
-              and isinstance(self.head_hash, bytes) and len(self.head_hash) == 32
-              and isinstance(self.nonce, bytes) and len(self.nonce) == 16
-              and isinstance(self.role, str) and isinstance(command, bytes))
-        if not ok:
+        if not (type(self.match) is str and _uint(self.head_seq) and type(self.head_hash) is bytes
+                and len(self.head_hash) == 32 and type(self.nonce) is bytes and len(self.nonce) == 16
+                and type(self.role) is str and type(command) is bytes):
             raise RecordError("a statement field has the wrong type")
         try:
             self.command = unpack(command)
@@ -408,6 +402,10 @@ EDITION_EVENTS = {
     "11e": {"shooting.phase_step", "unit.advance_declared", "action.started", "attack.allocated",
             "reroll.chosen", "reroll.declined"},
 }
+CORE_EVENTS = SYSTEM_EVENTS | JUDGE_EVENTS | PLAYER_EVENTS | PENDING_PLAYER_EVENTS | {"match.ended"}
+# Envelope v1 recorded the recorder's follow-ups with the actor of the command that caused them
+# (the judge's reveal, the reveal after a player's match.ended): testdata/golden/v1.
+V1_ANY_ACTOR = {"dice.committed", "dice.revealed"}
 # docs/events.md "After the end": what may follow match.ended (besides the reveals).
 AFTER_END = {"dice.confirmed", "dice.contested", "dispute.raised", "ruling.made"}
 
@@ -433,30 +431,27 @@ def read_bundle(data):
         b = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
         raise CannotVerify("bad_file", "not a matchrec bundle (not JSON: %s)" % e) from None
-    if not isinstance(b, dict) or b.get("format") != "matchrec-bundle":
-        raise CannotVerify("bad_file", "not a matchrec bundle (format %r)" % (b.get("format") if isinstance(b, dict) else None))
-    if b.get("version") not in (1, 2) or isinstance(b.get("version"), bool):
-        raise CannotVerify("bad_file", "bundle version %r is not 1 or 2" % b.get("version"))
-    if not isinstance(b.get("match"), str) or not b["match"]:
-        raise CannotVerify("bad_file", "the bundle names no match")
-    keys, records = b.get("keys"), b.get("records")
-    if not (isinstance(keys, list) and all(isinstance(k, int) and not isinstance(k, bool) for k in keys)):
-        raise CannotVerify("bad_file", "keys is not an array of integers")
-    if not (isinstance(records, list) and all(isinstance(r, str) for r in records)):
-        raise CannotVerify("bad_file", "records is not an array of base64 strings")
-    if len(keys) != len(records):
-        raise CannotVerify("bad_file", "the bundle has %d keys for %d records" % (len(keys), len(records)))
-    lineage = b.get("lineage") or [{"match": b["match"]}]
-    ok = isinstance(lineage, list) and all(isinstance(x, dict) and isinstance(x.get("match"), str) for x in lineage)
-    uptos = [x.get("upto") for x in lineage[:-1]] if ok else []
-    ok = ok and all(isinstance(u, int) and u >= 1 for u in uptos) and uptos == sorted(set(uptos))
-    if not ok or lineage[-1]["match"] != b["match"]:
-        raise CannotVerify("bad_file", "lineage is not root-first {match, upto} ending with the bundle's match")
-    b["lineage"] = lineage
-    reveals = b.get("reveals") or []
-    if not (isinstance(reveals, list) and all(isinstance(r, str) for r in reveals)):
-        raise CannotVerify("bad_file", "reveals is not an array of base64 strings")
-    b["reveals"] = reveals
+    b = b if isinstance(b, dict) else {}
+    keys, records, lineage = b.get("keys"), b.get("records"), b.get("lineage") or [{"match": b.get("match")}]
+    reveals = b.setdefault("reveals", []) or []
+    framing = [
+        (b.get("format") == "matchrec-bundle", "format is not \"matchrec-bundle\""),
+        (b.get("version") in (1, 2) and type(b.get("version")) is int, "version is not 1 or 2"),
+        (type(b.get("match")) is str and b["match"], "it names no match"),
+        (type(keys) is list and all(_uint(k) for k in keys), "keys is not an array of integers"),
+        (type(records) is list and all(type(r) is str for r in records), "records is not an array of base64"),
+        (type(reveals) is list and all(type(r) is str for r in reveals), "reveals is not an array of base64"),
+        (type(keys) is list and type(records) is list and len(keys) == len(records), "not one key per record"),
+        (type(lineage) is list and all(type(x) is dict and type(x.get("match")) is str for x in lineage)
+         and lineage[-1]["match"] == b.get("match"), "lineage does not end with the bundle's match"),
+    ]
+    for ok, why in framing:
+        if not ok:
+            raise CannotVerify("bad_file", "not a matchrec bundle: " + why)
+    uptos = [x.get("upto") for x in lineage[:-1]]
+    if not all(_uint(u) and u >= 1 for u in uptos) or uptos != sorted(set(uptos)):
+        raise CannotVerify("bad_file", "not a matchrec bundle: lineage's upto must rise from the root")
+    b["lineage"], b["reveals"] = lineage, reveals
     return b
 
 
@@ -464,27 +459,26 @@ def _b64(s):
     return base64.b64decode(s, validate=True)
 
 
+def sha256(b):
+    """SHA-256 of b; None (no hex) hashes to nothing."""
+    return None if b is None else hashlib.sha256(b).digest()
+
+
 def hash_field(v):
     """A payload's hash: 64 hex digits (or 32 bytes)."""
-    if isinstance(v, bytes):
-        return v if len(v) == 32 else None
-    return unhex(v, 32)
+    return (v if len(v) == 32 else None) if isinstance(v, bytes) else unhex(v, 32)
 
 
 class Verifier:
-    """Runs every check on one bundle; problems name (seq, check, code)."""
+    """Runs every check on one bundle; each problem names (seq, check, code)."""
 
     def __init__(self, bundle, receipts_dir=None, recorder_key=None):
-        self.b = bundle
-        self.match = bundle["match"]
-        self.lineage = bundle["lineage"]
+        self.b, self.match, self.lineage = bundle, bundle["match"], bundle["lineage"]
         self.receipts_dir, self.recorder_key = receipts_dir, recorder_key
-        self.problems = []
-        self.unresolved = []  # (seq, what): sound, but not settled
-        self.events = []  # the decoded records in stored order
-        self.by_seq = {}
-        self.players, self.edition = [], ""
-        self.unsigned = set()  # matches whose participants hold tokens, not keys
+        self.problems, self.unresolved, self.manual = [], [], []
+        self.events, self.by_seq = [], {}  # the decoded records in stored order; by their seq
+        self.players, self.edition, self.epochs = [], "", {}
+        self.unsigned = set()  # the matches whose participants hold tokens, not keys
         self.stats = {c: {} for c in CHECKS}
         self._verified = {}
 
@@ -493,16 +487,13 @@ class Verifier:
 
     def recorder_of(self, seq):
         """The match the lineage says recorded event seq."""
-        for el in self.lineage[:-1]:
-            if seq <= el["upto"]:
-                return el["match"]
-        return self.lineage[-1]["match"]
+        return next((x["match"] for x in self.lineage[:-1] if seq <= x["upto"]), self.lineage[-1]["match"])
 
     def run(self):
         self.check_chain()
         first = self.by_seq.get(1)
         if first is not None and first.type == "match.created":
-            self.players = [p.get("id") for p in first.get("players") or [] if isinstance(p, dict)]
+            self.players = [p["id"] for p in first.get("players", [])]
             self.edition = first.get("edition", "")
         self.check_signatures()
         self.check_actors()
@@ -519,112 +510,96 @@ class Verifier:
         prev = None
         for i, (key, rec) in enumerate(zip(self.b["keys"], self.b["records"]), 1):
             if key != i:
-                self.fail(i, "chain", "sequence", "position %d holds the record stored under key %d "
-                          "(a record missing, repeated or moved)" % (i, key))
+                self.fail(i, "chain", "sequence", "position %d holds key %d: a record missing, repeated or moved"
+                          % (i, key))
             try:
                 ev = Event(_b64(rec))
             except (binascii.Error, ValueError) as e:
-                self.fail(i, "chain", "undecodable", "the record stored under key %d does not decode: %s" % (key, e))
+                self.fail(i, "chain", "undecodable", "the record under key %d does not decode: %s" % (key, e))
                 prev = None
                 continue
             if ev.seq != key:
-                self.fail(i, "chain", "sequence", "the record stored under key %d is event %d" % (key, ev.seq))
+                self.fail(i, "chain", "sequence", "the record under key %d is event %d" % (key, ev.seq))
             if ev.content_hash() != ev.hash:
-                self.fail(i, "chain", "hash", "event %d: its content does not match its hash" % ev.seq)
-            want = ZERO_HASH if i == 1 else (prev.hash if prev is not None else None)
-            if want is not None and ev.prev_hash != want:
-                self.fail(i, "chain", "link", "event %d: prev_hash does not link to event %d" % (ev.seq, i - 1))
+                self.fail(i, "chain", "hash", "the content does not match its hash")
+            if (i == 1 or prev is not None) and ev.prev_hash != (prev.hash if i > 1 else ZERO_HASH):
+                self.fail(i, "chain", "link", "prev_hash does not link to the record before it")
             if ev.match != self.recorder_of(i):
-                self.fail(i, "chain", "lineage", "event %d was recorded by %r but the lineage names %r"
-                          % (i, ev.match, self.recorder_of(i)))
+                self.fail(i, "chain", "lineage", "recorded by %r, lineage says %r" % (ev.match, self.recorder_of(i)))
             self.events.append(ev)
             self.by_seq.setdefault(ev.seq, ev)
             prev = ev
         if not self.b["records"]:
             self.fail(1, "chain", "empty", "the bundle holds no events")
-        # bundle.md "Lineage": each branch starts with branch.created, forking at upto.
-        for parent, child in zip(self.lineage, self.lineage[1:]):
+        for parent in self.lineage[:-1]:  # bundle.md "Lineage": a branch opens with branch.created
             ev = self.by_seq.get(parent["upto"] + 1)
-            if ev is not None and not (ev.type == "branch.created" and ev.get("parent") == parent["match"]
-                                       and ev.get("at") == parent["upto"]):
-                self.fail(ev.seq, "chain", "lineage", "event %d should be %s's branch.created from %s at %d"
-                          % (ev.seq, child["match"], parent["match"], parent["upto"]))
+            fork = ("branch.created", parent["match"], parent["upto"])
+            if ev is not None and (ev.type, ev.get("parent"), ev.get("at")) != fork:
+                self.fail(ev.seq, "chain", "lineage", "not the branch.created of a fork from %s at %d"
+                          % (parent["match"], parent["upto"]))
         self.stats["chain"]["records"] = len(self.b["records"])
 
     # -- 3. signatures and statements ---------------------------------------
 
     def check_signatures(self):
-        keys, nonces, prev, signed_events = {}, {}, None, 0
+        keys, nonces, prev, checked = {}, {}, None, 0
         for ev in self.events:
             signed = bool(keys)
-            participant = ev.actor_kind in ("player", "judge") or ev.type == "branch.created"
-            if not participant:
+            if ev.actor_kind not in ("player", "judge") and ev.type != "branch.created":
                 if ev.auth is not None:
-                    self.fail(ev.seq, "signatures", "unexpected_auth", "event %d: a recorder's event carries auth" % ev.seq)
-            elif ev.envelope == 1:
-                if signed:
-                    self.fail(ev.seq, "signatures", "missing_signature",
-                              "event %d: an envelope v1 event (no statement) in a signed match" % ev.seq)
-            elif ev.auth is None:
-                self.fail(ev.seq, "signatures", "missing_signature" if signed else "missing_statement",
-                          "event %d: a participant's event without a statement" % ev.seq)
+                    self.fail(ev.seq, "signatures", "unexpected_auth", "a recorder's event carries auth")
+            elif ev.envelope == 1 or ev.auth is None:
+                if signed or ev.envelope == 2:
+                    self.fail(ev.seq, "signatures", "missing_signature" if signed else "missing_statement",
+                              "a participant's event without a statement (envelope v%d)" % ev.envelope)
             else:
-                signed_events += self.check_statement(ev, prev, keys, signed, nonces)
+                checked += self.check_statement(ev, prev, keys, signed, nonces)
             if ev.type in ("match.created", "branch.created"):
                 keys = self.created_keys(ev)
                 if not keys:
                     self.unsigned.add(ev.match)
             prev = ev
-        self.stats["signatures"].update(signed=not self.unsigned, signatures_checked=signed_events)
+        self.stats["signatures"].update(signed=not self.unsigned, signatures_checked=checked)
 
     def created_keys(self, ev):
-        keys = ev.get("keys") or {}
-        roles = {"judge"} | {"player:%s" % p for p in self.players}
-        if keys and (not isinstance(keys, dict) or set(keys) != roles or any(
-                ed_decompress(unhex(k, 32) or b"") is None for k in keys.values())):
-            self.fail(ev.seq, "signatures", "bad_keys", "event %d: keys must give one Ed25519 public key "
-                      "(64 lowercase hex digits) to each of %s" % (ev.seq, ", ".join(sorted(roles))))
+        keys, roles = ev.get("keys") or {}, {"judge"} | {"player:" + p for p in self.players}
+        if keys and (set(keys) != roles or any(ed_decompress(unhex(k, 32) or b"") is None for k in keys.values())):
+            self.fail(ev.seq, "signatures", "bad_keys", "keys must give one Ed25519 public key (64 lowercase hex "
+                      "digits) to each of %s" % ", ".join(sorted(roles)))
             return {}
         return keys
 
     def check_statement(self, ev, prev, keys, signed, nonces):
-        """events.md "How statements bind events", rules 1-4; returns 1 if a signature was checked."""
+        """events.md "How statements bind events", rules 1-4; 1 when a signature was checked."""
         try:
             st = ev.statement = Statement(ev.auth[0])
         except RecordError as e:
-            self.fail(ev.seq, "signatures", "bad_statement", "event %d: %s" % (ev.seq, e))
+            self.fail(ev.seq, "signatures", "bad_statement", str(e))
             return 0
-        checked = 0
-        if signed:
-            key = unhex(keys.get(st.role), 32)
-            if len(ev.auth) < 2:
-                self.fail(ev.seq, "signatures", "missing_signature", "event %d: no signature in a signed match" % ev.seq)
-            elif key is None or not self.verify_once(key, ev.auth[0], ev.auth[1]):
-                self.fail(ev.seq, "signatures", "bad_signature",
-                          "event %d: the signature does not verify under %s's key" % (ev.seq, st.role))
-            else:
-                checked = 1
+        fail = lambda code, msg: self.fail(ev.seq, "signatures", code, msg)  # noqa: E731
+        key, checked = unhex(keys.get(st.role), 32), 0
+        if signed and len(ev.auth) < 2:
+            fail("missing_signature", "no signature in a signed match")
+        elif signed and (key is None or not self.verify_once(key, ev.auth[0], ev.auth[1])):
+            fail("bad_signature", "the signature does not verify under %s's key" % st.role)
+        else:
+            checked = int(signed)
         if ev.type == "branch.created":
-            if st.role not in {"judge"} | {"player:%s" % p for p in self.players}:
-                self.fail(ev.seq, "signatures", "wrong_role", "event %d: %r is no participant of the parent" % (ev.seq, st.role))
-            if st.command.get("type") != "branch":
-                self.fail(ev.seq, "signatures", "bad_statement", "event %d: the statement is not a branch command" % ev.seq)
+            if st.role not in {"judge"} | {"player:" + p for p in self.players} or st.command["type"] != "branch":
+                fail("bad_statement", "not a branch command of a participant of the parent")
         elif st.role != ev.role:
-            self.fail(ev.seq, "signatures", "wrong_role",
-                      "event %d: the statement is %s's, the actor is %s" % (ev.seq, st.role, ev.role))
+            fail("wrong_role", "the statement is %s's, the actor is %s" % (st.role, ev.role))
         if prev is not None and prev.auth == ev.auth:
             return checked  # the same command continues
         want = ev.get("parent") if ev.type == "branch.created" else ev.match
         if st.match != want:
-            self.fail(ev.seq, "signatures", "wrong_match",
-                      "event %d: the statement is for match %r, not %r" % (ev.seq, st.match, want))
+            fail("wrong_match", "the statement is for match %r, not %r" % (st.match, want))
         if st.head_seq != ev.seq - 1 or st.head_hash != ev.prev_hash:
-            self.fail(ev.seq, "signatures", "stale_head", "event %d: the statement was decided at head %d %s, "
-                      "not at event %d" % (ev.seq, st.head_seq, st.head_hash.hex()[:12], ev.seq - 1))
+            fail("stale_head", "decided at head %d (%s…), not at event %d" % (
+                st.head_seq, st.head_hash.hex()[:12], ev.seq - 1))
         nonce = (st.match, st.role, st.nonce)
         if nonce in nonces:
-            self.fail(ev.seq, "signatures", "nonce_reused", "event %d: %s reused the nonce of event %d's command"
-                      % (ev.seq, st.role, nonces[nonce]))
+            fail("nonce_reused", "%s reused the nonce of event %d's command" % (st.role, nonces[nonce]))
         nonces.setdefault(nonce, ev.seq)
         return checked
 
@@ -637,40 +612,36 @@ class Verifier:
     # -- 4. who acted (the static rules; † rules are the re-fold's) --------
 
     def check_actors(self):
-        proposal = None  # the last match.end_proposed: the one a player may accept
+        proposal, forks = None, [x["upto"] + 1 for x in self.lineage[:-1]]
         for ev in self.events:
-            t, who = ev.type, ev.actor_kind
-            bad = self.actor_invalid(ev)
+            t, who, p = ev.type, ev.actor_kind, ev.payload
             editions = [e for e, types in EDITION_EVENTS.items() if t in types]
-            known = t in SYSTEM_EVENTS | JUDGE_EVENTS | PLAYER_EVENTS | PENDING_PLAYER_EVENTS | {"match.ended"}
-            if not known and not editions:
+            players_own = t in PLAYER_EVENTS or t in PENDING_PLAYER_EVENTS or editions
+            bad = self.actor_invalid(ev)
+            if not editions and t not in CORE_EVENTS:
                 bad = "%r is no event type of docs/events.md" % t
             elif editions and self.edition not in editions:
-                bad = "%s is an event of edition %s, the match is %r" % (t, editions[0], self.edition)
-            elif t == "match.created" and (ev.seq != 1 or who != "system"):
-                bad = "match.created is the system's, event 1 only"
-            elif ev.seq == 1 and t != "match.created":
-                bad = "event 1 must be match.created"
-            elif t == "branch.created" and (who != "system" or ev.seq - 1 not in [x["upto"] for x in self.lineage[:-1]]):
-                bad = "branch.created is the system's, the first own event of a branch"
-            elif t in ("dice.committed", "dice.revealed") and who != "system" and ev.envelope == 2:
+                bad = "an event of edition %s in a match of edition %r" % (editions[0], self.edition)
+            elif (ev.seq == 1) != (t == "match.created"):
+                bad = "event 1, and only event 1, is match.created"
+            elif t == "branch.created" and ev.seq not in forks:
+                bad = "branch.created is only the first own event of a branch"
+            elif t in SYSTEM_EVENTS and who != "system" and (ev.envelope == 2 or t not in V1_ANY_ACTOR):
                 bad = "%s is the system's" % t
-            elif t in JUDGE_EVENTS and who != "judge":
-                bad = "only the judge records %s" % t
-            elif (t in PLAYER_EVENTS or t in PENDING_PLAYER_EVENTS or editions) and who != "player":
-                bad = "%s is a player's" % t
+            elif (t in JUDGE_EVENTS and who != "judge") or (players_own and who != "player"):
+                bad = "%s is the %s's" % (t, "judge" if t in JUDGE_EVENTS else "player")
             elif t == "dice.seed_contributed" and ev.envelope != 1:
-                bad = "dice.seed_contributed is refused since envelope v2"
-            elif t in ("dice.seed_committed", "dice.rolled") and ev.get("player" if t != "dice.rolled" else "roller") != ev.actor_id:
-                bad = "%s names another player than its actor" % t
+                bad = "refused since envelope v2"
+            elif (t == "dice.seed_committed" and p.get("player") != ev.actor_id) or (
+                    t == "dice.rolled" and p.get("roller") != ev.actor_id):
+                bad = "it names another player than its actor"
             elif t == "match.ended":
                 bad = bad or self.end_not_allowed(ev, proposal)
             elif t in ("dice.confirmed", "dice.contested"):
                 bad = bad or self.witness_invalid(ev)
-            if t == "match.end_proposed":
-                proposal = ev
+            proposal = ev if t == "match.end_proposed" else proposal
             if bad:
-                self.fail(ev.seq, "actors", "wrong_actor", "event %d (%s by %s): %s" % (ev.seq, t, ev.role, bad))
+                self.fail(ev.seq, "actors", "wrong_actor", "%s by %s: %s" % (t, ev.role, bad))
 
     def actor_invalid(self, ev):
         kind, ident = ev.actor_kind, ev.actor_id
@@ -681,127 +652,119 @@ class Verifier:
     def end_not_allowed(self, ev, proposal):
         if ev.actor_kind == "judge" or (ev.actor_kind == "player" and ev.envelope == 1):
             return None
-        if ev.actor_kind != "player":
-            return "match.ended is the judge's or a player's"
         winner, reason = ev.get("winner", ""), ev.get("reason", "")
-        if winner and winner != ev.actor_id and winner in self.players:
+        if ev.actor_kind == "player" and winner and winner != ev.actor_id and winner in self.players:
             return None  # a concession
-        if (proposal is not None and proposal.actor_id != ev.actor_id
-                and proposal.get("winner", "") == winner and proposal.get("reason", "") == reason):
+        if (ev.actor_kind == "player" and proposal is not None and proposal.actor_id != ev.actor_id
+                and (proposal.get("winner", ""), proposal.get("reason", "")) == (winner, reason)):
             return None  # accepting the other player's proposal
         return "a player ends the match only by conceding or accepting the other player's proposal"
 
     def witness_invalid(self, ev):
         if ev.type == "dice.confirmed" and ev.get("upto"):
-            if ev.get("upto") != ev.seq - 1 or hash_field(ev.get("hash")) != ev.prev_hash:
-                return "a confirmation up to the head names seq - 1 and prev_hash"
-            return None
+            ok = ev.get("upto") == ev.seq - 1 and hash_field(ev.get("hash")) == ev.prev_hash
+            return None if ok else "a confirmation up to the head names seq - 1 and prev_hash"
         roll = self.by_seq.get(ev.get("roll"))
         if roll is None or roll.type != "dice.rolled" or roll.seq >= ev.seq:
             return "event %r is no earlier roll" % ev.get("roll")
         if roll.get("roller") == ev.actor_id:
             return "a player vouches only for the other player's rolls"
         if (ev.envelope == 2 or "hash" in ev.payload) and hash_field(ev.get("hash")) != roll.hash:
-            return "the hash does not match event %d" % roll.seq
+            return "the hash is not event %d's" % roll.seq
         return None
 
     # -- 5. dice (docs/dice.md) -------------------------------------------
 
     def check_dice(self):
-        epochs, current, contributed, rolls = {}, {}, [], []
+        epochs, current, contributed, rolls = self.epochs, {}, [], []
         for ev in self.events:
             t, p, m = ev.type, ev.payload, ev.match
+            fail = lambda code, msg: self.fail(ev.seq, "dice", code, msg)  # noqa: E731
             if t == "dice.committed":
                 key, scheme = (m, p.get("epoch")), p.get("scheme", 1)
-                if key in epochs or unhex(p.get("commit"), 32) is None or scheme not in (1, 2) or (
-                        ev.envelope == 2 and scheme != 2):
-                    self.fail(ev.seq, "dice", "bad_commit", "event %d: epoch %r of %s opened twice, with a bad "
-                              "commitment, or with scheme %r" % (ev.seq, p.get("epoch"), m, scheme))
+                bad_scheme = scheme not in (1, 2) or (ev.envelope == 2 and scheme != 2)  # "2 for every epoch now"
+                if key in epochs or unhex(p.get("commit"), 32) is None or bad_scheme:
+                    fail("bad_commit", "epoch %r of %s opened twice, with a bad commitment or scheme %r"
+                         % (key[1], m, scheme))
                     continue
                 epochs[key] = {"seq": ev.seq, "commit": unhex(p["commit"]), "scheme": scheme, "seed": None,
                                "commits": {}, "reveals": {}, "excused": set()}
                 current[m] = key
-            elif t == "dice.revealed" and not self.reveal(ev, epochs, ev.seq):
-                self.fail(ev.seq, "dice", "bad_reveal", "event %d: epoch %r of %s was never opened" % (ev.seq, p.get("epoch"), m))
+            elif t == "dice.revealed" and not self.reveal(ev, ev.seq):
+                fail("bad_reveal", "epoch %r of %s was never opened" % (p.get("epoch"), m))
             elif t in ("dice.seed_committed", "dice.seed_revealed", "dice.seed_excused"):
                 self.player_seed(ev, epochs.get((m, p.get("epoch"))))
             elif t == "dice.reveal_requested":
                 nxt = self.by_seq.get(ev.seq + 1)
-                if current.get(m) != (m, p.get("epoch")) or nxt is None or nxt.type != "dice.revealed" or nxt.get("epoch") != p.get("epoch"):
-                    self.fail(ev.seq, "dice", "reveal_missing", "event %d: the requested reveal of epoch %r "
-                              "does not follow at once" % (ev.seq, p.get("epoch")))
+                if current.get(m) != (m, p.get("epoch")) or nxt is None or (nxt.type, nxt.get("epoch")) != (
+                        "dice.revealed", p.get("epoch")):
+                    fail("reveal_missing", "the requested reveal of the open epoch %r does not follow" % p.get("epoch"))
             elif t == "dice.seed_contributed":
                 contributed.append(p.get("seed", ""))
             elif t == "dice.rolled" and p.get("source") == "digital":
                 ep = epochs.get(current.get(m))
                 if ep is None:
-                    self.fail(ev.seq, "dice", "no_epoch", "event %d: a digital roll with no epoch open" % ev.seq)
+                    fail("no_epoch", "a digital roll with no epoch open")
                     continue
                 if ep["scheme"] == 2 and any(x not in ep["reveals"] and x not in ep["excused"] for x in self.players):
-                    self.fail(ev.seq, "dice", "seeds_pending", "event %d: a digital roll before every player's "
-                              "seed was revealed or excused" % ev.seq)
+                    fail("seeds_pending", "a digital roll before every player's seed was revealed or excused")
                 rolls.append((ev, current[m], list(contributed)))
             if t == "dice.rolled" and "reroll" in p:
                 self.check_reroll(ev)
         for raw in self.b["reveals"]:
-            self.ancestor_reveal(raw, epochs)
-        pending, checked = [], 0
+            self.ancestor_reveal(raw)
+        pending = [ev.seq for ev, key, _ in rolls if epochs[key]["seed"] is None]
         for ev, key, seeds in rolls:
-            ep = epochs[key]
-            if ep["seed"] is None:
-                pending.append(ev.seq)
-                continue
-            want = [derive_die(ep, key, seeds, self.players, ev.seq, i) for i in range(ev.get("count", 0))]
-            checked += 1
-            if ev.get("values") != want:
-                self.fail(ev.seq, "dice", "forged_die", "event %d: the digital dice %s are not the %s the seeds "
-                          "of epoch %d of %s give" % (ev.seq, ev.get("values"), want, key[1], key[0]))
-        self.stats["dice"].update(digital_rolls=len(rolls), checked_rolls=checked, pending_reveal=pending)
-        self.epochs = epochs
+            values = ev.get("values", [])
+            if epochs[key]["seed"] is not None and (ev.get("count") != len(values) or values != [
+                    derive_die(epochs[key], key, seeds, self.players, ev.seq, i) for i in range(len(values))]):
+                self.fail(ev.seq, "dice", "forged_die", "the digital dice %s are not those the seeds of epoch %d "
+                          "of %s give" % (values, key[1], key[0]))
+        self.stats["dice"].update(digital_rolls=len(rolls), checked_rolls=len(rolls) - len(pending),
+                                  pending_reveal=pending)
 
-    def reveal(self, ev, epochs, seq):
-        """A dice.revealed applies to the epoch of the match that recorded it."""
+    def reveal(self, ev, seq):
+        """A dice.revealed applies to the epoch of the match that recorded it; named at seq."""
         key = (ev.match, ev.get("epoch"))
-        ep, seed = epochs.get(key), unhex(ev.get("seed"))
+        ep, seed = self.epochs.get(key), unhex(ev.get("seed"))
         if ep is None:
             return False
-        revealed_before, ep["revealed_at"] = "revealed_at" in ep, ev.seq
-        if revealed_before or seed is None or hashlib.sha256(seed).digest() != ep["commit"]:
-            self.fail(seq, "dice", "bad_reveal", "event %d: the revealed seed of epoch %r of %s does not match "
-                      "its commitment (or was revealed twice)" % (ev.seq, key[1], key[0]))
+        again, ep["revealed_at"] = "revealed_at" in ep, ev.seq
+        if again or sha256(seed) != ep["commit"]:
+            self.fail(seq, "dice", "bad_reveal", "the seed of epoch %r of %s revealed at %s event %d does not match "
+                      "its commitment, or was revealed before" % (key[1], key[0], ev.match, ev.seq))
         else:
             ep["seed"] = seed
         return True
 
-    def ancestor_reveal(self, raw, epochs):
+    def ancestor_reveal(self, raw):
         """bundle.md "Reveals for branches": an ancestor's reveal after its fork."""
         try:
             ev = Event(_b64(raw))
         except (binascii.Error, ValueError) as e:
-            self.fail(None, "dice", "bad_reveal", "an ancestor's reveal does not decode: %s" % e)
-            return
+            return self.fail(None, "dice", "bad_reveal", "an ancestor's reveal does not decode: %s" % e)
         forks = {x["match"]: x["upto"] for x in self.lineage[:-1]}
-        if ev.type != "dice.revealed" or ev.match not in forks or ev.seq <= forks[ev.match] or ev.content_hash() != ev.hash:
-            self.fail(None, "dice", "bad_reveal", "the reveal of %s event %d is no ancestor's dice.revealed after "
-                      "its fork" % (ev.match, ev.seq))
-            return
-        ep = epochs.get((ev.match, ev.get("epoch")))
-        if ep is not None:  # otherwise the epoch opened after the fork: none of ours used it
-            self.reveal(ev, epochs, ep["seq"])
+        if ev.type != "dice.revealed" or ev.seq <= forks.get(ev.match, ev.seq) or ev.content_hash() != ev.hash:
+            return self.fail(None, "dice", "bad_reveal", "%s event %d is no ancestor's reveal after its fork"
+                             % (ev.match, ev.seq))
+        ep = self.epochs.get((ev.match, ev.get("epoch")))
+        if ep is not None:  # otherwise the epoch opened after the fork: no event here used it
+            self.reveal(ev, ep["seq"])
 
     def player_seed(self, ev, ep):
-        t, player, seq = ev.type, ev.get("player"), ev.seq
+        t, player = ev.type, ev.get("player")
         if ep is None or ep["scheme"] != 2 or "revealed_at" in ep or player not in self.players:
             why = "for a player of an open scheme-2 epoch"
-        elif t == "dice.seed_committed" and (player in ep["commits"] or ep["reveals"] or unhex(ev.get("commit"), 32) is None):
+        elif t == "dice.seed_committed" and (
+                player in ep["commits"] or ep["reveals"] or unhex(ev.get("commit"), 32) is None):
             why = "once per player, before any player revealed"
         elif t == "dice.seed_revealed" and (player in ep["reveals"] or player not in ep["commits"] or any(
                 x not in ep["commits"] and x not in ep["excused"] for x in self.players)):
             why = "once, after every player committed or was excused"
-        elif t == "dice.seed_revealed" and hashlib.sha256(unhex(ev.get("seed")) or b"-").digest() != ep["commits"][player]:
+        elif t == "dice.seed_revealed" and sha256(unhex(ev.get("seed"))) != ep["commits"][player]:
             why = "matching its commitment"
         elif t == "dice.seed_excused" and (player in ep["reveals"] or player in ep["excused"]):
-            why = "only for a player who has not revealed"
+            why = "for a player who has not revealed"
         else:
             if t == "dice.seed_committed":
                 ep["commits"][player] = unhex(ev.get("commit"))
@@ -810,16 +773,14 @@ class Verifier:
             else:
                 ep["excused"].add(player)
             return
-        self.fail(seq, "dice", "seed_order", "event %d: %s of %r is allowed only %s" % (seq, t, player, why))
+        self.fail(ev.seq, "dice", "seed_order", "%s of %r is allowed only %s" % (t, player, why))
 
     def check_reroll(self, ev):
         rr = ev.get("reroll")
-        base = self.by_seq.get(rr.get("seq")) if isinstance(rr, dict) else None
-        n = len(base.get("values") or []) if base is not None and base.type == "dice.rolled" else -1
-        idx = rr.get("indices") if isinstance(rr, dict) else None
-        if n < 0 or base.seq >= ev.seq or not isinstance(idx, list) or len(idx) != ev.get("count") or any(
-                not isinstance(i, int) or not 0 <= i < n for i in idx):
-            self.fail(ev.seq, "dice", "bad_reroll", "event %d: the re-roll does not name dice of an earlier roll" % ev.seq)
+        base = self.by_seq.get(rr["seq"])
+        n = len(base.get("values", [])) if base is not None and base.type == "dice.rolled" else -1
+        if n < 0 or base.seq >= ev.seq or len(rr["indices"]) != ev.get("count") or any(i >= n for i in rr["indices"]):
+            self.fail(ev.seq, "dice", "bad_reroll", "the re-roll does not name dice of an earlier roll")
 
     # -- 6. the end; 7. witnesses and disputes; 8. receipts -----------------
 
@@ -831,16 +792,16 @@ class Verifier:
                 if ev.type == "match.ended":
                     ended[m] = ev.seq
                     revealing.add(m)
-                continue
-            if ev.type == "dice.revealed" and m in revealing:
+            elif ev.type == "dice.revealed" and m in revealing:
                 continue  # the reveals of the same append
-            revealing.discard(m)
-            if ev.type not in AFTER_END:
-                self.fail(ev.seq, "end", "after_end", "event %d: %s after the match ended (event %d)" % (ev.seq, ev.type, ended[m]))
+            else:
+                revealing.discard(m)
+                if ev.type not in AFTER_END:
+                    self.fail(ev.seq, "end", "after_end", "%s after the match ended at %d" % (ev.type, ended[m]))
         for m, seq in ended.items():
             still = sorted(n for (mm, n), ep in self.epochs.items() if mm == m and "revealed_at" not in ep)
             if still:
-                self.fail(seq, "end", "unrevealed", "event %d: the match ended but its epochs %s were never revealed" % (seq, still))
+                self.fail(seq, "end", "unrevealed", "the match ended; its epochs %s were never revealed" % still)
         self.stats["end"]["ended"] = sorted(ended.values())
 
     def check_witnesses(self):
@@ -849,31 +810,29 @@ class Verifier:
             if ev.type == "ruling.made":
                 d = self.by_seq.get(ev.get("dispute"))
                 if d is None or d.type != "dispute.raised" or d.seq >= ev.seq:
-                    self.fail(ev.seq, "witnesses", "bad_ruling", "event %d: the ruling names no earlier dispute" % ev.seq)
+                    self.fail(ev.seq, "witnesses", "bad_ruling", "the ruling names no earlier dispute")
                     continue
                 ruled.add(d.seq)
                 settled.update({ev.get("event"), d.get("event")})
         status, manual = {}, [e for e in self.events if e.type == "dice.rolled" and e.get("source") == "manual"]
         for ev in self.events:
             if ev.type == "dice.confirmed":
-                upto = ev.get("upto") or 0
                 for r in manual:
-                    if (r.seq == ev.get("roll") or r.seq <= upto) and r.get("roller") != ev.actor_id:
+                    if (r.seq == ev.get("roll") or r.seq <= ev.get("upto", 0)) and r.get("roller") != ev.actor_id:
                         status.setdefault(r.seq, "confirmed")
             elif ev.type == "dice.contested":
                 status[ev.get("roll")] = "contested"
                 if ev.get("roll") not in settled:
-                    self.unresolved.append({"seq": ev.get("roll"), "why": "contested at event %d, no ruling" % ev.seq})
+                    self.unresolved.append({"seq": ev.get("roll"), "why": "contested at %d, no ruling" % ev.seq})
             elif ev.type == "dispute.raised" and ev.seq not in ruled:
-                self.unresolved.append({"seq": ev.seq, "why": "a dispute about event %r with no ruling" % ev.get("event")})
+                self.unresolved.append({"seq": ev.seq, "why": "a dispute about event %r, no ruling" % ev.get("event")})
         self.manual = [{"seq": r.seq, "roller": r.get("roller"), "status": status.get(r.seq, "unconfirmed")}
                        for r in manual if status.get(r.seq) != "confirmed"]
 
     def check_receipts(self):
         if not os.path.isdir(self.receipts_dir):
             raise CannotVerify("bad_file", "no receipts directory %s" % self.receipts_dir)
-        path, n = os.path.join(self.receipts_dir, self.match + ".receipts"), 0
-        lines = []
+        path, lines, n = os.path.join(self.receipts_dir, self.match + ".receipts"), [], 0
         if os.path.exists(path):
             with open(path, encoding="utf-8") as f:
                 lines = f.read().splitlines()
@@ -885,23 +844,19 @@ class Verifier:
                 r = json.loads(line)
                 match, seq = r["match"], r["seq"]
                 h, rec, sig = unhex(r["hash"], 32), unhex(r["recorder"], 32), unhex(r["signature"], 64)
-                assert isinstance(match, str) and isinstance(seq, int) and seq >= 1 and None not in (h, rec, sig)
+                assert type(match) is str and _uint(seq) and seq >= 1 and None not in (h, rec, sig)
             except (ValueError, KeyError, TypeError, AssertionError):
                 self.fail(None, "receipts", "bad_receipt", "%s line %d is not a receipt" % (path, line_no))
                 continue
-            ev = self.by_seq.get(seq)
-            if match != self.match or not ed25519_verify(rec, signed_message(RECEIPT_DOMAIN, pack([match, seq, h, rec])), sig):
-                self.fail(seq, "receipts", "bad_receipt", "the receipt for event %d of %r does not verify "
-                          "or is for another match" % (seq, match))
+            body, last, ev = pack([match, seq, h, rec]), len(self.b["records"]), self.by_seq.get(seq)
+            if match != self.match or not ed25519_verify(rec, signed_message(RECEIPT_DOMAIN, body), sig):
+                self.fail(seq, "receipts", "bad_receipt", "the receipt does not verify, or is for match %r" % match)
             elif rec != self.recorder_key:
-                self.fail(seq, "receipts", "wrong_recorder", "the receipt for event %d is signed by %s, not the "
-                          "recorder's key" % (seq, rec.hex()))
-            elif seq > len(self.b["records"]):
-                self.fail(seq, "receipts", "truncated", "the recorder receipted event %d; the log ends at %d (cut)"
-                          % (seq, len(self.b["records"])))
+                self.fail(seq, "receipts", "wrong_recorder", "signed by %s, not by the recorder's key" % rec.hex())
+            elif seq > last:
+                self.fail(seq, "receipts", "truncated", "receipted by the recorder; the log ends at %d (cut)" % last)
             elif ev is None or ev.hash != h:
-                self.fail(seq, "receipts", "rewritten", "event %d is not the event the recorder receipted "
-                          "(the log was rewritten at or below %d)" % (seq, seq))
+                self.fail(seq, "receipts", "rewritten", "not the event the recorder receipted: rewritten at or below")
         self.stats["receipts"]["checked"] = n
 
     # -- the verdict ------------------------------------------------------
@@ -912,15 +867,15 @@ class Verifier:
         # A broken chain explains what follows it; otherwise the lowest sequence wins.
         ranked = sorted((p for p in (chain or probs) if p["seq"] is not None),
                         key=lambda p: (p["seq"], CHECKS.index(p["check"])))
-        first = ranked[0] if ranked else None
+        first = ranked[0] if ranked else {"seq": 0, "check": ""}
         verdict = "FAILED" if probs else ("UNRESOLVED" if self.unresolved else "CLEAN")
         checks = {c: dict({"ok": not any(p["check"] == c for p in probs)}, **self.stats[c]) for c in CHECKS}
         checks["chain"]["first_broken"] = min((p["seq"] for p in chain), default=0)
         return dict({
             "match": self.match, "events": len(self.events), "ok": verdict == "CLEAN", "verdict": verdict,
-            "unsigned": bool(self.unsigned), "first_bad_seq": first["seq"] if first else 0,
-            "first_bad_check": first["check"] if first else "", "problems": probs,
-            "unresolved": self.unresolved, "manual_rolls": self.manual, "not_checked": NOT_CHECKED,
+            "unsigned": bool(self.unsigned), "first_bad_seq": first["seq"], "first_bad_check": first["check"],
+            "problems": probs, "unresolved": self.unresolved, "manual_rolls": self.manual,
+            "not_checked": NOT_CHECKED,
         }, **checks)
 
 
@@ -969,15 +924,10 @@ EXIT = {"CLEAN": 0, "FAILED": 1, "UNRESOLVED": 3}
 
 def print_text(rep, out):
     out.write("independent verification (tools/verify.py) of match %s: %d events\n\n" % (rep["match"], rep["events"]))
-    by_check = {}
-    for p in rep["problems"]:
-        by_check.setdefault(p["check"], []).append(p)
-    for c in CHECKS:
-        if c == "receipts" and "checked" not in rep[c]:
-            continue
+    for c in CHECKS if "checked" in rep["receipts"] else CHECKS[:-1]:
         out.write("[%s] %s\n" % ("ok  " if rep[c]["ok"] else "FAIL", c))
-        for p in by_check.get(c, []):
-            out.write("       %s\n" % p["message"])
+        out.writelines("       %s%s\n" % ("" if p["seq"] is None else "event %d: " % p["seq"], p["message"])
+                       for p in rep["problems"] if p["check"] == c)
     if rep["dice"]["pending_reveal"]:
         out.write("       pending reveal: events %s\n" % rep["dice"]["pending_reveal"])
     for u in rep["unresolved"]:
@@ -986,8 +936,7 @@ def print_text(rep, out):
     if unconfirmed:
         out.write("unconfirmed physical rolls (they stand unless disputed): events %s\n" % unconfirmed)
     out.write("not checked by this verifier (matchrec audit does):\n")
-    for n in rep["not_checked"]:
-        out.write("  - %s\n" % n)
+    out.writelines("  - %s\n" % n for n in rep["not_checked"])
     v = rep["verdict"]
     if v == "FAILED" and rep["first_bad_seq"]:
         v += " at event %d (%s)" % (rep["first_bad_seq"], rep["first_bad_check"])
@@ -1002,16 +951,17 @@ def main(argv=None):
     ap.add_argument("bundle", help="a bundle written by 'matchrec export MATCH --bundle FILE'")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     ap.add_argument("--receipts", metavar="DIR", help="check the receipts in DIR/<match>.receipts against the log")
-    ap.add_argument("--recorder-key", metavar="HEX", help="the recorder's public key (64 hex digits); needed with --receipts")
+    ap.add_argument("--recorder-key", metavar="HEX", help="the recorder's public key (64 hex digits), with --receipts")
     args = ap.parse_args(argv)
+    recorder = unhex((args.recorder_key or "").lower(), 32)
     try:
-        if args.receipts is not None and unhex(args.recorder_key, 32) is None:
-            raise CannotVerify("bad_request", "--receipts needs --recorder-key HEX (64 lowercase hex digits)")
+        if args.receipts is not None and recorder is None:
+            raise CannotVerify("bad_request", "--receipts needs --recorder-key HEX (64 hex digits)")
         with open(args.bundle, "rb") as f:
             bundle = read_bundle(f.read())
-        rep = Verifier(bundle, args.receipts, unhex(args.recorder_key, 32)).run()
-    except (OSError, CannotVerify) as e:
-        code = getattr(e, "code", "bad_file")
+        rep = Verifier(bundle, args.receipts, recorder).run()
+    except Exception as e:  # noqa: BLE001 -- no traceback reaches a user: exit 2 names the problem
+        code = getattr(e, "code", "bad_file" if isinstance(e, OSError) else "internal")
         if args.json:
             sys.stderr.write(json.dumps({"error": {"code": code, "message": str(e)}}) + "\n")
         else:
