@@ -14,6 +14,7 @@ import hmac
 import io
 import json
 import os
+import random
 import struct
 import subprocess
 import sys
@@ -424,6 +425,36 @@ class GoldenTest(unittest.TestCase):
         b = golden("legacy-branch")
         b["lineage"][0]["upto"] = 5
         self.tampered(b, "chain", 6, "lineage")
+
+
+class NoCrashTest(unittest.TestCase):
+    def test_any_byte_changed_fails_naming_its_record(self):
+        rnd = random.Random(12)
+        bundles = [golden(n) for n in ("legacy-3e", "legacy-branch")] + [played().bundle()]
+        for _ in range(200):
+            b = copy.deepcopy(rnd.choice(bundles))
+            i = rnd.randrange(len(b["records"]))
+            raw = bytearray(base64.b64decode(b["records"][i]))
+            if rnd.random() < 0.2:
+                raw = raw[:rnd.randrange(len(raw))]
+            else:
+                raw[rnd.randrange(len(raw))] ^= 1 << rnd.randrange(8)
+            b["records"][i] = base64.b64encode(bytes(raw)).decode()
+            rep = run(b)
+            self.assertEqual((rep["verdict"], rep["first_bad_seq"], rep["first_bad_check"]), ("FAILED", i + 1, "chain"))
+
+    def test_malformed_bundles_cannot_be_verified(self):
+        good = golden("legacy-branch")
+        for field, value in [("format", None), ("version", 3), ("version", True), ("match", 7), ("keys", "1"),
+                             ("keys", [1.5] * 13), ("records", [1] * 13), ("records", good["records"][:2]),
+                             ("lineage", "x"), ("lineage", [{"match": "legacy-parent", "upto": 0}, {"match": "legacy-branch"}]),
+                             ("lineage", [{"match": "a"}]), ("reveals", [None])]:
+            b = dict(good, **{field: value})
+            with self.assertRaises(v.CannotVerify, msg="%s=%r" % (field, value)):
+                v.read_bundle(json.dumps(b).encode())
+        for raw in (b"", b"[]", b"\xff", b"null"):
+            with self.assertRaises(v.CannotVerify):
+                v.read_bundle(raw)
 
 
 class SignedMatchTest(unittest.TestCase):
