@@ -74,7 +74,7 @@ class Match:
         self.recorder_seed = bytes([9]) * 32
         self.K = bytes([0x42]) * 32
         self.player_seed = {p: bytes([0x10 + i]) * 32 for i, p in enumerate(players)}
-        self.bodies, self.nonce = [], 0
+        self.bodies, self.nonce, self.epoch, self.lineage = [], 0, 0, None
         created = {"edition": "3e", "players": [{"id": p} for p in players], "first_player": players[0]}
         if signed:
             created["keys"] = {r: public_key(s).hex() for r, s in sorted(self.seeds.items())}
@@ -112,29 +112,58 @@ class Match:
         for p in self.players:
             if p != excuse:
                 self.act("player:" + p, "dice.seed_committed",
-                         {"epoch": 0, "player": p, "commit": hashlib.sha256(self.player_seed[p]).hexdigest()})
+                         {"epoch": self.epoch, "player": p, "commit": hashlib.sha256(self.player_seed[p]).hexdigest()})
         if excuse:
-            self.act("judge", "dice.seed_excused", {"epoch": 0, "player": excuse, "reason": "did not reveal"})
+            self.act("judge", "dice.seed_excused", {"epoch": self.epoch, "player": excuse, "reason": "did not reveal"})
         for p in self.players:
             if p != excuse:
-                self.act("player:" + p, "dice.seed_revealed", {"epoch": 0, "player": p, "seed": self.player_seed[p].hex()})
+                self.act("player:" + p, "dice.seed_revealed",
+                         {"epoch": self.epoch, "player": p, "seed": self.player_seed[p].hex()})
 
     def digital(self, player, count, excused=()):
         seq = self.head()[0] + 1
         own = [(p, b"" if p in excused else self.player_seed[p]) for p in self.players]
-        values = [v.face(self.K, v.dice_message_v2(self.match, 0, own, seq, i)) for i in range(count)]
+        values = [v.face(self.K, v.dice_message_v2(self.match, self.epoch, own, seq, i)) for i in range(count)]
         return self.act("player:" + player, "dice.rolled",
                         {"roller": player, "purpose": "hit", "count": count, "values": values, "source": "digital"})
 
     def end(self, winner="alice"):
         self.act("judge", "match.ended", {"winner": winner, "reason": "time"})
-        self.system("dice.revealed", {"epoch": 0, "seed": self.K.hex()})
+        self.system("dice.revealed", {"epoch": self.epoch, "seed": self.K.hex()})
+
+    def reveal_requested(self):
+        """The judge's mid-match reveal: the recorder reveals and opens the next epoch."""
+        self.act("judge", "dice.reveal_requested", {"epoch": self.epoch}, {"type": "reveal"})
+        self.system("dice.revealed", {"epoch": self.epoch, "seed": self.K.hex()})
+        self.epoch, self.K = self.epoch + 1, hashlib.sha256(self.K).digest()
+        self.player_seed = {p: hashlib.sha256(x).digest() for p, x in self.player_seed.items()}
+        self.system("dice.committed", {"epoch": self.epoch, "commit": hashlib.sha256(self.K).hexdigest(), "scheme": 2})
+
+    def branch(self, at, name):
+        """A branch of this match forking at event at, opened by Alice's signed branch command."""
+        b = copy.deepcopy(self)
+        b.bodies, parent, b.lineage = b.bodies[:at], self.match, [{"match": self.match, "upto": at}, {"match": name}]
+        command = {"type": "branch", "at": at, "match": name, "name": name}
+        auth = b.statement("player:alice", command)
+        auth[0] = v.pack([parent] + v.unpack(auth[0])[1:])  # the statement is for the parent
+        if b.signed:
+            auth[1] = sign(b.seeds["player:alice"], v.signed_message(v.STATEMENT_DOMAIN, auth[0]))
+        b.match = name
+        keys = {"keys": {r: public_key(x).hex() for r, x in sorted(b.seeds.items())}} if b.signed else {}
+        b.append("branch.created", ["system", ""], dict({"parent": parent, "at": at, "name": name}, **keys), auth)
+        b.epoch, b.K = max(self.epoch_numbers(at)) + 1, b"\x43" * 32  # one more than the highest at the fork
+        b.player_seed = {p: bytes([0x20 + i]) * 32 for i, p in enumerate(b.players)}
+        b.system("dice.committed", {"epoch": b.epoch, "commit": hashlib.sha256(b.K).hexdigest(), "scheme": 2})
+        return b
+
+    def epoch_numbers(self, upto):
+        return [v.unpack(x[6])["epoch"] for x in self.bodies[:upto] if x[2] == "dice.committed"]
 
     def bundle(self):
         return {"format": "matchrec-bundle", "version": 2, "match": self.match, "state_hash": "00" * 32,
                 "keys": [b[1] for b in self.bodies],
                 "records": [base64.b64encode(record(b)).decode() for b in self.bodies],
-                "recorder": public_key(self.recorder_seed).hex()}
+                "recorder": public_key(self.recorder_seed).hex(), **({"lineage": self.lineage} if self.lineage else {})}
 
     def receipt(self, seq, hsh=None, match=None, seed=None):
         seed = seed or self.recorder_seed
@@ -283,7 +312,8 @@ class Ed25519Test(unittest.TestCase):
         self.assertEqual(public_key(h(VECTORS["recorder_seed"])).hex(), VECTORS["recorder_public"])
         msg = v.signed_message(v.STATEMENT_DOMAIN, h(VECTORS["statement"]))
         self.assertTrue(v.ed25519_verify(h(VECTORS["key_public"]), msg, h(VECTORS["statement_signature"])))
-        self.assertFalse(v.ed25519_verify(h(VECTORS["key_public"]), h(VECTORS["statement"]), h(VECTORS["statement_signature"])))
+        undomained = h(VECTORS["statement"])  # the domain is part of what is signed
+        self.assertFalse(v.ed25519_verify(h(VECTORS["key_public"]), undomained, h(VECTORS["statement_signature"])))
         body = v.pack(["m-0001", 6, b"\x33" * 32, h(VECTORS["recorder_public"])])
         self.assertEqual(body.hex(), VECTORS["receipt_body"])
         msg = v.signed_message(v.RECEIPT_DOMAIN, body)
@@ -293,7 +323,8 @@ class Ed25519Test(unittest.TestCase):
 class VectorsTest(unittest.TestCase):
     def test_v2_record(self):
         ev = v.Event(h(VECTORS["event_v2_record"]))
-        self.assertEqual((ev.envelope, ev.match, ev.seq, ev.type, ev.role), (2, "m-0001", 6, "turn.started", "player:alice"))
+        self.assertEqual((ev.envelope, ev.match, ev.seq, ev.type, ev.role),
+                         (2, "m-0001", 6, "turn.started", "player:alice"))
         self.assertEqual(ev.content_hash().hex(), VECTORS["event_v2_hash"])
         self.assertEqual(ev.hash.hex(), VECTORS["event_v2_hash"])
         self.assertEqual(ev.auth, [h(VECTORS["statement"]), h(VECTORS["statement_signature"])])
@@ -301,7 +332,8 @@ class VectorsTest(unittest.TestCase):
 
     def test_dice_vectors(self):  # docs/dice.md "Test vectors"
         K = b"\x42" * 32
-        self.assertEqual(hashlib.sha256(K).hexdigest(), "425ed4e4a36b30ea21b90e21c712c649e8214c29b7eaf68089d1039c6e55384c")
+        self.assertEqual(hashlib.sha256(K).hexdigest(),
+                         "425ed4e4a36b30ea21b90e21c712c649e8214c29b7eaf68089d1039c6e55384c")
         ep1 = {"scheme": 1, "seed": K}
         self.assertEqual([v.derive_die(ep1, ("m-0001", 0), ["alice-seed", "bob-seed"], [], 7, i) for i in range(10)],
                          [2, 3, 2, 1, 1, 3, 6, 6, 4, 6])
@@ -311,11 +343,17 @@ class VectorsTest(unittest.TestCase):
         ep2["excused"] = {"bob"}
         self.assertEqual([v.derive_die(ep2, ("m-0001", 0), [], ["alice", "bob"], 7, i) for i in range(10)],
                          [3, 6, 4, 6, 5, 6, 6, 1, 1, 2])
-        self.assertEqual(hashlib.sha256(b"\x01" * 32).hexdigest(), "72cd6e8422c407fb6d098690f1130b7ded7ec2f7f5e1d30bd9d521f015363793")
+        self.assertEqual(hashlib.sha256(b"\x01" * 32).hexdigest(),
+                         "72cd6e8422c407fb6d098690f1130b7ded7ec2f7f5e1d30bd9d521f015363793")
+        player_seed = hmac.new(b"secret", v._lp(b"matchrec-player-seed-v1") + v._lp(b"m-0001") + bytes(4)
+                               + v._lp(b"alice"), hashlib.sha256).hexdigest()  # dice.md: the CLI's player seed
+        self.assertEqual(player_seed, "209f12d75d94ee990295870e1569a361574de57d3b30bb4e017503fd90c31f73")
         self.assertEqual((v.dice_message_v1("m", ["s"], 1, 2) + struct.pack(">I", 3)).hex(),
-                         "000000106d617463687265632d646963652d7631000000016d00000001000000017300000000000000010000000200000003")
+                         "000000106d617463687265632d646963652d7631000000016d000000010000000173"
+                         "00000000000000010000000200000003")
         self.assertEqual((v.dice_message_v2("m", 1, [("a", b"\xab")], 1, 2) + struct.pack(">I", 3)).hex(),
-                         "000000106d617463687265632d646963652d7632000000016d0000000100000001000000016100000001ab00000000000000010000000200000003")
+                         "000000106d617463687265632d646963652d7632000000016d000000010000000100000001"
+                         "6100000001ab00000000000000010000000200000003")
 
     def test_face_skips_bytes_from_252(self):
         K = b"\x42" * 32
@@ -447,7 +485,8 @@ class NoCrashTest(unittest.TestCase):
         good = golden("legacy-branch")
         for field, value in [("format", None), ("version", 3), ("version", True), ("match", 7), ("keys", "1"),
                              ("keys", [1.5] * 13), ("records", [1] * 13), ("records", good["records"][:2]),
-                             ("lineage", "x"), ("lineage", [{"match": "legacy-parent", "upto": 0}, {"match": "legacy-branch"}]),
+                             ("lineage", "x"), ("lineage", [{"match": "legacy-parent", "upto": 0},
+                                                            {"match": "legacy-branch"}]),
                              ("lineage", [{"match": "a"}]), ("reveals", [None])]:
             b = dict(good, **{field: value})
             with self.assertRaises(v.CannotVerify, msg="%s=%r" % (field, value)):
@@ -530,8 +569,10 @@ class SignedMatchTest(unittest.TestCase):
 
     def test_seeds_in_order(self):
         m = Match()
-        m.act("player:alice", "dice.seed_committed", {"epoch": 0, "player": "alice", "commit": hashlib.sha256(m.player_seed["alice"]).hexdigest()})
-        m.act("player:alice", "dice.seed_revealed", {"epoch": 0, "player": "alice", "seed": m.player_seed["alice"].hex()})
+        seed = m.player_seed["alice"]
+        m.act("player:alice", "dice.seed_committed",
+              {"epoch": 0, "player": "alice", "commit": hashlib.sha256(seed).hexdigest()})
+        m.act("player:alice", "dice.seed_revealed", {"epoch": 0, "player": "alice", "seed": seed.hex()})
         self.failed(m.bundle(), "dice", 4, "seed_order")  # before bob committed
         m = Match()
         m.seeds_round()
@@ -557,6 +598,35 @@ class SignedMatchTest(unittest.TestCase):
         m.act("player:alice", "match.ended", {"winner": "alice", "reason": "time"})
         m.system("dice.revealed", {"epoch": 0, "seed": m.K.hex()})
         self.assertEqual(run(m.bundle())["verdict"], "CLEAN")
+
+    def test_branch_epochs_never_collide(self):
+        parent = Match()
+        parent.seeds_round()
+        roll = parent.digital("alice", 4)  # rolled before the fork, in the parent's epoch 0
+        br = parent.branch(roll, "what-if")
+        br.seeds_round()
+        br.digital("bob", 5)  # the branch's own epoch 1
+        br.end()
+        parent.reveal_requested()  # after the fork: reveals epoch 0, opens the parent's own epoch 1
+        parent.seeds_round()
+        parent.digital("bob", 3)
+        parent.end()
+        b = br.bundle()
+        b["reveals"] = [base64.b64encode(record(x)).decode() for x in parent.bodies[roll:]
+                        if x[2] == "dice.revealed"]
+        self.assertEqual(len(b["reveals"]), 2)  # the parent's epochs 0 and 1; the branch's own is 1 too
+        rep = run(b)
+        self.assertEqual((rep["verdict"], rep["unsigned"], rep["problems"]), ("CLEAN", False, []))
+        self.assertEqual((rep["dice"]["checked_rolls"], rep["signatures"]["signatures_checked"]), (2, 12))
+        self.assertEqual(run(parent.bundle())["verdict"], "CLEAN")
+        # without the parent's reveals the inherited roll cannot be checked yet
+        rep = run(dict(b, reveals=[]))
+        self.assertEqual((rep["verdict"], rep["dice"]["pending_reveal"]), ("CLEAN", [roll]))
+        # the branch's statement must be for the parent, at the fork
+        bodies = bodies_of(b)
+        st = v.unpack(bodies[roll][8][0])
+        bodies[roll][8] = [v.pack(["what-if"] + st[1:]), bodies[roll][8][1]]
+        self.failed(rechain(copy.deepcopy(b), bodies, roll + 1), "signatures", roll + 1, "bad_signature")
 
     def test_disputes_unresolved_until_ruled(self):
         m = played()
