@@ -82,7 +82,7 @@ func TestIndependentVerifierAgrees(t *testing.T) {
 					t.Fatal(err)
 				}
 				py := runPython(t, python, verifier, file)
-				goVerdict, goFirst := verifyGo(t, c.bundle)
+				goVerdict, goFirst, goProblems := verifyGo(t, c.bundle)
 				drift, known := knownDrift[label]
 				same := py.Verdict == goVerdict && py.FirstBadSeq == goFirst
 				switch {
@@ -91,8 +91,8 @@ func TestIndependentVerifierAgrees(t *testing.T) {
 				case !same && known:
 					t.Logf("known drift (%s): Go %s at %d, tools/verify.py %s at %d", drift, goVerdict, goFirst, py.Verdict, py.FirstBadSeq)
 				case !same:
-					t.Errorf("Go says %s at %d, tools/verify.py says %s at %d (%s): %+v",
-						goVerdict, goFirst, py.Verdict, py.FirstBadSeq, py.FirstCheck, py.Problems)
+					t.Errorf("Go says %s at %d %q; tools/verify.py says %s at %d (%s) %+v",
+						goVerdict, goFirst, goProblems, py.Verdict, py.FirstBadSeq, py.FirstCheck, py.Problems)
 				}
 				if c.seq != 0 && (py.Verdict != "FAILED" || py.FirstBadSeq != c.seq) {
 					t.Errorf("tools/verify.py says %s at %d; the tamper is at %d", py.Verdict, py.FirstBadSeq, c.seq)
@@ -183,17 +183,19 @@ func runPython(t *testing.T, python, verifier, file string) pythonVerdict {
 // eventNumber finds the sequence a problem of replay's report names.
 var eventNumber = regexp.MustCompile(`^event (\d+)`)
 
-// verifyGo is replay's verdict on the same bytes, and the first bad
-// sequence it names: the chain's first break, else the lowest event a dice
-// problem names (the Report of this commit has no verdict field yet).
-func verifyGo(t *testing.T, raw []byte) (string, uint64) {
+// verifyGo is replay's verdict on the same bytes, the first bad sequence
+// it names — the chain's first break, else the lowest event a dice problem
+// names (the Report of this commit has no verdict field yet) — and its
+// problems.
+func verifyGo(t *testing.T, raw []byte) (string, uint64, []string) {
 	t.Helper()
 	rep := replay.VerifyBundle(readBundle(t, raw), editions.Lookup)
+	problems := append(append(append([]string(nil), rep.Chain.Problems...), rep.Dice.Problems...), rep.Refold.Problems...)
 	if rep.OK {
-		return "CLEAN", 0
+		return "CLEAN", 0, nil
 	}
 	if rep.Chain.FirstBroken != 0 {
-		return "FAILED", rep.Chain.FirstBroken
+		return "FAILED", rep.Chain.FirstBroken, problems
 	}
 	var first uint64
 	for _, p := range rep.Dice.Problems {
@@ -203,5 +205,5 @@ func verifyGo(t *testing.T, raw []byte) (string, uint64) {
 			}
 		}
 	}
-	return "FAILED", first
+	return "FAILED", first, problems
 }
