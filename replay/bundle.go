@@ -23,9 +23,7 @@ func NewBundle(match string, in Inputs, state events.Hash) *api.Bundle {
 		b.Keys = append(b.Keys, r.Key)
 		b.Records = append(b.Records, r.Data)
 	}
-	for _, e := range in.Options.Reveals {
-		b.Reveals = append(b.Reveals, events.Marshal(e))
-	}
+	b.Reveals = in.Options.Reveals
 	return b
 }
 
@@ -67,20 +65,9 @@ func VerifyBundle(b *api.Bundle, lookup fold.Lookup, rc *Receipts) Report {
 	for i := range b.Records {
 		recs[i] = Record{b.Keys[i], b.Records[i]}
 	}
-	o := AuditOptions{Lineage: b.Lineage, Receipts: rc}
+	o := AuditOptions{Lineage: b.Lineage, Reveals: b.Reveals, Receipts: rc}
 	if !b.StateHash.IsZero() && b.StateVersion == projector.StateVersion {
 		o.Expected = &b.StateHash
-	}
-	for i, raw := range b.Reveals {
-		e, err := events.Unmarshal(raw)
-		if err != nil {
-			rep := AuditRecords(b.Match, recs, lookup, o)
-			rep.Dice.OK = false
-			rep.Dice.Problems = append(rep.Dice.Problems, fmt.Sprintf("ancestor reveal %d of the bundle cannot be decoded: %v", i+1, err))
-			rep.judge()
-			return rep
-		}
-		o.Reveals = append(o.Reveals, e)
 	}
 	return AuditRecords(b.Match, recs, lookup, o)
 }

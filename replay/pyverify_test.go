@@ -8,10 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
+	"reflect"
+	"slices"
 	"testing"
 
+	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store/api"
@@ -19,61 +20,61 @@ import (
 
 // The second verifier, tools/verify.py, is written from docs/events.md,
 // docs/bundle.md and docs/dice.md alone. This test runs it and replay's
-// verifier on the same bytes — every golden bundle and tampered copies of
-// them — and requires the same verdict and the same first bad sequence, so
-// the documents and the Go code cannot drift apart.
+// verifier (what matchrec verify --json prints) on the same bytes — every
+// golden bundle and tampered copies of them — and requires one report
+// shape, the same verdict and the same first bad sequence, and for a
+// sound record the same findings, so the documents and the Go code cannot
+// drift apart. There is no list of known disagreements: any is a failure.
 
-// pythonVerdict is what tools/verify.py --json reports.
-type pythonVerdict struct {
+// report is the part of docs/bundle.md's report both verifiers must agree on.
+type report struct {
 	Verdict     string `json:"verdict"`
+	Events      int    `json:"events"`
+	Signed      bool   `json:"signed"`
 	FirstBadSeq uint64 `json:"first_bad_seq"`
 	FirstCheck  string `json:"first_bad_check"`
 	Problems    []struct {
-		Seq     *uint64 `json:"seq"`
-		Check   string  `json:"check"`
-		Message string  `json:"message"`
+		Seq   uint64 `json:"seq"`
+		Check string `json:"check"`
+		Code  string `json:"code"`
 	} `json:"problems"`
+	Unresolved []struct {
+		Seq  uint64 `json:"seq"`
+		Code string `json:"code"`
+	} `json:"unresolved"`
+	ManualRolls []struct {
+		Seq    uint64 `json:"seq"`
+		Status string `json:"status"`
+	} `json:"manual_rolls"`
+	PendingReveal []uint64 `json:"pending_reveal"`
+	Checks        struct {
+		Dice struct {
+			Digital int `json:"digital_rolls"`
+			Checked int `json:"checked_rolls"`
+		} `json:"dice"`
+		End struct {
+			Ended uint64 `json:"ended"`
+		} `json:"end"`
+	} `json:"checks"`
 }
 
-// knownDrift lists the cases where the Go verifier of this commit is known
-// to disagree with the documents (issue 12), with why. An entry that no
-// longer drifts fails the test: delete it.
-var knownDrift = map[string]string{
-	"v1/legacy-branch.bundle":               "the parent's reveal of its epoch 1 is applied to the branch's epoch 1 (epochs identified by number only)",
-	"v1/legacy-branch.bundle cut-after-end": "the branch's own end: Go names no sequence (only the re-fold's state hash differs)",
-	"v1/legacy-3e.bundle cut-after-end":     "Go names no sequence for an ended match whose epoch is never revealed (the re-fold's state hash differs)",
-	"v1/legacy-6e.bundle cut-after-end":     "as legacy-3e",
-	"v1/legacy-11e.bundle cut-after-end":    "as legacy-3e",
-	"v1/legacy-parent.bundle cut-after-end": "as legacy-3e",
-}
+// reportFields are the fields of docs/bundle.md's report, and of each problem.
+var (
+	reportFields  = []string{"checks", "disputes", "events", "first_bad_check", "first_bad_seq", "manual_rolls", "match", "not_checked", "ok", "pending_reveal", "problems", "signed", "unresolved", "verdict"}
+	problemFields = []string{"check", "code", "message", "seq"}
+)
 
 func TestIndependentVerifierAgrees(t *testing.T) {
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("python3 is needed to run tools/verify.py (CI is set): %v", err)
-		}
-		t.Skip("python3 not found; tools/verify.py not compared (set CI to make this a failure)")
-	}
-	verifier, err := filepath.Abs(filepath.Join("..", "tools", "verify.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Opened here, not only by python3, so that go test's cache notices an edit of it.
-	if _, err := os.ReadFile(verifier); err != nil {
-		t.Fatal(err)
-	}
-	golden, err := filepath.Glob(filepath.Join("..", "testdata", "golden", "*", "*.bundle"))
-	if err != nil || len(golden) == 0 {
-		t.Fatalf("no golden bundles under testdata/golden (%v)", err)
-	}
-	dir, n := t.TempDir(), 0
+	python, verifier := pythonVerifier(t)
+	golden := goldenBundles(t)
+	dir := t.TempDir()
+	n := 0
 	for _, path := range golden {
 		raw, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		name, _ := filepath.Rel(filepath.Join("..", "testdata", "golden"), path)
+		name, _ := filepath.Rel(goldenDir, path)
 		for _, c := range tamperCases(t, raw) {
 			label := name
 			if c.name != "" {
@@ -82,44 +83,92 @@ func TestIndependentVerifierAgrees(t *testing.T) {
 			n++
 			file := filepath.Join(dir, fmt.Sprintf("case-%d.bundle", n))
 			t.Run(label, func(t *testing.T) {
+				t.Parallel()
 				if err := os.WriteFile(file, c.bundle, 0o600); err != nil {
 					t.Fatal(err)
 				}
-				py := runPython(t, python, verifier, file)
-				goVerdict, goFirst, goProblems := verifyGo(t, c.bundle)
-				drift, known := knownDrift[label]
-				same := py.Verdict == goVerdict && py.FirstBadSeq == goFirst
-				switch {
-				case same && known:
-					t.Errorf("Go and tools/verify.py now agree (%s at %d): delete knownDrift[%q]", goVerdict, goFirst, label)
-				case !same && known:
-					t.Logf("known drift (%s): Go %s at %d, tools/verify.py %s at %d", drift, goVerdict, goFirst, py.Verdict, py.FirstBadSeq)
-				case !same:
-					t.Errorf("Go says %s at %d %q; tools/verify.py says %s at %d (%s) %+v",
-						goVerdict, goFirst, goProblems, py.Verdict, py.FirstBadSeq, py.FirstCheck, py.Problems)
+				pyRaw := runPython(t, python, verifier, file)
+				goRaw, err := json.Marshal(replay.VerifyBundle(readBundle(t, c.bundle), editions.Lookup, nil))
+				if err != nil {
+					t.Fatal(err)
 				}
-				if c.seq != 0 && (py.Verdict != "FAILED" || py.FirstBadSeq != c.seq) {
-					t.Errorf("tools/verify.py says %s at %d; the tamper is at %d", py.Verdict, py.FirstBadSeq, c.seq)
+				sameShape(t, pyRaw, goRaw)
+				var py, gr report
+				if err := json.Unmarshal(pyRaw, &py); err != nil {
+					t.Fatal(err)
+				}
+				if err := json.Unmarshal(goRaw, &gr); err != nil {
+					t.Fatal(err)
+				}
+				if py.Verdict != gr.Verdict || py.FirstBadSeq != gr.FirstBadSeq {
+					t.Fatalf("Go says %s at %d (%s) %+v; tools/verify.py says %s at %d (%s) %+v",
+						gr.Verdict, gr.FirstBadSeq, gr.FirstCheck, gr.Problems, py.Verdict, py.FirstBadSeq, py.FirstCheck, py.Problems)
+				}
+				if c.seq != 0 && (py.Verdict != replay.VerdictFailed || py.FirstBadSeq != c.seq) {
+					t.Errorf("both say %s at %d; the tamper is at %d", py.Verdict, py.FirstBadSeq, c.seq)
+				}
+				if py.Verdict != replay.VerdictFailed {
+					// A sound record: the same findings, not just the same verdict.
+					py.FirstCheck, gr.FirstCheck = "", ""
+					if !reflect.DeepEqual(py, gr) {
+						t.Errorf("the findings differ:\nGo     %+v\nPython %+v", gr, py)
+					}
 				}
 			})
 		}
 	}
 }
 
+// sameShape: both reports have exactly the documented fields, and each
+// problem exactly seq, check, code and message.
+func sameShape(t *testing.T, reports ...[]byte) {
+	t.Helper()
+	for i, raw := range reports {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		who := []string{"tools/verify.py", "Go"}[i]
+		if keys := sortedKeys(m); !slices.Equal(keys, reportFields) {
+			t.Errorf("%s's report has the fields %v, want %v", who, keys, reportFields)
+		}
+		var probs []map[string]json.RawMessage
+		if err := json.Unmarshal(m["problems"], &probs); err != nil {
+			t.Fatalf("%s's problems: %v", who, err)
+		}
+		for _, p := range probs {
+			if keys := sortedKeys(p); !slices.Equal(keys, problemFields) {
+				t.Errorf("%s's problem has the fields %v, want %v", who, keys, problemFields)
+			}
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
 type tamperCase struct {
 	name   string
-	seq    uint64 // the first bad sequence the tamper makes (0: untouched)
+	seq    uint64 // the first bad sequence the tamper makes in a sound bundle (0: untouched)
 	bundle []byte
 }
 
-// tamperCases are the bundle as it is, then with a byte flipped, a record
-// deleted, two swapped, one duplicated, and the records after the end cut.
+// tamperCases are the bundle as it is, then — for a bundle both find
+// sound — with a byte flipped, a record deleted, two swapped, one
+// duplicated, and, for an ended match, the recorder's reveals after the
+// end cut off.
 func tamperCases(t *testing.T, raw []byte) []tamperCase {
 	t.Helper()
 	cases := []tamperCase{{bundle: raw}}
 	b := readBundle(t, raw)
 	n := len(b.Records)
-	if n < 8 {
+	if n < 8 || replay.VerifyBundle(b, editions.Lookup, nil).Verdict == replay.VerdictFailed {
 		return cases
 	}
 	k := n / 2 // a record in the middle: position k+1, event k+1
@@ -148,10 +197,33 @@ func tamperCases(t *testing.T, raw []byte) []tamperCase {
 		b.Records = append(b.Records[:k+1:k+1], b.Records[k:]...)
 		b.Keys = append(b.Keys[:k+1:k+1], b.Keys[k:]...)
 	})
-	edit("cut-after-end", uint64(n-1), func(b *api.Bundle) { // the reveals recorded with match.ended
-		b.Records, b.Keys = b.Records[:n-1], b.Keys[:n-1]
-	})
+	if ended, reveals := endOf(t, b); reveals > 0 {
+		edit("cut-after-end", ended, func(b *api.Bundle) { // the last reveal recorded with match.ended
+			b.Records, b.Keys = b.Records[:n-1], b.Keys[:n-1]
+		})
+	}
 	return cases
+}
+
+// endOf finds the match.ended of a bundle and how many reveals follow it
+// at its end.
+func endOf(t *testing.T, b *api.Bundle) (ended uint64, reveals int) {
+	t.Helper()
+	for i := len(b.Records) - 1; i >= 0; i-- {
+		e, err := events.Unmarshal(b.Records[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch e.Type {
+		case events.TypeDiceRevealed:
+			reveals++
+		case events.TypeMatchEnded:
+			return e.Seq, reveals
+		default:
+			return 0, 0
+		}
+	}
+	return 0, 0
 }
 
 func readBundle(t *testing.T, raw []byte) *api.Bundle {
@@ -163,17 +235,19 @@ func readBundle(t *testing.T, raw []byte) *api.Bundle {
 	return b
 }
 
-func runPython(t *testing.T, python, verifier, file string) pythonVerdict {
+// runPython runs tools/verify.py --json ARGS… and checks its exit code
+// against its verdict.
+func runPython(t *testing.T, python, verifier string, args ...string) []byte {
 	t.Helper()
-	cmd := exec.Command(python, verifier, "--json", file)
+	cmd := exec.Command(python, append([]string{verifier, "--json"}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	var exit *exec.ExitError
 	if err != nil && !(errors.As(err, &exit) && (exit.ExitCode() == 1 || exit.ExitCode() == 3)) {
-		t.Fatalf("tools/verify.py %s: %v: %s", file, err, stderr.String())
+		t.Fatalf("tools/verify.py %v: %v: %s", args, err, stderr.String())
 	}
-	var v pythonVerdict
+	var v report
 	if err := json.Unmarshal(out, &v); err != nil {
 		t.Fatalf("tools/verify.py --json printed no report: %v: %s", err, out)
 	}
@@ -181,33 +255,5 @@ func runPython(t *testing.T, python, verifier, file string) pythonVerdict {
 	if got := cmd.ProcessState.ExitCode(); got != wantExit {
 		t.Errorf("tools/verify.py exits %d for %s, want %d", got, v.Verdict, wantExit)
 	}
-	return v
-}
-
-// eventNumber finds the sequence a problem of replay's report names.
-var eventNumber = regexp.MustCompile(`^event (\d+)`)
-
-// verifyGo is replay's verdict on the same bytes, the first bad sequence
-// it names — the chain's first break, else the lowest event a dice problem
-// names (the Report of this commit has no verdict field yet) — and its
-// problems.
-func verifyGo(t *testing.T, raw []byte) (string, uint64, []string) {
-	t.Helper()
-	rep := replay.VerifyBundle(readBundle(t, raw), editions.Lookup)
-	problems := append(append(append([]string(nil), rep.Chain.Problems...), rep.Dice.Problems...), rep.Refold.Problems...)
-	if rep.OK {
-		return "CLEAN", 0, nil
-	}
-	if rep.Chain.FirstBroken != 0 {
-		return "FAILED", rep.Chain.FirstBroken, problems
-	}
-	var first uint64
-	for _, p := range rep.Dice.Problems {
-		if m := eventNumber.FindStringSubmatch(p); m != nil {
-			if n, _ := strconv.ParseUint(m[1], 10, 64); first == 0 || n < first {
-				first = n
-			}
-		}
-	}
-	return "FAILED", first, problems
+	return out
 }

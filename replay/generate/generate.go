@@ -1,6 +1,7 @@
-// Package generate records synthetic but legal matches for load tests and
-// demos: random armies (sim.RandomMatch) played by sim.Autoplay with
-// digital dice, through a recorder's normal create/execute path, so every
+// Package generate records synthetic but legal matches for load tests,
+// demos and golden histories: random armies (sim.RandomMatch) played by
+// sim.Autoplay with digital (or physical) dice, and match scripts
+// (script.go), through a recorder's normal create/execute path, so every
 // event is decided, hashed, stored and published like a real one.
 //
 // The player keeps its own fold of each match to choose its next command.
@@ -53,6 +54,9 @@ type Options struct {
 	Players []string
 	// IDPrefix names matches IDPrefix-<edition>-<seed>-<n> (default "gen").
 	IDPrefix string
+	// Manual rolls physical dice (typed in, from the simulated dice)
+	// instead of the recorder's digital dice.
+	Manual bool
 	// Progress is told after each match.
 	Progress func(done, total int)
 }
@@ -179,7 +183,7 @@ func playOne(ctx context.Context, t Target, r projector.Rules, opts Options, n i
 	if err := fold(created.Seq); err != nil {
 		return id, 0, err
 	}
-	ap := &sim.Autoplay{Rules: r, Dice: sim.NewDice(opts.Seed ^ uint64(n)), MaxTurns: opts.MaxTurns, Digital: true}
+	ap := &sim.Autoplay{Rules: r, Dice: sim.NewDice(opts.Seed ^ uint64(n)), MaxTurns: opts.MaxTurns, Digital: !opts.Manual}
 	for guard := 0; ; guard++ {
 		if guard > 100_000 {
 			return id, s.Seq, fmt.Errorf("match %s does not end (waiting for: %s)", id, s.Pending.Text)
