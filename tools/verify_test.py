@@ -701,10 +701,13 @@ class CLITest(unittest.TestCase):
             rc, _, err = self.cli("--json", path)
             self.assertEqual((rc, json.loads(err)["error"]["code"]), (2, "bad_file"))
             self.assertEqual(self.cli(os.path.join(d, "missing"))[0], 2)
-            # a receipts directory that kept nothing of the match: nothing to check (as matchrec does)
-            rc, out, _ = self.cli("--json", "--receipts", d, GOLDEN[0])
-            self.assertEqual((rc, "receipts" in json.loads(out)["checks"]), (0, False))
-            self.assertEqual(self.cli("--receipts", os.path.join(d, "missing"), GOLDEN[0])[0], 2)
+            # a receipts directory that kept nothing of the match (or none at all): nothing to check, as in matchrec
+            for receipts in (d, os.path.join(d, "missing")):
+                rc, out, _ = self.cli("--json", "--receipts", receipts, GOLDEN[0])
+                self.assertEqual((rc, "receipts" in json.loads(out)["checks"]), (0, False))
+            with open(os.path.join(d, "%s.receipts" % golden("legacy-3e")["match"]), "w") as f:
+                f.write("not a receipt\n")
+            self.assertEqual(self.cli("--receipts", d, os.path.join(ROOT, "testdata/golden/v1/legacy-3e.bundle"))[0], 2)
 
     def test_runs_as_a_program(self):
         p = subprocess.run([sys.executable, os.path.join(HERE, "verify.py"), "--json", GOLDEN[0]],

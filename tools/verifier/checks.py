@@ -356,8 +356,6 @@ class Verifier:
 
     def check_receipts(self):
         """bundle.md "Checking receipts", with the receipts directory's two files."""
-        if not os.path.isdir(self.receipts_dir):
-            raise CannotVerify("bad_file", "no receipts directory %s" % self.receipts_dir)
         path, keys_path = (os.path.join(self.receipts_dir, self.match + ext) for ext in (".receipts", ".keys"))
         known = read_keys_file(keys_path, self.match)
         recorder = self.recorder_key or (known or {}).get("recorder")
