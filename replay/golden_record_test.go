@@ -131,6 +131,9 @@ func recordMissingGoldens(t *testing.T) {
 	}
 	dirs, _ := filepath.Glob(filepath.Join(goldenDir, "*"))
 	for _, dir := range dirs {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			continue // README.md
+		}
 		bundles, _ := filepath.Glob(filepath.Join(dir, "*.bundle"))
 		want, added := readExpected(t, dir), false
 		for _, path := range bundles {
