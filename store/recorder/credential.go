@@ -47,6 +47,11 @@ func signedCredential(s *projector.State, match string, stmt, sig []byte) (crede
 	if err != nil {
 		return credential{}, err
 	}
+	// A command in any but the canonical encoding would be recorded, and
+	// then fail every verifier's audit (docs/events.md, "Encoding").
+	if err := events.CheckCanonical(st.Command); err != nil {
+		return credential{}, api.Errorf(projector.CodeBadRequest, "the statement's command: %v", err)
+	}
 	var c projector.Command
 	if err := events.DecodeValue(st.Command, &c); err != nil {
 		return credential{}, api.Errorf(projector.CodeBadRequest, "the statement's command: %v", err)
