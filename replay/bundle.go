@@ -52,7 +52,33 @@ func ReadBundle(r io.Reader) (*api.Bundle, error) {
 	if len(b.Keys) != len(b.Records) {
 		return nil, fmt.Errorf("bundle has %d keys for %d records", len(b.Keys), len(b.Records))
 	}
+	if b.Match == "" {
+		return nil, fmt.Errorf("not a matchrec bundle: it names no match")
+	}
+	if err := checkLineage(b.Match, b.Lineage); err != nil {
+		return nil, fmt.Errorf("not a matchrec bundle: %w", err)
+	}
 	return &b, nil
+}
+
+// checkLineage holds a bundle's lineage to docs/bundle.md ("Lineage"): the
+// root first, each ancestor's upto rising from 1, the bundle's own match
+// last with no upto. Without it no record could be said to be whose.
+func checkLineage(match string, lineage []events.BranchPoint) error {
+	if len(lineage) == 0 {
+		return nil // not a branch
+	}
+	if last := lineage[len(lineage)-1]; last.Match != match || last.Upto != 0 {
+		return fmt.Errorf("lineage does not end with the bundle's match %s (and no upto)", match)
+	}
+	var prev uint64
+	for _, p := range lineage[:len(lineage)-1] {
+		if p.Upto <= prev {
+			return fmt.Errorf("lineage's upto must rise from the root (%s at %d)", p.Match, p.Upto)
+		}
+		prev = p.Upto
+	}
+	return nil
 }
 
 // VerifyBundle runs the full audit on a bundle, and checks a

@@ -257,3 +257,60 @@ func runPython(t *testing.T, python, verifier string, args ...string) []byte {
 	}
 	return out
 }
+
+// A bundle that is not one — framing, docs/bundle.md check 1 — cannot be
+// verified by either verifier: matchrec's ReadBundle refuses it and
+// tools/verify.py exits 2 with an error, never a verdict.
+func TestVerifiersRefuseTheSameMalformedBundles(t *testing.T) {
+	python, verifier := pythonVerifier(t)
+	raw, err := os.ReadFile(filepath.Join(goldenDir, "v1", "legacy-branch.bundle"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := func(edit func(m map[string]any)) []byte {
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		edit(m)
+		b, _ := json.Marshal(m)
+		return b
+	}
+	lineage := func(m map[string]any) []any { return m["lineage"].([]any) }
+	cases := map[string][]byte{
+		"another format":             edited(func(m map[string]any) { m["format"] = "something else" }),
+		"version 3":                  edited(func(m map[string]any) { m["version"] = 3 }),
+		"a field it does not have":   edited(func(m map[string]any) { m["extra"] = 1 }),
+		"one key too few":            edited(func(m map[string]any) { m["keys"] = m["keys"].([]any)[1:] }),
+		"no match":                   edited(func(m map[string]any) { m["match"] = "" }),
+		"a lineage ending elsewhere": edited(func(m map[string]any) { l := lineage(m); l[len(l)-1].(map[string]any)["match"] = "other" }),
+		"a lineage whose upto falls": edited(func(m map[string]any) {
+			l := lineage(m)
+			m["lineage"] = append([]any{map[string]any{"match": "root", "upto": 99}}, l...)
+		}),
+		"not JSON": []byte("{"),
+	}
+	if _, err := replay.ReadBundle(bytes.NewReader(raw)); err != nil {
+		t.Fatalf("the golden bundle itself: %v", err)
+	}
+	dir := t.TempDir()
+	for name, b := range cases {
+		if _, err := replay.ReadBundle(bytes.NewReader(b)); err == nil {
+			t.Errorf("%s: matchrec reads it as a bundle", name)
+		}
+		path := filepath.Join(dir, "malformed.bundle")
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(python, verifier, "--json", path)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, _ := cmd.Output()
+		var e struct {
+			Error struct{ Code string } `json:"error"`
+		}
+		if code := cmd.ProcessState.ExitCode(); code != 2 || len(out) != 0 || json.Unmarshal(stderr.Bytes(), &e) != nil || e.Error.Code == "" {
+			t.Errorf("%s: tools/verify.py exits %d, prints %q, errs %q; want exit 2 and a JSON error", name, code, out, stderr.String())
+		}
+	}
+}
