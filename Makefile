@@ -16,12 +16,14 @@ FUZZTIME ?= 1m
 FUZZ := ./events:FuzzUnmarshal ./projector/script:FuzzParse \
 	./replay:FuzzAPIRequest ./replay:FuzzReadBundle ./replay:FuzzBundleRecord
 
-.PHONY: help build demo-build test test-long demo bench fuzz clean
+.PHONY: help build demo-build test test-long golden golden-record demo bench fuzz clean
 
 help:
 	@echo "make build   build $(BIN)"
-	@echo "make test    go vet, then every test with the race detector"
+	@echo "make test    go vet, every test with the race detector, the independent verifier's tests"
 	@echo "make test-long  the statistical checks at 100x the runs, long matches (no -race)"
+	@echo "make golden  pin the golden histories' final state for this build's StateVersion (after a deliberate state change)"
+	@echo "make golden-record  record the golden histories that do not exist yet (a new edition or example)"
 	@echo "make demo    build $(DEMO_BIN) (no analytics), play every example into a fresh data dir, print its log, state and audit"
 	@echo "make bench   run the benchmarks (BENCHTIME=$(BENCHTIME))"
 	@echo "make fuzz    run each fuzz target in turn (FUZZTIME=$(FUZZTIME) each)"
@@ -35,6 +37,17 @@ demo-build:
 test:
 	$(GO) vet ./...
 	$(GO) test -race -timeout 20m ./...
+	python3 tools/verify_test.py
+
+# Golden histories (testdata/golden/README.md): recorded bundles are never
+# re-recorded. `golden` pins the final state of every bundle for this
+# build's projector.StateVersion; `golden-record` records only bundles that
+# do not exist yet and pins them.
+golden:
+	$(GO) test ./replay -run '^TestGoldenHistories$$' -count=1 -update
+
+golden-record:
+	$(GO) test ./replay -run '^TestGoldenHistories$$' -count=1 -record
 
 # With MATCHREC_TEST_LONG set the statistical checks run 100x the runs (the
 # fair-dice report over 100 recorded seasons, not 10) and the long-match

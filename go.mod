@@ -3,6 +3,7 @@ module github.com/matchrec/matchrec
 go 1.26.8
 
 require (
+	filippo.io/edwards25519 v1.2.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/mattn/go-isatty v0.0.20

@@ -57,6 +57,13 @@ func checkActor(r Rules, s *State, e *events.Event, p events.Payload) error {
 		}
 		return nil
 	}
+	switch {
+	case a.Kind == events.ActorPlayer && !isPlayer,
+		a.Kind == events.ActorJudge && a.ID != events.RoleJudge,
+		a.Kind == events.ActorSystem && a.ID != "",
+		a.Kind != events.ActorPlayer && a.Kind != events.ActorJudge && a.Kind != events.ActorSystem:
+		return fmt.Errorf("%s is no participant of the match: a player of it, [judge, judge] or the recorder [system, \"\"]", a)
+	}
 	if s.Ended {
 		switch p.(type) {
 		case *events.DiceRevealed, *events.RollConfirmed, *events.RollContested, *events.DisputeRaised, *events.RulingMade:
@@ -69,7 +76,7 @@ func checkActor(r Rules, s *State, e *events.Event, p events.Payload) error {
 		return system()
 	case *events.DiceCommitted, *events.DiceRevealed:
 		if e.Legacy {
-			return nil // v1 recorded a reveal as whoever asked for it
+			return nil // v1 recorded the recorder's follow-ups as the participant whose command caused them
 		}
 		return system()
 	case *events.RulingMade, *events.SeedExcused, *events.RevealRequested:

@@ -217,7 +217,7 @@ func applyDice(s *State, e *events.Event, p events.Payload) (bool, error) {
 			return true, fmt.Errorf("%s's seed of epoch %d is already committed or excused", p.Player, p.Epoch)
 		case c.anyRevealed():
 			return true, fmt.Errorf("a seed of epoch %d is already revealed: commitments are closed", p.Epoch)
-		case !isHexHash(p.Commit):
+		case !dice.ValidCommit(p.Commit):
 			return true, fmt.Errorf("a seed commitment is 64 hex digits")
 		}
 		ps.Commit = p.Commit
@@ -276,11 +276,6 @@ func seedTarget(s *State, epoch int, player string) (*SeedCommit, *EpochSeed, er
 	return c, ps, nil
 }
 
-func isHexHash(s string) bool {
-	b, err := hex.DecodeString(s)
-	return err == nil && len(b) == 32 && strings.ToLower(s) == s
-}
-
 // decideDice decides the seed commands; handled is false for others.
 func decideDice(s *State, actor events.Actor, c Command) ([]events.Payload, bool, error) {
 	isPlayer := actor.Kind == events.ActorPlayer && s.Player(actor.ID) != nil
@@ -302,7 +297,7 @@ func decideDice(s *State, actor events.Actor, c Command) ([]events.Payload, bool
 			if due != SeedCommitDue {
 				return nil, true, Refuse(CodeWrongStep, "no seed commitment is due from %s in epoch %d", s.PlayerName(actor.ID), c.Epoch)
 			}
-			if !isHexHash(c.Commit) {
+			if !dice.ValidCommit(c.Commit) {
 				return nil, true, Refuse(CodeBadCommand, "a seed commitment is the SHA-256 of the seed: 64 lowercase hex digits")
 			}
 			return []events.Payload{&events.SeedCommitted{Epoch: c.Epoch, Player: actor.ID, Commit: c.Commit}}, true, nil

@@ -108,9 +108,11 @@ func applyWitness(s *State, e *events.Event, p events.Payload) (bool, error) {
 	case *events.DisputeRaised:
 		s.Disputes = append(s.Disputes, Dispute{Seq: e.Seq, By: e.Actor.ID, Event: p.Event, Reason: p.Reason})
 	case *events.RulingMade:
-		if d := s.Dispute(p.Dispute); d != nil {
-			d.Ruling, d.Decision, d.Values, d.Models, d.Note = e.Seq, p.Decision, p.Values, p.Models, p.Note
+		d := s.Dispute(p.Dispute)
+		if d == nil || d.Ruling != 0 || d.Event != p.Event {
+			return true, fmt.Errorf("rules on event %d, which is no open dispute of event %d", p.Dispute, p.Event)
 		}
+		d.Ruling, d.Decision, d.Values, d.Models, d.Note = e.Seq, p.Decision, p.Values, p.Models, p.Note
 	default:
 		return false, nil
 	}

@@ -9,71 +9,14 @@ import (
 	"github.com/matchrec/matchrec/projector/fold"
 )
 
-// Report is a judge's audit of one match: every check, what it found, and
-// an overall verdict. It is built from the events alone, so the same
-// report comes from the store (matchrec audit) and from a bundle
-// (matchrec verify).
-type Report struct {
-	Match  string `json:"match"`
-	Events int    `json:"events"`
-	// OK is Verdict == VerdictClean.
-	OK bool `json:"ok"`
-	// Verdict is CLEAN, FAILED or UNRESOLVED (docs/bundle.md).
-	Verdict string `json:"verdict"`
-	// Signed: the participants signed their commands; an unsigned match's
-	// verdict trusts the operator of its recorder.
-	Signed bool `json:"signed"`
-
-	Chain      ChainCheck     `json:"chain"`
-	Statements StatementCheck `json:"statements"`
-	Actors     ActorCheck     `json:"actors"`
-	Dice       DiceCheck      `json:"dice"`
-	Refold     RefoldCheck    `json:"refold"`
-	// Receipts is the check of a participant's receipts, when given.
-	Receipts *ReceiptCheck          `json:"receipts,omitempty"`
-	Manual   []projector.ManualRoll `json:"manual_rolls,omitempty"` // unconfirmed and contested physical rolls
-	Disputes []DisputeReport        `json:"disputes,omitempty"`     // the disputes and rulings timeline
-	// Unsettled are contested rolls no ruling has settled, Open disputes
-	// with no ruling: either leaves the verdict UNRESOLVED.
-	Unsettled []uint64 `json:"unsettled,omitempty"`
-	Open      []uint64 `json:"open_disputes,omitempty"`
-}
-
-// Verdicts of an audit, and the exit codes of audit and verify.
-const (
-	VerdictClean      = "CLEAN"      // exit 0
-	VerdictFailed     = "FAILED"     // exit 1: the record was changed, forged or damaged
-	VerdictUnresolved = "UNRESOLVED" // exit 3: sound, but a dispute or contested roll awaits a ruling
-)
-
-// ActorCheck is who acted: every event by an actor the rules allowed at
-// that point, nothing after the end but what may follow it
-// (docs/events.md, "Who may author each event"; projector.CheckActor).
-type ActorCheck struct {
-	OK       bool     `json:"ok"`
-	FirstBad uint64   `json:"first_bad,omitempty"`
-	Problems []string `json:"problems,omitempty"`
-}
-
-// ChainCheck is the hash chain and sequence check.
-type ChainCheck struct {
-	OK bool `json:"ok"`
-	// FirstBroken is the first sequence number at which the chain or the
-	// numbering fails (0 when none).
-	FirstBroken uint64   `json:"first_broken,omitempty"`
-	Problems    []string `json:"problems,omitempty"`
-	Gaps        []uint64 `json:"gaps,omitempty"` // missing sequence numbers
-}
-
 // RefoldCheck compares a fresh fold of the whole match with what was
-// recorded: every roll answered the step the rules asked for, and the final
-// state equals the recorded state (when one is known).
+// recorded: every event folds, every roll answered the step the rules
+// asked for, and the final state equals the recorded state (when one is
+// known: Compared).
 type RefoldCheck struct {
 	OK        bool        `json:"ok"`
 	StateHash events.Hash `json:"state_hash"`
-	Compared  bool        `json:"compared"` // a recorded state hash was available
-	FirstBad  uint64      `json:"first_bad,omitempty"`
-	Problems  []string    `json:"problems,omitempty"`
+	Compared  bool        `json:"compared"`
 }
 
 // AuditOptions give the audit what the events alone do not say.
@@ -84,124 +27,99 @@ type AuditOptions struct {
 	// Lineage of a branch (store.Brancher): which match recorded which
 	// of its events. Nil for a match that is no branch.
 	Lineage []events.BranchPoint
-	// Reveals are dice.revealed events recorded by a branch's ancestors
-	// after the fork: they reveal the seeds of the inherited rolls.
-	Reveals []events.Event
+	// Reveals are dice.revealed records its ancestors recorded after the
+	// fork: they reveal the seeds of a branch's inherited rolls.
+	Reveals [][]byte
 	// Receipts, when given, are checked against the log.
 	Receipts *Receipts
 }
 
 // Audit checks the events of match, in stored order.
 func Audit(match string, evs []events.Event, lookup fold.Lookup, o AuditOptions) Report {
-	r := Report{Match: match, Events: len(evs)}
-	r.Chain = checkChain(match, evs, o.Lineage)
-	r.Dice = checkDice(match, evs, o.Reveals)
-	st := newStatements(evs)
-	r.Refold, r.Actors, r.Manual, r.Disputes = checkRefold(match, evs, lookup, o, st)
-	r.Statements, r.Signed = st.c, st.c.Signed
-	if o.Receipts != nil {
-		rc := checkReceipts(match, evs, st.keys[len(evs)], o.Receipts)
-		r.Receipts = &rc
+	recs := make([]record, len(evs))
+	for i := range evs {
+		recs[i] = record{key: evs[i].Seq, ev: &evs[i]}
 	}
-	r.Unsettled = unsettled(r.Manual, r.Disputes)
-	for _, d := range r.Disputes {
-		if d.Ruling == 0 {
-			r.Open = append(r.Open, d.Seq)
+	return audit(match, recs, lookup, o)
+}
+
+// AuditRecords audits raw records, each stored under its key: a record
+// that does not decode, is not canonical or is stored under another
+// event's number is the chain check's, at its position.
+func AuditRecords(match string, recs []Record, lookup fold.Lookup, o AuditOptions) Report {
+	rs := make([]record, len(recs))
+	for i, r := range recs {
+		rs[i] = record{key: r.Key, raw: r.Data}
+		if e, err := events.Unmarshal(r.Data); err != nil {
+			rs[i].err = err
+		} else {
+			rs[i].ev = &e
 		}
+	}
+	return audit(match, rs, lookup, o)
+}
+
+// audit runs every check of docs/bundle.md ("Verifying a bundle") and
+// matchrec's re-fold.
+func audit(match string, recs []record, lookup fold.Lookup, o AuditOptions) Report {
+	r := Report{Match: match, Events: len(recs), Checks: Checks{Refold: &RefoldCheck{}}}
+	r.Checks.Chain = checkChain(match, recs, o.Lineage, r.failer(CheckChain))
+	// From the first record the chain check fails on, the records are not
+	// known to be what was recorded: the other checks read the sound
+	// records before it (docs/bundle.md, "Verifying a bundle").
+	sound := len(recs)
+	if first := r.First(CheckChain); first != 0 {
+		sound = int(first) - 1
+	}
+	whole := sound == len(recs)
+	var all, evs []events.Event
+	for i, rec := range recs {
+		if rec.ev != nil {
+			all = append(all, *rec.ev)
+			if i < sound {
+				evs = append(evs, *rec.ev)
+			}
+		}
+	}
+	r.Checks.Dice, r.PendingReveal = checkDice(evs, whole, o.Reveals, o.Lineage, r.failer(CheckDice))
+	r.Checks.End = checkEnd(evs, whole, r.failer(CheckEnd))
+	st := newStatements(evs, r.failer(CheckStatements))
+	if !whole {
+		o.Expected = nil // the state of a prefix is not the state recorded
+	}
+	checkRefold(match, evs, whole, lookup, o, st, &r)
+	r.Signed = st.signed
+	r.Checks.Statements = st.c
+	if o.Receipts != nil {
+		rc := checkReceipts(match, all, st.created, o.Receipts, r.failer(CheckReceipts))
+		r.Checks.Receipts = &rc
 	}
 	r.judge()
 	return r
 }
 
-// judge sets the verdict from the checks.
-func (r *Report) judge() {
-	failed := !r.Chain.OK || !r.Statements.OK || !r.Actors.OK || !r.Dice.OK || !r.Refold.OK || (r.Receipts != nil && !r.Receipts.OK)
-	switch {
-	case failed:
-		r.Verdict = VerdictFailed
-	case len(r.Unsettled) > 0 || len(r.Open) > 0:
-		r.Verdict = VerdictUnresolved
-	default:
-		r.Verdict = VerdictClean
-	}
-	r.OK = r.Verdict == VerdictClean
-}
-
-// unsettled lists contested rolls that no ruling has settled. Unconfirmed
-// rolls are reported but do not fail the audit: a roll nobody objected to
-// stands.
-func unsettled(manual []projector.ManualRoll, disputes []DisputeReport) []uint64 {
-	var out []uint64
-	for _, m := range manual {
-		if m.Status != projector.RollContested {
-			continue
-		}
-		ruled := false
-		for _, d := range disputes {
-			ruled = ruled || (d.Event == m.Seq && d.Ruling != 0)
-		}
-		if !ruled {
-			out = append(out, m.Seq)
-		}
-	}
-	return out
-}
-
-// checkChain walks the events in stored order: numbers 1, 2, 3… with no
-// gap or swap, each prev_hash the previous event's hash, each hash its
-// content's.
-func checkChain(match string, evs []events.Event, lineage []events.BranchPoint) ChainCheck {
-	c := ChainCheck{OK: true}
-	fail := func(seq uint64, format string, args ...any) {
-		if c.OK {
-			c.OK, c.FirstBroken = false, seq
-		}
-		c.Problems = append(c.Problems, fmt.Sprintf(format, args...))
-	}
-	var prev events.Hash
-	next := uint64(1)
-	for i, e := range evs {
-		switch {
-		case e.Seq > next:
-			for s := next; s < e.Seq; s++ {
-				c.Gaps = append(c.Gaps, s)
-			}
-			fail(next, "events %d to %d are missing (found %d after %d)", next, e.Seq-1, e.Seq, next-1)
-		case e.Seq < next:
-			fail(next, "position %d holds event %d where event %d should be (events out of order)", i+1, e.Seq, next)
-		}
-		if want := fold.RecordedBy(lineage, match, e.Seq); e.Match != want {
-			fail(e.Seq, "event %d says it was recorded by match %s, not %s", e.Seq, e.Match, want)
-		}
-		if got := events.ComputeHash(e); got != e.Hash {
-			fail(e.Seq, "event %d: its content does not match its hash (edited after it was recorded)", e.Seq)
-		}
-		if e.PrevHash != prev {
-			fail(e.Seq, "event %d: prev_hash does not link to event %d", e.Seq, e.Seq-1)
-		}
-		prev, next = e.Hash, e.Seq+1
-	}
-	return c
+// record is one stored record on its way through the checks: its key,
+// its bytes (nil when audited from decoded events) and what they decode
+// to.
+type record struct {
+	key uint64
+	raw []byte
+	ev  *events.Event
+	err error
 }
 
 // checkRefold folds the whole match from scratch (as ruled), checks that
 // each roll answered exactly the step the rules were waiting for, and
 // compares the final state with the recorded one. Before each event it
-// has st check the event's statement against the state before it; an
-// event whose actor the rules did not allow is the actors check's.
-func checkRefold(match string, evs []events.Event, lookup fold.Lookup, o AuditOptions, st *statements) (RefoldCheck, ActorCheck, []projector.ManualRoll, []DisputeReport) {
-	c := RefoldCheck{OK: true}
-	ac := ActorCheck{OK: true}
-	fail := func(seq uint64, format string, args ...any) {
-		if c.OK || (seq != 0 && seq < c.FirstBad) {
-			c.FirstBad = seq
-		}
-		c.OK = false
-		c.Problems = append(c.Problems, fmt.Sprintf(format, args...))
-	}
+// has st check the event's statement against the state before it. An
+// event whose actor the rules did not allow is the actors check's; a
+// witness, dispute or ruling that does not fold the witnesses check's.
+// It fills in the report's manual rolls, disputes and what is unresolved.
+// whole: evs are the whole log, not the sound records before a break.
+func checkRefold(match string, evs []events.Event, whole bool, lookup fold.Lookup, o AuditOptions, st *statements, r *Report) {
+	fail := r.failer(CheckRefold)
 	if len(evs) == 0 {
-		fail(0, "the match has no events")
-		return c, ac, nil, nil
+		return // the chain check reports an empty log
 	}
 	f := fold.NewFolder(match, lookup)
 	f.Lineage = o.Lineage
@@ -222,59 +140,97 @@ func checkRefold(match string, evs []events.Event, lookup fold.Lookup, o AuditOp
 			err = f.ApplyDecoded(e, p)
 		}
 		if err != nil {
-			if errors.Is(err, projector.ErrNotAllowed) {
-				ac.OK, ac.FirstBad = false, e.Seq
-				ac.Problems = append(ac.Problems, fmt.Sprintf("event %d: %v", e.Seq, err))
-			} else {
-				fail(e.Seq, "event %d does not fold: %v", e.Seq, err)
+			switch {
+			case errors.Is(err, projector.ErrNotAllowed):
+				r.failer(CheckActors)(e.Seq, "wrong_actor", "%v", err)
+			case isWitness(p):
+				r.failer(CheckWitnesses)(e.Seq, "bad_witness", "%s does not fold: %v", e.Type, err)
+			default:
+				fail(e.Seq, "does_not_fold", "%s does not fold: %v", e.Type, err)
 			}
-			return c, ac, nil, nil
+			return
 		}
 		if before != nil {
 			discarded[e.Seq] = newlySkipped(before, f.State)
 		}
 	}
-	st.close(evs[len(evs)-1].Seq + 1)
+	if whole {
+		st.close(evs[len(evs)-1].Seq + 1) // a prefix may end inside a command
+	}
+	rc := r.Checks.Refold
 	h, err := f.State.Hash()
 	if err != nil {
-		fail(0, "hash the folded state: %v", err)
+		fail(0, "does_not_fold", "hash the folded state: %v", err)
 	}
-	c.StateHash = h
+	rc.StateHash = h
 	if o.Expected != nil {
-		c.Compared = true
+		rc.Compared = true
 		if *o.Expected != h {
-			fail(0, "the recorded state (%s) differs from a fresh fold of the events (%s)", o.Expected, h)
+			fail(0, "state_differs", "the recorded state (%s) differs from a fresh fold of the events (%s)", o.Expected, h)
 		}
 	}
-	var manual []projector.ManualRoll
-	for _, m := range f.State.Dice.Manual {
-		if m.Status != projector.RollConfirmed {
-			manual = append(manual, m)
+	witnesses(f, discarded, r)
+}
+
+func isWitness(p events.Payload) bool {
+	switch p.(type) {
+	case *events.RollConfirmed, *events.RollContested, *events.DisputeRaised, *events.RulingMade:
+		return true
+	}
+	return false
+}
+
+// witnesses lists the physical rolls no opponent confirmed, the disputes
+// and rulings, and what keeps a sound record from CLEAN: a contested roll
+// no ruling settled (a ruling on a dispute of that roll settles it), a
+// dispute with no ruling. Unconfirmed rolls do not: a roll nobody objected
+// to stands.
+//
+// A ruling's dispute also says what the ruling did: an amendment's old →
+// new values and their effect, and the later events the as-ruled fold
+// skips because of it (discarded: ruling seq → those events).
+func witnesses(f *fold.Folder, discarded map[uint64][]uint64, r *Report) {
+	s := f.State
+	for _, m := range s.Dice.Manual {
+		if m.Status == projector.RollConfirmed {
+			continue
+		}
+		r.ManualRolls = append(r.ManualRolls, ManualRoll{Seq: m.Seq, Roller: m.Roller, Status: m.Status, By: m.By, Reason: m.Reason})
+		if m.Status != projector.RollContested {
+			continue
+		}
+		ruled := false
+		for _, d := range s.Disputes {
+			ruled = ruled || (d.Event == m.Seq && d.Ruling != 0)
+		}
+		if !ruled {
+			r.Unresolved = append(r.Unresolved, Unresolved{Seq: m.Seq, Code: "contested", Message: fmt.Sprintf("contested at event %d, and no ruling on a dispute of it", m.By)})
 		}
 	}
-	var disputes []DisputeReport
-	for _, d := range f.State.Disputes {
-		dr := DisputeReport{Dispute: d, Discarded: discarded[d.Ruling]}
+	for _, d := range s.Disputes {
+		rd := Dispute{Seq: d.Seq, By: d.By, Event: d.Event, Reason: d.Reason, Ruling: d.Ruling, Decision: d.Decision, Note: d.Note, Discarded: discarded[d.Ruling]}
 		if d.Decision == events.RulingAmend {
 			played, _ := f.Payload(d.Event)
-			dr.Effect = AmendEffect(d, played)
+			rd.Effect = AmendEffect(d, played)
 		}
-		disputes = append(disputes, dr)
+		r.Disputes = append(r.Disputes, rd)
+		if d.Ruling == 0 {
+			r.Unresolved = append(r.Unresolved, Unresolved{Seq: d.Seq, Code: "open_dispute", Message: fmt.Sprintf("a dispute of event %d with no ruling", d.Event)})
+		}
 	}
-	return c, ac, manual, disputes
 }
 
 // checkRollStep compares what a roll event says it answered with what the
 // fold says the match was waiting for.
-func checkRollStep(s *projector.State, seq uint64, r *events.DiceRolled, fail func(uint64, string, ...any)) {
+func checkRollStep(s *projector.State, seq uint64, r *events.DiceRolled, fail failer) {
 	p := s.Pending
 	switch {
 	case p.Kind != projector.WaitRoll:
-		fail(seq, "event %d is a roll, but the match was waiting for: %s", seq, p.Text)
+		fail(seq, "wrong_step", "a roll, but the match was waiting for: %s", p.Text)
 	case p.Player != r.Roller:
-		fail(seq, "event %d: %s rolled, but the rules asked %s to", seq, r.Roller, p.Player)
+		fail(seq, "wrong_step", "%s rolled, but the rules asked %s to", r.Roller, p.Player)
 	case p.Dice != r.Count || p.Need != r.Need || p.Purpose != r.Purpose:
-		fail(seq, "event %d records %d dice to %s needing %d+, but the rules asked for %d dice to %s needing %d+",
-			seq, r.Count, r.Purpose, r.Need, p.Dice, p.Purpose, p.Need)
+		fail(seq, "wrong_step", "%d dice to %s needing %d+, but the rules asked for %d dice to %s needing %d+",
+			r.Count, r.Purpose, r.Need, p.Dice, p.Purpose, p.Need)
 	}
 }

@@ -58,8 +58,8 @@ func BenchmarkAudit(b *testing.B) {
 		defer reportCPU(b, n)()
 		for b.Loop() {
 			rep, err := replay.AuditStore(ctx, st, "audit-bench", editions.Lookup, nil)
-			if err != nil || !rep.OK || rep.Dice.Checked == 0 {
-				b.Fatalf("audit: %v ok=%v %+v", err, rep.OK, rep.Dice.Problems)
+			if err != nil || !rep.OK || rep.Checks.Dice.Checked == 0 {
+				b.Fatalf("audit: %v ok=%v %+v", err, rep.OK, rep.Problems)
 			}
 		}
 		b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), "events/s")
@@ -159,8 +159,8 @@ func BenchmarkAuditSigned(b *testing.B) {
 		defer reportCPU(b, n)()
 		for b.Loop() {
 			rep, err := replay.AuditStore(ctx, st, id, editions.Lookup, nil)
-			if err != nil || !rep.OK || !rep.Signed || rep.Statements.Signatures != len(stmts) || rep.Dice.Checked == 0 {
-				b.Fatalf("audit: %v %s %+v", err, rep.Verdict, rep.Statements)
+			if err != nil || !rep.OK || !rep.Signed || rep.Checks.Statements.Signatures != len(stmts) || rep.Checks.Dice.Checked == 0 {
+				b.Fatalf("audit: %v %s %+v", err, rep.Verdict, rep.Checks.Statements)
 			}
 		}
 		b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), "events/s")

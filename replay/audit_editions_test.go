@@ -34,8 +34,8 @@ func TestRecordedMatchesOfEveryEditionAuditClean(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !live.Ended || !rep.OK || !rep.Refold.Compared || rep.Dice.Checked == 0 || rep.Dice.Checked != rep.Dice.Digital {
-				t.Fatalf("%s: ended=%v audit ok=%v chain=%v dice=%+v refold=%v", id, live.Ended, rep.OK, rep.Chain.Problems, rep.Dice, rep.Refold.Problems)
+			if !live.Ended || !rep.OK || !rep.Checks.Refold.Compared || rep.Checks.Dice.Checked == 0 || rep.Checks.Dice.Checked != rep.Checks.Dice.Digital {
+				t.Fatalf("%s: ended=%v audit ok=%v chain=%v dice=%+v refold=%v", id, live.Ended, rep.OK, rep.Problems, rep.Checks.Dice, rep.Problems)
 			}
 		}
 	}

@@ -16,47 +16,6 @@ type Record struct {
 	Data []byte
 }
 
-// AuditRecords audits raw records: a record that does not decode, or that
-// is stored under another event's number, is a chain failure at its key;
-// the rest are audited as events.
-func AuditRecords(match string, recs []Record, lookup fold.Lookup, o AuditOptions) Report {
-	var evs []events.Event
-	var pre []problemAt
-	for _, r := range recs {
-		e, err := events.Unmarshal(r.Data)
-		if err != nil {
-			pre = append(pre, problemAt{r.Key, fmt.Sprintf("the record stored as event %d cannot be decoded (damaged): %v", r.Key, err)})
-			continue
-		}
-		if e.Seq != r.Key {
-			pre = append(pre, problemAt{r.Key, fmt.Sprintf("the record stored as event %d is event %d (events swapped or moved)", r.Key, e.Seq)})
-		}
-		evs = append(evs, e)
-	}
-	rep := Audit(match, evs, lookup, o)
-	if len(pre) > 0 {
-		ch := &rep.Chain
-		for _, p := range pre {
-			if ch.OK || p.seq < ch.FirstBroken {
-				ch.FirstBroken = p.seq
-			}
-			ch.OK = false
-		}
-		probs := make([]string, 0, len(pre)+len(ch.Problems))
-		for _, p := range pre {
-			probs = append(probs, p.msg)
-		}
-		ch.Problems = append(probs, ch.Problems...)
-		rep.judge()
-	}
-	return rep
-}
-
-type problemAt struct {
-	seq uint64
-	msg string
-}
-
 // ReadRecords reads a match's records from a store: raw when the store can
 // (store.RawScanner), else decoded events re-marshalled.
 func ReadRecords(ctx context.Context, st store.Store, match string) ([]Record, error) {
@@ -122,7 +81,7 @@ func AuditContext(ctx context.Context, st store.Store, match string) (AuditOptio
 		}
 		err := st.Scan(ctx, p.Match, p.Upto+1, func(e events.Event) error {
 			if e.Type == events.TypeDiceRevealed && e.Match == p.Match {
-				o.Reveals = append(o.Reveals, e)
+				o.Reveals = append(o.Reveals, events.Marshal(e))
 			}
 			return nil
 		})

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"fmt"
 	"maps"
 	"runtime"
@@ -18,51 +19,60 @@ import (
 // in a signed match with the signature of the role's key; each statement
 // names this match, the actor's role and the head just before its command;
 // no statement is used twice; and, re-decided from the state before it,
-// each command gives exactly the events recorded for it.
+// each command gives exactly the events recorded for it. Statements and
+// Signatures count the commands and signatures checked.
 type StatementCheck struct {
-	OK bool `json:"ok"`
-	// Signed: the match's participants have keys (the keys in force at its
-	// last event); an unsigned match trusts its operator.
-	Signed     bool     `json:"signed"`
-	Statements int      `json:"statements"` // commands checked
-	Signatures int      `json:"signatures"` // signatures verified
-	FirstBad   uint64   `json:"first_bad,omitempty"`
-	Problems   []string `json:"problems,omitempty"`
+	OK         bool `json:"ok"`
+	Statements int  `json:"statements"`
+	Signatures int  `json:"signatures"`
 }
 
-func (c *StatementCheck) fail(seq uint64, format string, args ...any) {
-	if c.OK || seq < c.FirstBad {
-		c.FirstBad = seq
-	}
-	c.OK = false
-	c.Problems = append(c.Problems, fmt.Sprintf("event %d: ", seq)+fmt.Sprintf(format, args...))
-}
-
-// keysInForce lists, for each event, the participants' keys in force
-// before it — those of the last match.created or branch.created before it
-// — and, last, the keys after every event. They change only there, so they
-// are read without a fold.
-func keysInForce(evs []events.Event) []map[string]string {
-	out := make([]map[string]string, len(evs)+1)
-	var keys map[string]string
+// parties reads who the participants are, without a fold: the keys in
+// force before each event — those of the last match.created or
+// branch.created before it — and, last, after every event; the created
+// events; and whether every part of the match is signed. Keys that are
+// not one valid key per role (auth.CheckRoleKeys) are a problem of the
+// event that names them, and leave that part unsigned.
+func parties(evs []events.Event, fail failer) (keys []map[string]string, created []createdAt, signed bool) {
+	keys = make([]map[string]string, len(evs)+1)
+	var cur map[string]string
+	var players []string
+	signed = true
 	for i, e := range evs {
-		out[i] = keys
-		switch e.Type {
-		case events.TypeMatchCreated, events.TypeBranchCreated:
-			p, err := events.Core().Decode(e)
-			if err != nil {
-				continue // the chain and the re-fold report it
+		keys[i] = cur
+		if e.Type != events.TypeMatchCreated && e.Type != events.TypeBranchCreated {
+			continue
+		}
+		p, err := events.Core().Decode(e)
+		if err != nil {
+			continue // the re-fold reports it
+		}
+		switch p := p.(type) {
+		case *events.MatchCreated:
+			cur, players = p.Keys, nil
+			for _, pl := range p.Players {
+				players = append(players, pl.ID)
 			}
-			switch p := p.(type) {
-			case *events.MatchCreated:
-				keys = p.Keys
-			case *events.BranchCreated:
-				keys = p.Keys
+		case *events.BranchCreated:
+			cur = p.Keys // a branch has its parent's players
+		}
+		if len(cur) > 0 {
+			if err := auth.CheckRoleKeys(cur, players); err != nil {
+				fail(e.Seq, "bad_keys", "%v", err)
+				cur = nil
 			}
 		}
+		created = append(created, createdAt{e.Seq, cur})
+		signed = signed && len(cur) > 0
 	}
-	out[len(evs)] = keys
-	return out
+	keys[len(evs)] = cur
+	return keys, created, signed && len(created) > 0
+}
+
+// createdAt is a match.created or branch.created and the keys it names.
+type createdAt struct {
+	seq  uint64
+	keys map[string]string
 }
 
 // verifySignatures checks every command's signature — once per statement,
@@ -76,24 +86,29 @@ func verifySignatures(evs []events.Event, keys []map[string]string) map[uint64]b
 		stmt     []byte
 	}
 	var jobs []job
-	var prev []byte
+	var prev *events.Auth
+	parsed := map[string]ed25519.PublicKey{} // a key is decoded once, not once per command
 	for i, e := range evs {
 		a := e.Auth
 		if a == nil || !a.Signed() {
 			prev = nil
 			continue
 		}
-		if bytes.Equal(a.Statement, prev) {
+		if sameAuth(a, prev) {
 			continue // the same command's next event
 		}
-		prev = a.Statement
+		prev = a
 		st, err := auth.ParseStatement(a.Statement)
 		if err != nil {
 			continue
 		}
-		pub, err := auth.ParsePublicKey(keys[i][st.Role])
-		if err != nil {
-			continue
+		hexKey := keys[i][st.Role]
+		pub, ok := parsed[hexKey]
+		if !ok {
+			if pub, err = auth.ParsePublicKey(hexKey); err != nil {
+				continue
+			}
+			parsed[hexKey] = pub
 		}
 		jobs = append(jobs, job{e.Seq, pub, a.Signature, a.Statement})
 	}
@@ -121,20 +136,23 @@ func verifySignatures(evs []events.Event, keys []map[string]string) map[uint64]b
 // statements checks each event as the fold reaches it (check), with the
 // state before the event in f.
 type statements struct {
-	c      StatementCheck
-	keys   []map[string]string
-	sigOK  map[uint64]bool
-	seen   map[string]uint64 // recording match, role and nonce → the command's first event
-	cur    []byte            // the statement of the command whose events are being read
-	expect []events.Payload  // the events its re-decision gives that are still to come
-	from   uint64            // the command's first event
+	c       StatementCheck
+	fail    failer
+	keys    []map[string]string
+	created []createdAt
+	signed  bool
+	sigOK   map[uint64]bool
+	seen    map[string]uint64 // statement's match, role and nonce → the command's first event
+	cur     *events.Auth      // the auth of the command whose events are being read
+	role    string            // its statement's role
+	expect  []events.Payload  // the events its re-decision gives that are still to come
+	from    uint64            // the command's first event
 }
 
-func newStatements(evs []events.Event) *statements {
-	keys := keysInForce(evs)
-	k := &statements{c: StatementCheck{OK: true, Signed: len(keys[len(evs)]) > 0}, keys: keys,
+func newStatements(evs []events.Event, fail failer) *statements {
+	keys, created, signed := parties(evs, fail)
+	return &statements{fail: fail, keys: keys, created: created, signed: signed,
 		sigOK: verifySignatures(evs, keys), seen: map[string]uint64{}}
-	return k
 }
 
 // check checks event i (e, payload p) against the state before it, f.
@@ -142,7 +160,7 @@ func (k *statements) check(f *fold.Folder, i int, e events.Event, p events.Paylo
 	keys := k.keys[i]
 	signed := len(keys) > 0
 	system := e.Actor.Kind == events.ActorSystem
-	if e.Auth != nil && k.cur != nil && bytes.Equal(e.Auth.Statement, k.cur) {
+	if k.cur != nil && sameAuth(e.Auth, k.cur) {
 		k.continued(e, p)
 		return
 	}
@@ -150,36 +168,34 @@ func (k *statements) check(f *fold.Folder, i int, e events.Event, p events.Paylo
 	switch {
 	case system && e.Type != events.TypeBranchCreated:
 		if e.Auth != nil {
-			k.c.fail(e.Seq, "the recorder's own %s carries a statement", e.Type)
+			k.fail(e.Seq, "unexpected_auth", "the recorder's own %s carries a statement", e.Type)
 		}
 		return
 	case e.Legacy:
 		if signed {
-			k.c.fail(e.Seq, "missing_signature: a signed match's %s without a statement (envelope v1)", e.Type)
+			k.fail(e.Seq, "missing_signature", "a signed match's %s without a statement (envelope v1)", e.Type)
 		}
 		return
+	case e.Auth == nil && signed:
+		k.fail(e.Seq, "missing_signature", "a signed match's %s without a statement", e.Type)
+		return
 	case e.Auth == nil:
-		// The recorder writes a statement for every participant event;
-		// in an unsigned match (operator trusted) one without is read as
-		// envelope v1 is, with nothing to check.
-		if signed {
-			k.c.fail(e.Seq, "missing_signature: a signed match's %s without a statement", e.Type)
-		}
+		k.fail(e.Seq, "missing_statement", "%s without the statement of its command (the recorder writes one for every participant event)", e.Type)
 		return
 	}
 	st, err := auth.ParseStatement(e.Auth.Statement)
 	if err != nil {
-		k.c.fail(e.Seq, "%v", err)
+		k.fail(e.Seq, "bad_statement", "%v", err)
 		return
 	}
 	k.c.Statements++
 	if signed {
 		switch {
 		case !e.Auth.Signed():
-			k.c.fail(e.Seq, "missing_signature: %s's statement is not signed", st.Role)
+			k.fail(e.Seq, "missing_signature", "%s's statement is not signed", st.Role)
 			return
 		case !k.sigOK[e.Seq]:
-			k.c.fail(e.Seq, "bad_signature: the statement is not signed by the key of %s", st.Role)
+			k.fail(e.Seq, "bad_signature", "the statement is not signed by the key of %s", st.Role)
 			return
 		}
 		k.c.Signatures++
@@ -188,22 +204,27 @@ func (k *statements) check(f *fold.Folder, i int, e events.Event, p events.Paylo
 	if bc, ok := p.(*events.BranchCreated); ok {
 		wantMatch = bc.Parent
 	} else if st.Role != e.Actor.Role() {
-		k.c.fail(e.Seq, "the statement is %s's, the event %s's", st.Role, e.Actor)
+		k.fail(e.Seq, "wrong_role", "the statement is %s's, the event %s's", st.Role, e.Actor)
 	}
 	if st.Match != wantMatch {
-		k.c.fail(e.Seq, "the statement is for match %s, not %s", st.Match, wantMatch)
+		k.fail(e.Seq, "wrong_match", "the statement is for match %s, not %s", st.Match, wantMatch)
 	}
 	if st.HeadSeq != e.Seq-1 || st.HeadHash != e.PrevHash {
-		k.c.fail(e.Seq, "the statement was made at event %d (%s), but its command follows event %d (%s)", st.HeadSeq, st.HeadHash, e.Seq-1, e.PrevHash)
+		k.fail(e.Seq, "stale_head", "the statement was made at event %d (%s), but its command follows event %d (%s)", st.HeadSeq, st.HeadHash, e.Seq-1, e.PrevHash)
 	}
-	key := e.Match + "\x00" + string(st.Key())
+	key := st.Match + "\x00" + string(st.Key())
 	if first, dup := k.seen[key]; dup {
-		k.c.fail(e.Seq, "the statement of event %d is used again (role %s, request %x)", first, st.Role, st.Nonce)
+		k.fail(e.Seq, "nonce_reused", "the statement of event %d is used again (role %s, request %x)", first, st.Role, st.Nonce)
+	} else {
+		k.seen[key] = e.Seq
 	}
-	k.seen[key] = e.Seq
 	var c projector.Command
-	if err := events.DecodeValue(st.Command, &c); err != nil {
-		k.c.fail(e.Seq, "the statement's command does not decode: %v", err)
+	if err := events.CheckCanonical(st.Command); err != nil {
+		k.fail(e.Seq, "bad_statement", "the statement's command: %v", err)
+		return
+	}
+	if err := events.DecodeValue(st.Command, &c); err != nil || c.Type == "" {
+		k.fail(e.Seq, "bad_statement", "the statement's command is not a command with a type (%v)", err)
 		return
 	}
 	if bc, ok := p.(*events.BranchCreated); ok {
@@ -212,24 +233,33 @@ func (k *statements) check(f *fold.Folder, i int, e events.Event, p events.Paylo
 	}
 	decided, err := redecide(f, e.Actor, c, p)
 	if err != nil {
-		k.c.fail(e.Seq, "re-decided, %s's %s command is refused: %v", e.Actor, c.Type, err)
+		k.fail(e.Seq, "redecided", "re-decided, %s's %s command is refused: %v", e.Actor, c.Type, err)
 		return
 	}
-	k.cur, k.from, k.expect = e.Auth.Statement, e.Seq, decided
+	k.cur, k.role, k.from, k.expect = e.Auth, st.Role, e.Seq, decided
 	k.continued(e, p)
 }
 
-// continued checks that e is the next event its command decides.
+// sameAuth: the same statement and signature bytes — the same command.
+func sameAuth(a, b *events.Auth) bool {
+	return a != nil && b != nil && bytes.Equal(a.Statement, b.Statement) && bytes.Equal(a.Signature, b.Signature)
+}
+
+// continued checks that e is the next event its command decides, by the
+// statement's role.
 func (k *statements) continued(e events.Event, p events.Payload) {
+	if e.Actor.Role() != k.role {
+		k.fail(e.Seq, "wrong_role", "the statement is %s's, the event %s's", k.role, e.Actor)
+	}
 	if len(k.expect) == 0 {
-		k.c.fail(e.Seq, "the command of event %d gives no more events, but %s carries its statement", k.from, e.Type)
+		k.fail(e.Seq, "redecided", "the command of event %d gives no more events, but %s carries its statement", k.from, e.Type)
 		return
 	}
 	want := k.expect[0]
 	k.expect = k.expect[1:]
 	b, err := events.EncodePayload(want)
 	if err != nil || want.EventType() != e.Type || !bytes.Equal(b, e.Payload) {
-		k.c.fail(e.Seq, "the command of event %d decides %s %s, not the %s recorded", k.from, want.EventType(), b, e.Type)
+		k.fail(e.Seq, "redecided", "the command of event %d decides %s %s, not the %s recorded", k.from, want.EventType(), b, e.Type)
 	}
 }
 
@@ -237,7 +267,7 @@ func (k *statements) continued(e events.Event, p events.Payload) {
 // decides must have been recorded.
 func (k *statements) close(seq uint64) {
 	if k.cur != nil && len(k.expect) > 0 {
-		k.c.fail(seq-1, "the command of event %d decides %d more event(s) (%s) than were recorded", k.from, len(k.expect), k.expect[0].EventType())
+		k.fail(seq-1, "redecided", "the command of event %d decides %d more event(s) (%s) than were recorded", k.from, len(k.expect), k.expect[0].EventType())
 	}
 	k.cur, k.expect = nil, nil
 }
@@ -251,10 +281,10 @@ func (k *statements) branch(f *fold.Folder, e events.Event, bc *events.BranchCre
 	_, hasKey := f.State.Keys[role]
 	_, hasToken := f.State.Tokens[role]
 	if !isRole || !(hasKey || hasToken) {
-		k.c.fail(e.Seq, "the branch was asked for by %q, not a participant of %s", role, bc.Parent)
+		k.fail(e.Seq, "bad_statement", "the branch was asked for by %q, not a participant of %s", role, bc.Parent)
 	}
 	if c.Type != projector.CmdBranch || c.At != bc.At || c.At != e.Seq-1 || c.Match != e.Match || c.Name != bc.Name || !maps.Equal(c.Keys, bc.Keys) {
-		k.c.fail(e.Seq, "branch.created (%s at %d, %q) is not what its statement asks for (%s at %d, %q)", e.Match, bc.At, bc.Name, c.Match, c.At, c.Name)
+		k.fail(e.Seq, "bad_statement", "branch.created (%s at %d, %q) is not what its statement asks for (%s at %d, %q)", e.Match, bc.At, bc.Name, c.Match, c.At, c.Name)
 	}
 }
 

@@ -113,7 +113,7 @@ func audit(t *testing.T, path string) replay.Report {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := replay.WriteBundle(&buf, replay.NewBundle("audit1", in, rep.Refold.StateHash)); err != nil {
+	if err := replay.WriteBundle(&buf, replay.NewBundle("audit1", in, rep.Checks.Refold.StateHash)); err != nil {
 		t.Fatal(err)
 	}
 	bun, err := replay.ReadBundle(&buf)
@@ -121,8 +121,8 @@ func audit(t *testing.T, path string) replay.Report {
 		t.Fatal(err)
 	}
 	v := replay.VerifyBundle(bun, editions.Lookup, nil)
-	if v.OK != rep.OK || v.Chain.FirstBroken != rep.Chain.FirstBroken || len(v.Dice.Mismatches) != len(rep.Dice.Mismatches) {
-		t.Fatalf("verify (ok=%v broken=%d) and audit (ok=%v broken=%d) disagree", v.OK, v.Chain.FirstBroken, rep.OK, rep.Chain.FirstBroken)
+	if v.OK != rep.OK || v.First(replay.CheckChain) != rep.First(replay.CheckChain) || len(v.Checks.Dice.Mismatches) != len(rep.Checks.Dice.Mismatches) {
+		t.Fatalf("verify (ok=%v broken=%d) and audit (ok=%v broken=%d) disagree", v.OK, v.First(replay.CheckChain), rep.OK, rep.First(replay.CheckChain))
 	}
 	return rep
 }
@@ -169,7 +169,7 @@ func rechain(b *bbolt.Bucket, from uint64) {
 func TestAuditCleanMatch(t *testing.T) {
 	path, _ := recorded(t)
 	rep := audit(t, path)
-	if !rep.OK || rep.Dice.Checked == 0 || rep.Dice.Checked != rep.Dice.Digital || len(rep.Dice.Pending) != 0 {
+	if !rep.OK || rep.Checks.Dice.Checked == 0 || rep.Checks.Dice.Checked != rep.Checks.Dice.Digital || len(rep.PendingReveal) != 0 {
 		t.Fatalf("clean match: %+v", rep)
 	}
 }
@@ -209,11 +209,11 @@ func TestAuditCatchesTampering(t *testing.T) {
 			rechain(b, roll+1)
 			return roll
 		}, func(t *testing.T, rep replay.Report, seq uint64) {
-			if !rep.Chain.OK {
-				t.Fatalf("the forger recomputed the chain, yet it is reported broken: %v", rep.Chain.Problems)
+			if !rep.Checks.Chain.OK {
+				t.Fatalf("the forger recomputed the chain, yet it is reported broken: %v", rep.Problems)
 			}
-			if rep.Dice.OK || len(rep.Dice.Mismatches) == 0 || rep.Dice.Mismatches[0].Seq != seq || rep.Dice.Mismatches[0].Index != 0 {
-				t.Fatalf("dice check should name die 0 of event %d: %+v", seq, rep.Dice)
+			if rep.Checks.Dice.OK || len(rep.Checks.Dice.Mismatches) == 0 || rep.Checks.Dice.Mismatches[0].Seq != seq || rep.Checks.Dice.Mismatches[0].Index != 0 {
+				t.Fatalf("dice check should name die 0 of event %d: %+v", seq, rep.Checks.Dice)
 			}
 		}},
 		{"revealed seed does not match the commitment", func(b *bbolt.Bucket, _ uint64) uint64 {
@@ -235,8 +235,8 @@ func TestAuditCatchesTampering(t *testing.T) {
 			rechain(b, seq+1)
 			return seq
 		}, func(t *testing.T, rep replay.Report, seq uint64) {
-			if rep.Dice.OK || len(rep.Dice.Problems) == 0 || !strings.Contains(rep.Dice.Problems[0], "event "+itoa(seq)) {
-				t.Fatalf("dice check should name the reveal at %d: %+v", seq, rep.Dice)
+			if rep.Checks.Dice.OK || len(rep.Of(replay.CheckDice)) == 0 || !strings.Contains(rep.Of(replay.CheckDice)[0].String(), "event "+itoa(seq)) {
+				t.Fatalf("dice check should name the reveal at %d: %+v", seq, rep.Checks.Dice)
 			}
 		}},
 	}
@@ -256,8 +256,8 @@ func TestAuditCatchesTampering(t *testing.T) {
 
 func chainBrokenAt(t *testing.T, rep replay.Report, seq uint64) {
 	t.Helper()
-	if rep.Chain.OK || rep.Chain.FirstBroken != seq {
-		t.Fatalf("chain should break first at %d: %+v", seq, rep.Chain)
+	if rep.Checks.Chain.OK || rep.First(replay.CheckChain) != seq {
+		t.Fatalf("chain should break first at %d: %+v", seq, rep.Checks.Chain)
 	}
 }
 

@@ -82,8 +82,8 @@ func TestBranches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.OK || rep.Dice.Checked == 0 || len(rep.Dice.Pending) != 0 {
-		t.Fatalf("branch audit: ok=%v chain=%v dice=%+v refold=%v", rep.OK, rep.Chain.Problems, rep.Dice, rep.Refold.Problems)
+	if !rep.OK || rep.Checks.Dice.Checked == 0 || len(rep.PendingReveal) != 0 {
+		t.Fatalf("branch audit: ok=%v chain=%v dice=%+v refold=%v", rep.OK, rep.Problems, rep.Checks.Dice, rep.Problems)
 	}
 	// A parent's old tokens do not play the branch.
 	if _, err := rec.Execute(ctx, "what-if-1", b1.Tokens["player:bob"]+"x", projector.Command{Type: projector.CmdDispute, Event: 1, Reason: "x"}); err == nil {
@@ -100,8 +100,8 @@ func TestBranches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep2.OK || len(rep2.Dice.Pending) != 0 {
-		t.Fatalf("branch of branch audit: chain=%v dice=%+v refold=%v", rep2.Chain.Problems, rep2.Dice, rep2.Refold.Problems)
+	if !rep2.OK || len(rep2.PendingReveal) != 0 {
+		t.Fatalf("branch of branch audit: chain=%v dice=%+v refold=%v", rep2.Problems, rep2.Checks.Dice, rep2.Problems)
 	}
 	if err := st.Check(); err != nil {
 		t.Fatalf("store check with branches: %v", err)

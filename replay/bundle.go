@@ -23,9 +23,7 @@ func NewBundle(match string, in Inputs, state events.Hash) *api.Bundle {
 		b.Keys = append(b.Keys, r.Key)
 		b.Records = append(b.Records, r.Data)
 	}
-	for _, e := range in.Options.Reveals {
-		b.Reveals = append(b.Reveals, events.Marshal(e))
-	}
+	b.Reveals = in.Options.Reveals
 	return b
 }
 
@@ -54,7 +52,33 @@ func ReadBundle(r io.Reader) (*api.Bundle, error) {
 	if len(b.Keys) != len(b.Records) {
 		return nil, fmt.Errorf("bundle has %d keys for %d records", len(b.Keys), len(b.Records))
 	}
+	if b.Match == "" {
+		return nil, fmt.Errorf("not a matchrec bundle: it names no match")
+	}
+	if err := checkLineage(b.Match, b.Lineage); err != nil {
+		return nil, fmt.Errorf("not a matchrec bundle: %w", err)
+	}
 	return &b, nil
+}
+
+// checkLineage holds a bundle's lineage to docs/bundle.md ("Lineage"): the
+// root first, each ancestor's upto rising from 1, the bundle's own match
+// last with no upto. Without it no record could be said to be whose.
+func checkLineage(match string, lineage []events.BranchPoint) error {
+	if len(lineage) == 0 {
+		return nil // not a branch
+	}
+	if last := lineage[len(lineage)-1]; last.Match != match || last.Upto != 0 {
+		return fmt.Errorf("lineage does not end with the bundle's match %s (and no upto)", match)
+	}
+	var prev uint64
+	for _, p := range lineage[:len(lineage)-1] {
+		if p.Upto <= prev {
+			return fmt.Errorf("lineage's upto must rise from the root (%s at %d)", p.Match, p.Upto)
+		}
+		prev = p.Upto
+	}
+	return nil
 }
 
 // VerifyBundle runs the full audit on a bundle, and checks a
@@ -67,20 +91,9 @@ func VerifyBundle(b *api.Bundle, lookup fold.Lookup, rc *Receipts) Report {
 	for i := range b.Records {
 		recs[i] = Record{b.Keys[i], b.Records[i]}
 	}
-	o := AuditOptions{Lineage: b.Lineage, Receipts: rc}
+	o := AuditOptions{Lineage: b.Lineage, Reveals: b.Reveals, Receipts: rc}
 	if !b.StateHash.IsZero() && b.StateVersion == projector.StateVersion {
 		o.Expected = &b.StateHash
-	}
-	for i, raw := range b.Reveals {
-		e, err := events.Unmarshal(raw)
-		if err != nil {
-			rep := AuditRecords(b.Match, recs, lookup, o)
-			rep.Dice.OK = false
-			rep.Dice.Problems = append(rep.Dice.Problems, fmt.Sprintf("ancestor reveal %d of the bundle cannot be decoded: %v", i+1, err))
-			rep.judge()
-			return rep
-		}
-		o.Reveals = append(o.Reveals, e)
 	}
 	return AuditRecords(b.Match, recs, lookup, o)
 }

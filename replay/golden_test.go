@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/matchrec/matchrec/events"
@@ -20,23 +22,193 @@ import (
 	"github.com/matchrec/matchrec/store/recorder"
 )
 
-// The golden bundles under testdata/golden are what the independent
-// verifier (tools/) is checked against, and what keeps old records valid:
-// v1 holds bundles and a data file written by the envelope v1 and dice
-// scheme 1 recorder; v2 bundles of this one, with expected.json saying
-// what a verifier must find in each.
+// Golden histories (testdata/golden/README.md): recorded matches that no
+// build may rewrite. Every bundle under testdata/golden/*/ is listed in
+// its directory's expected.json, and this test holds it to that: the
+// verdict, the number of events and the hash of the last one, the final
+// state of a fresh fold pinned for each StateVersion, and every record —
+// and every payload — decoding and encoding again to its exact bytes. So a
+// codec or rules change that would rewrite an old match fails here, naming
+// the bundle and the event. The bundles are never re-recorded: a
+// deliberate change of the state (a StateVersion bump) pins the new
+// state's hashes with `make golden`; new goldens (a new edition, a new
+// example) are recorded with `make golden-record`, which writes only
+// bundles that do not exist yet.
 
-var updateGolden = flag.Bool("update-golden", false, "re-record testdata/golden/v2")
+var (
+	updateGolden = flag.Bool("update", false, "pin the final state of every golden bundle for this build's StateVersion (make golden)")
+	recordGolden = flag.Bool("record", false, "record the golden bundles that do not exist yet and pin them (make golden-record)")
+)
 
 const goldenDir = "../testdata/golden"
 
-// goldenExpect is what a verifier must find in a golden bundle.
+// goldenExpect is what a golden bundle must give, in its directory's
+// expected.json.
 type goldenExpect struct {
-	Verdict string            `json:"verdict"`
-	Signed  bool              `json:"signed"`
-	Events  int               `json:"events"`
-	Caught  map[string]uint64 `json:"caught,omitempty"` // protection → first event it names
-	Note    string            `json:"note"`
+	Verdict string `json:"verdict"`
+	Signed  bool   `json:"signed"`
+	Events  int    `json:"events"`
+	// Head is the hash of the last record.
+	Head events.Hash `json:"head"`
+	// State is the hash of the final state of a fresh fold (as ruled), by
+	// projector.StateVersion; none for a bundle that fails.
+	State map[string]events.Hash `json:"state,omitempty"`
+	// FirstBadSeq and Caught (check → the first event it names) say what
+	// a verifier finds in a forged bundle.
+	FirstBadSeq uint64            `json:"first_bad_seq,omitempty"`
+	Caught      map[string]uint64 `json:"caught,omitempty"`
+	Note        string            `json:"note"`
+}
+
+// goldenBundles are every golden bundle.
+func goldenBundles(t *testing.T) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(goldenDir, "*", "*.bundle"))
+	if err != nil || len(paths) < 20 {
+		t.Fatalf("golden bundles under %s: %d (%v)", goldenDir, len(paths), err)
+	}
+	return paths
+}
+
+func TestGoldenHistories(t *testing.T) {
+	if *recordGolden {
+		recordMissingGoldens(t)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(goldenDir, "*", "expected.json"))
+	if len(dirs) < 4 {
+		t.Fatalf("expected.json in %d golden directories, want v1, v2, examples and generated", len(dirs))
+	}
+	for _, file := range dirs {
+		dir := filepath.Dir(file)
+		want := readExpected(t, dir)
+		bundles, _ := filepath.Glob(filepath.Join(dir, "*.bundle"))
+		var names []string
+		for _, b := range bundles {
+			names = append(names, filepath.Base(b))
+		}
+		if listed := slices.Sorted(maps.Keys(want)); !slices.Equal(names, listed) {
+			t.Errorf("%s: the bundles %v, expected.json lists %v (make golden-record pins a new one)", dir, names, listed)
+		}
+		changed := false
+		for _, name := range names {
+			w, ok := want[name]
+			if !ok {
+				continue
+			}
+			t.Run(filepath.Base(dir)+"/"+name, func(t *testing.T) {
+				if checkGolden(t, filepath.Join(dir, name), &w) {
+					want[name], changed = w, true
+				}
+			})
+		}
+		if changed {
+			writeExpected(t, dir, want)
+		}
+	}
+}
+
+// checkGolden holds one golden bundle to its expectations; with -update it
+// pins the state of this StateVersion in w and reports that it did.
+func checkGolden(t *testing.T, path string, w *goldenExpect) (pinned bool) {
+	b := readGolden(t, path)
+	roundTrip(t, b)
+	rep := replay.VerifyBundle(b, editions.Lookup, nil)
+	if rep.Verdict != w.Verdict || rep.Signed != w.Signed || rep.Events != w.Events || rep.FirstBadSeq != w.FirstBadSeq || !maps.Equal(caughtBy(rep), w.Caught) {
+		t.Errorf("%s at %d, signed %v, %d events, caught %v; want %s at %d, signed %v, %d events, caught %v\n%v",
+			rep.Verdict, rep.FirstBadSeq, rep.Signed, rep.Events, caughtBy(rep), w.Verdict, w.FirstBadSeq, w.Signed, w.Events, w.Caught, rep.Problems)
+	}
+	if head := lastHash(t, b); head != w.Head {
+		t.Errorf("the last record's hash is %s, pinned %s", head, w.Head)
+	}
+	if rep.Verdict == replay.VerdictFailed {
+		return false
+	}
+	version := strconv.Itoa(projector.StateVersion)
+	got := rep.Checks.Refold.StateHash
+	pin, ok := w.State[version]
+	switch {
+	case ok && pin == got:
+	case *updateGolden && !ok:
+		if w.State == nil {
+			w.State = map[string]events.Hash{}
+		}
+		w.State[version] = got
+		return true
+	case !ok:
+		t.Errorf("no final state is pinned for StateVersion %s: a deliberate change of the state pins it with `make golden`", version)
+	default:
+		t.Errorf("a fresh fold ends in state %s, but StateVersion %s pinned %s: a change of the rules or the codec rewrites this match's history. If the change of the state is deliberate, bump projector.StateVersion and run `make golden`", got, version, pin)
+	}
+	return false
+}
+
+// roundTrip checks that every record, and every payload at its type's
+// current version, decodes and encodes again to exactly its bytes.
+func roundTrip(t *testing.T, b *api.Bundle) {
+	t.Helper()
+	vocab := events.Core()
+	for i, raw := range append(slices.Clone(b.Records), b.Reveals...) {
+		e, err := events.Unmarshal(raw)
+		if err != nil {
+			t.Errorf("record %d does not decode: %v", i+1, err)
+			continue
+		}
+		if again := events.Marshal(e); !bytes.Equal(again, raw) {
+			t.Errorf("event %d (%s of %s) encodes again to other bytes: the codec changed how history is written\nwas  %x\nnow  %x", e.Seq, e.Type, e.Match, raw, again)
+		}
+		if mc, ok := decodeCore(e).(*events.MatchCreated); ok {
+			r, err := editions.Lookup(mc.Edition)
+			if err != nil {
+				t.Fatalf("event %d: %v", e.Seq, err)
+			}
+			vocab = projector.Vocabulary(r)
+		}
+		p, err := vocab.Decode(e)
+		if err != nil {
+			t.Errorf("event %d (%s): its payload does not decode: %v", e.Seq, e.Type, err)
+			continue
+		}
+		if e.Version != p.SchemaVersion() {
+			continue // upcast from an older schema: written otherwise, by design
+		}
+		if again, err := events.EncodePayload(p); err != nil || !bytes.Equal(again, e.Payload) {
+			t.Errorf("event %d (%s): its payload encodes again to other bytes (%v): a payload type changed how history is written\nwas  %x\nnow  %x", e.Seq, e.Type, err, e.Payload, again)
+		}
+	}
+}
+
+func decodeCore(e events.Event) events.Payload {
+	if e.Type != events.TypeMatchCreated {
+		return nil
+	}
+	p, _ := events.Core().Decode(e)
+	return p
+}
+
+func lastHash(t *testing.T, b *api.Bundle) events.Hash {
+	t.Helper()
+	if len(b.Records) == 0 {
+		return events.Hash{}
+	}
+	e, err := events.Unmarshal(b.Records[len(b.Records)-1])
+	if err != nil {
+		t.Fatalf("the last record: %v", err)
+	}
+	return e.Hash
+}
+
+// caughtBy lists the checks that failed and the first event each names.
+func caughtBy(r replay.Report) map[string]uint64 {
+	var out map[string]uint64
+	for _, p := range r.Problems {
+		if out == nil {
+			out = map[string]uint64{}
+		}
+		if first, ok := out[p.Check]; !ok || (p.Seq != 0 && (first == 0 || p.Seq < first)) {
+			out[p.Check] = p.Seq
+		}
+	}
+	return out
 }
 
 func readGolden(t *testing.T, path string) *api.Bundle {
@@ -53,22 +225,37 @@ func readGolden(t *testing.T, path string) *api.Bundle {
 	return b
 }
 
-// Records written before statements, receipts and scheme 2 still verify,
-// bundles and data file alike — the branch whose parent revealed a seed
-// mid-match too, which failed when epoch numbers of parent and branch
-// collided.
-func TestGoldenV1StillVerifies(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(goldenDir, "v1", "*.bundle"))
-	if len(paths) < 5 {
-		t.Fatalf("golden v1 bundles: %v", paths)
+func readExpected(t *testing.T, dir string) map[string]goldenExpect {
+	t.Helper()
+	want := map[string]goldenExpect{}
+	b, err := os.ReadFile(filepath.Join(dir, "expected.json"))
+	if os.IsNotExist(err) {
+		return want
 	}
-	for _, p := range paths {
-		rep := replay.VerifyBundle(readGolden(t, p), editions.Lookup, nil)
-		if rep.Verdict != replay.VerdictClean || rep.Signed {
-			t.Errorf("%s: %s signed=%v %v %v %v %v", filepath.Base(p), rep.Verdict, rep.Signed, rep.Chain.Problems, rep.Dice.Problems, rep.Refold.Problems, rep.Actors.Problems)
-		}
+	if err != nil {
+		t.Fatal(err)
 	}
-	// The data file: every match audits clean from the store too.
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatalf("%s/expected.json: %v", dir, err)
+	}
+	return want
+}
+
+func writeExpected(t *testing.T, dir string, want map[string]goldenExpect) {
+	t.Helper()
+	b, err := json.MarshalIndent(want, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "expected.json"), append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The v1 data file, written by the envelope v1 and scheme 1 recorder:
+// every match still audits clean from the store, and a recorder of this
+// build records on in it.
+func TestGoldenV1DataFile(t *testing.T) {
 	path := copyFile(t, filepath.Join(goldenDir, "v1", "events.db"))
 	st, err := bolt.Open(path, bolt.Options{})
 	if err != nil {
@@ -83,10 +270,9 @@ func TestGoldenV1StillVerifies(t *testing.T) {
 	for _, m := range ms {
 		rep, err := replay.AuditStore(ctx, st, m.ID, editions.Lookup, nil)
 		if err != nil || rep.Verdict != replay.VerdictClean {
-			t.Errorf("%s: %v %s %v %v", m.ID, err, rep.Verdict, rep.Dice.Problems, rep.Actors.Problems)
+			t.Errorf("%s: %v %s %v", m.ID, err, rep.Verdict, rep.Problems)
 		}
 	}
-	// And a recorder of this build records on in it: a new, signed match.
 	rec := recorder.New(st, recorder.Options{Rules: editions.Lookup})
 	k, _ := auth.GenerateKey("", "")
 	req := api.CreateRequest{Match: "new-on-old", MatchCreated: events.MatchCreated{Edition: "3e",
@@ -97,220 +283,31 @@ func TestGoldenV1StillVerifies(t *testing.T) {
 	}
 }
 
-// The v2 golden bundles verify as expected.json says.
-func TestGoldenV2(t *testing.T) {
-	dir := filepath.Join(goldenDir, "v2")
-	if *updateGolden {
-		writeGoldenV2(t, dir)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "expected.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want map[string]goldenExpect
-	if err := json.Unmarshal(b, &want); err != nil {
-		t.Fatal(err)
-	}
-	if len(want) < 5 {
-		t.Fatalf("expected.json lists %d bundles", len(want))
-	}
-	for name, w := range want {
-		rep := replay.VerifyBundle(readGolden(t, filepath.Join(dir, name)), editions.Lookup, nil)
-		got := caughtBy(rep)
-		if rep.Verdict != w.Verdict || rep.Signed != w.Signed || rep.Events != w.Events || !sameCaught(got, w.Caught) {
-			t.Errorf("%s: %s signed=%v events=%d caught %v; want %+v", name, rep.Verdict, rep.Signed, rep.Events, got, w)
-		}
-	}
-}
-
-func sameCaught(a, b map[string]uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
-// writeGoldenV2 records the v2 golden bundles: a signed match, the same as
-// a token match, a signed branch whose parent reveals a seed mid-match
-// after the fork, an unresolved match, and two forgeries.
-func writeGoldenV2(t *testing.T, dir string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]goldenExpect{}
-	write := func(name string, path, match string, note string) {
-		t.Helper()
-		st, err := bolt.Open(path, bolt.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		ctx := context.Background()
-		in, err := replay.AuditInputs(ctx, st, match)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep := replay.AuditRecords(match, in.Records, editions.Lookup, in.Options)
-		var buf bytes.Buffer
-		bun := replay.NewBundle(match, in, rep.Refold.StateHash)
-		if err := replay.WriteBundle(&buf, bun); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		want[name] = goldenExpect{Verdict: rep.Verdict, Signed: rep.Signed, Events: rep.Events, Caught: caughtBy(rep), Note: note}
-	}
-	signed, token := recordTamperMatch(t, true), recordTamperMatch(t, false)
-	write("signed.bundle", signed.path, tamperMatch, "a signed 3e match: seeds, physical and digital dice, witnesses, the judge's end")
-	write("token.bundle", token.path, tamperMatch, "the same match with tokens: statements without signatures (unsigned: the operator is trusted)")
-	forgedDie := copyFile(t, signed.path)
-	forge(t, forgedDie, setRoll(signed.marks.digital, sameOutcome), rechained, nil)
-	write("forged-die.bundle", forgedDie, tamperMatch, "the signed match with one digital die changed and the chain re-computed")
-	stripped := copyFile(t, signed.path)
-	forge(t, stripped, stripAuth(signed.marks.turn1), rechained, nil)
-	write("missing-signature.bundle", stripped, tamperMatch, "the signed match with a statement and signature removed, the chain re-computed")
-	branchPath := recordGoldenBranch(t)
-	write("branch.bundle", branchPath, "branch", "a signed branch forked after a digital roll; its parent then reveals epoch 0 and opens its own epoch 1 — the branch's epoch 1 is another")
-	write("parent.bundle", branchPath, "parent", "the branch's parent")
-	write("unresolved.bundle", recordUnresolved(t), "open", "a token match with a contested roll and a dispute, no ruling")
-	b, _ := json.MarshalIndent(want, "", "  ")
-	if err := os.WriteFile(filepath.Join(dir, "expected.json"), append(b, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func recordGoldenBranch(t *testing.T) string {
-	rec, st, path := newTestRecorder(t)
-	ctx := context.Background()
-	keys := map[string]*auth.Key{}
-	req := duelSetup("parent", 3)
-	req.Keys = map[string]string{}
-	for _, role := range []string{"player:alice", "player:bob", "judge"} {
-		k, _ := auth.GenerateKey("", role)
-		keys[role], req.Keys[role] = k, k.PublicHex()
-	}
-	if _, err := rec.Create(ctx, req); err != nil {
-		t.Fatal(err)
-	}
-	p := &signer{t: t, rec: rec, keys: keys}
-	p.seed("parent")
-	p.do("parent", "player:alice", projector.Command{Type: projector.CmdNextTurn})
-	p.do("parent", "player:alice", projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting})
-	p.do("parent", "player:alice", projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "boyz"})
-	fork := p.do("parent", "player:alice", projector.Command{Type: projector.CmdRoll, Digital: true}).Events[0].Seq
-	// The judge branches right after the first digital roll, with the same keys.
-	s, _ := rec.State(ctx, "parent", fork)
-	cmd, _ := events.EncodeValue(projector.Command{Type: projector.CmdBranch, At: fork, Match: "branch", Name: "again", Keys: req.Keys})
-	stmt := auth.Statement{Match: "parent", HeadSeq: s.Seq, HeadHash: s.Head, Nonce: auth.NewNonce(), Role: "judge", Command: cmd}
-	body := stmt.Marshal()
-	if _, err := rec.Branch(ctx, api.BranchRequest{Parent: "parent", At: fork, Statement: body, Signature: auth.Sign(keys["judge"].Private, auth.StatementDomain, body)}); err != nil {
-		t.Fatal(err)
-	}
-	// The parent reveals epoch 0 mid-match, seeds its epoch 1 and plays on.
-	p.do("parent", "judge", projector.Command{Type: projector.CmdReveal})
-	p.finish("parent")
-	p.do("parent", "judge", projector.Command{Type: projector.CmdEnd, Winner: "alice", Reason: "time"})
-	// The branch plays its own epoch 1.
-	p.finish("branch")
-	p.do("branch", "judge", projector.Command{Type: projector.CmdEnd, Reason: "what-if done"})
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func recordUnresolved(t *testing.T) string {
-	rec, st, path := newTestRecorder(t)
-	ctx := context.Background()
-	res, err := rec.Create(ctx, duelSetup("open", 3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, b := res.Tokens["player:alice"], res.Tokens["player:bob"]
-	do := func(tok string, c projector.Command) api.Result {
-		out, err := rec.Execute(ctx, "open", tok, c)
-		if err != nil {
-			t.Fatalf("%+v: %v", c, err)
-		}
-		return out
-	}
-	do(a, projector.Command{Type: projector.CmdNextTurn})
-	do(a, projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting})
-	do(a, projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "boyz"})
-	hit := do(a, projector.Command{Type: projector.CmdRoll, Values: []int{6, 6, 2, 1}}).Events[0].Seq
-	do(b, projector.Command{Type: projector.CmdContest, Event: hit, Reason: "the third die was a 5"})
-	do(b, projector.Command{Type: projector.CmdDispute, Event: hit, Reason: "the third die was a 5"})
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// signer sends signed commands to any match of a recorder.
-type signer struct {
-	t    *testing.T
-	rec  *recorder.Recorder
-	keys map[string]*auth.Key
-}
-
-func (p *signer) do(match, role string, c projector.Command) api.Result {
-	p.t.Helper()
-	s, err := p.rec.Live(context.Background(), match)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	b, _ := events.EncodeValue(c)
-	st := auth.Statement{Match: match, HeadSeq: s.Seq, HeadHash: s.Head, Nonce: auth.NewNonce(), Role: role, Command: b}
-	body := st.Marshal()
-	res, err := p.rec.Submit(context.Background(), api.ExecuteRequest{Match: match, Statement: body, Signature: auth.Sign(p.keys[role].Private, auth.StatementDomain, body)})
-	if err != nil {
-		p.t.Fatalf("%s %s %+v: %v", match, role, c, err)
-	}
-	return res
-}
-
-func (p *signer) seed(match string) {
-	for i := 0; i < 4; i++ {
-		s, _ := p.rec.Live(context.Background(), match)
-		players := []string{"alice", "bob"}
-		sort.Strings(players)
-		for _, pl := range players {
-			if c, ok := s.SeedCommand(pl, p.keys[events.RolePlayer(pl)].Seed()); ok {
-				p.do(match, events.RolePlayer(pl), c)
-				break
+// The examples and the generated matches are recorded again as their
+// goldens were — the same script or seed, a fixed clock and a fixed
+// stream of the recorder's randomness — and every record must come out
+// byte for byte as it was: a change of the rules' decisions, of the
+// recorder or of the codec shows here, at the first event it changes.
+func TestGoldenReplaysByteForByte(t *testing.T) {
+	for _, g := range replayableGoldens(t) {
+		t.Run(g.path, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(goldenDir, g.path)
+			if _, err := os.Stat(path); err != nil {
+				t.Fatalf("no golden history %s (%v): `make golden-record` records it", g.path, err)
 			}
-		}
-	}
-}
-
-// finish plays the attack in progress (or a new one by the active
-// player) with digital dice, seeding first.
-func (p *signer) finish(match string) {
-	p.seed(match)
-	s, _ := p.rec.Live(context.Background(), match)
-	if s.Attack == nil {
-		next := s.Opponent(s.Active)
-		p.do(match, events.RolePlayer(s.Active), projector.Command{Type: projector.CmdNextTurn})
-		p.do(match, events.RolePlayer(next), projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting})
-		unit, target := "boyz", "tac"
-		if next == "alice" {
-			unit, target = target, unit
-		}
-		p.do(match, events.RolePlayer(next), projector.Command{Type: projector.CmdShoot, Unit: unit, Target: target})
-	}
-	for s, _ = p.rec.Live(context.Background(), match); s.Attack != nil; s, _ = p.rec.Live(context.Background(), match) {
-		role := events.RolePlayer(s.Pending.Player)
-		if s.Pending.Kind == projector.WaitCasualties {
-			p.do(match, role, projector.Command{Type: projector.CmdCasualties, Models: s.Attack.Eligible[:s.Pending.Count]})
-			continue
-		}
-		p.do(match, role, projector.Command{Type: projector.CmdRoll, Digital: true})
+			want := readGolden(t, path)
+			got := g.bundle(t)
+			if len(got.Records) != len(want.Records) {
+				t.Errorf("recorded again, the match has %d events; its golden history %d", len(got.Records), len(want.Records))
+			}
+			for i := range min(len(got.Records), len(want.Records)) {
+				if !bytes.Equal(got.Records[i], want.Records[i]) {
+					e, _ := events.Unmarshal(got.Records[i])
+					w, _ := events.Unmarshal(want.Records[i])
+					t.Fatalf("event %d is recorded otherwise: now %s %x, the golden history %s %x", i+1, e.Type, e.Payload, w.Type, w.Payload)
+				}
+			}
+		})
 	}
 }

@@ -165,11 +165,3 @@ func voided(s *projector.State, seq uint64) bool {
 	})
 }
 
-// DisputeReport is a dispute as the audit tells it: the dispute, its
-// ruling, and what the ruling did — the amendment as old → new with its
-// effect, and the later events it made the as-ruled fold skip.
-type DisputeReport struct {
-	projector.Dispute
-	Effect    string   `json:"effect,omitempty"`
-	Discarded []uint64 `json:"discarded,omitempty"`
-}

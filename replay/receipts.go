@@ -3,7 +3,6 @@ package replay
 import (
 	"bytes"
 	"crypto/ed25519"
-	"fmt"
 	"maps"
 
 	"github.com/matchrec/matchrec/events"
@@ -16,10 +15,8 @@ import (
 // was changed after the receipt was given — rewritten at or below it, or
 // cut before it.
 type ReceiptCheck struct {
-	OK       bool     `json:"ok"`
-	Checked  int      `json:"checked"`
-	FirstBad uint64   `json:"first_bad,omitempty"`
-	Problems []string `json:"problems,omitempty"`
+	OK      bool `json:"ok"`
+	Checked int  `json:"checked"`
 }
 
 // Receipts is what a participant kept of a match: its receipts, the
@@ -33,17 +30,10 @@ type Receipts struct {
 }
 
 // checkReceipts reports every receipt the events contradict, and keys
-// that differ from those remembered. keys are the keys in force after the
-// last event.
-func checkReceipts(match string, evs []events.Event, keys map[string]string, rc *Receipts) ReceiptCheck {
-	c := ReceiptCheck{OK: true}
-	fail := func(seq uint64, code, format string, args ...any) {
-		if c.OK || seq < c.FirstBad {
-			c.FirstBad = seq
-		}
-		c.OK = false
-		c.Problems = append(c.Problems, code+": "+fmt.Sprintf(format, args...))
-	}
+// that differ from those remembered: the keys of the last match.created
+// or branch.created, named at it.
+func checkReceipts(match string, evs []events.Event, created []createdAt, rc *Receipts, fail failer) ReceiptCheck {
+	var c ReceiptCheck
 	bySeq := make(map[uint64]events.Hash, len(evs))
 	var last uint64
 	for _, e := range evs {
@@ -77,8 +67,15 @@ func checkReceipts(match string, evs []events.Event, keys map[string]string, rc 
 			fail(r.Seq, "rewritten", "event %d's hash is %s, but the recorder's receipt says %s: the log was rewritten at or below event %d", r.Seq, h, r.Hash, r.Seq)
 		}
 	}
-	if rc.Keys != nil && !maps.Equal(rc.Keys, keys) {
-		fail(1, "keys_changed", "the participants' keys are not those remembered when the match was first seen (%d remembered, %d now)", len(rc.Keys), len(keys))
+	if rc.Keys != nil && len(created) > 0 {
+		now := created[len(created)-1]
+		keys := now.keys
+		if keys == nil {
+			keys = map[string]string{}
+		}
+		if !maps.Equal(rc.Keys, keys) {
+			fail(now.seq, "keys_changed", "the participants' keys are not those remembered when the match was first seen (%d remembered, %d now)", len(rc.Keys), len(keys))
+		}
 	}
 	return c
 }

@@ -1,6 +1,7 @@
 package replay_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -23,17 +24,17 @@ func TestReceiptsThatProveNothing(t *testing.T) {
 	byOther.Signature = auth.Sign(other.Private, auth.ReceiptDomain, byOther.Body())
 	rc := &replay.Receipts{Receipts: []auth.Receipt{m.receipts[0], foreign, forged, byOther}, Recorder: m.recorder, Keys: map[string]string{"judge": other.PublicHex()}}
 	rep := replay.VerifyBundle(bundleOf(t, m), editions.Lookup, rc)
-	if rep.Verdict != replay.VerdictFailed || rep.Receipts == nil || rep.Receipts.Checked != 4 {
-		t.Fatalf("%s %+v", rep.Verdict, rep.Receipts)
+	if rep.Verdict != replay.VerdictFailed || rep.Checks.Receipts == nil || rep.Checks.Receipts.Checked != 4 {
+		t.Fatalf("%s %+v", rep.Verdict, rep.Checks.Receipts)
 	}
-	got := strings.Join(rep.Receipts.Problems, "\n")
+	got := fmt.Sprint(rep.Of(replay.CheckReceipts))
 	for _, want := range []string{"bad_receipt: a receipt for match another", "bad_receipt: the receipt for event " + itoa(forged.Seq) + " is not signed by the key it names",
 		"wrong_recorder: the receipt for event " + itoa(byOther.Seq), "keys_changed"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("receipts check lacks %q:\n%s", want, got)
 		}
 	}
-	if rep.Receipts.FirstBad != 1 {
-		t.Errorf("first bad %d (the keys of match.created)", rep.Receipts.FirstBad)
+	if rep.First(replay.CheckReceipts) != 1 {
+		t.Errorf("first bad %d (the keys of match.created)", rep.First(replay.CheckReceipts))
 	}
 }

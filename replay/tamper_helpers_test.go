@@ -383,31 +383,6 @@ func auditTampered(t testing.TB, m recordedMatch, withReceipts bool) replay.Repo
 	return replay.AuditRecords(tamperMatch, in.Records, editions.Lookup, in.Options)
 }
 
-// caughtBy lists the protections that failed and the first event each
-// names.
-func caughtBy(r replay.Report) map[string]uint64 {
-	out := map[string]uint64{}
-	if !r.Chain.OK {
-		out["chain"] = r.Chain.FirstBroken
-	}
-	if !r.Statements.OK {
-		out["signatures"] = r.Statements.FirstBad
-	}
-	if !r.Actors.OK {
-		out["actors"] = r.Actors.FirstBad
-	}
-	if !r.Dice.OK {
-		out["dice"] = r.Dice.FirstBad
-	}
-	if !r.Refold.OK {
-		out["refold"] = r.Refold.FirstBad
-	}
-	if r.Receipts != nil && !r.Receipts.OK {
-		out["receipts"] = r.Receipts.FirstBad
-	}
-	return out
-}
-
 func decodeAs[T events.Payload](e events.Event) T {
 	p, err := events.Core().Decode(e)
 	if err != nil {

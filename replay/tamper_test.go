@@ -51,12 +51,12 @@ func TestTamperSuite(t *testing.T) {
 	}
 	rows := []row{
 		{name: "a physical die changed without changing its outcome (6→5 on a 4+), signed", m: signed, rb: rechained,
-			edit: setRoll(mk.wound, func(r *events.DiceRolled) { r.Values[0] = 5 }), by: "signatures", seq: mk.wound},
+			edit: setRoll(mk.wound, func(r *events.DiceRolled) { r.Values[0] = 5 }), by: "statements", seq: mk.wound},
 		{name: "a physical die changed without changing its outcome, unsigned, statement rewritten", m: unsigned, rb: forged, receipts: true,
 			edit: both(setRoll(mk.wound, func(r *events.DiceRolled) { r.Values[0] = 5 }), setCommand(mk.wound, func(c *projector.Command) { c.Values[0] = 5 })),
 			only: true, by: "receipts", seq: mk.wound},
 		{name: "the casualties chosen replaced by other legal models, signed", m: signed, rb: rechained,
-			edit: setCasualties(mk.casualties, mk.eligible[2:6]), by: "signatures", seq: mk.casualties},
+			edit: setCasualties(mk.casualties, mk.eligible[2:6]), by: "statements", seq: mk.casualties},
 		{name: "the casualties chosen replaced by other legal models, unsigned, statement rewritten", m: unsigned, rb: forged, receipts: true,
 			edit: both(setCasualties(mk.casualties, mk.eligible[2:6]), setCommand(mk.casualties, func(c *projector.Command) { c.Models = mk.eligible[2:6] })),
 			by:   "receipts", seq: mk.casualties},
@@ -71,24 +71,24 @@ func TestTamperSuite(t *testing.T) {
 		{name: "the last events cut off, unsigned", m: unsigned, rb: asEdited, receipts: true,
 			edit: cutAfter(unsigned.marks.end - 1), only: true, by: "receipts", seq: unsigned.marks.end + 1},
 		{name: "the end kept, its reveal cut off", m: signed, rb: asEdited,
-			edit: cutAfter(mk.end), by: "dice", seq: mk.end},
+			edit: cutAfter(mk.end), by: "end", seq: mk.end},
 		{name: "cut off, then continued with a new ending and another winner, signed", m: signed, rb: rechained,
-			edit: setEnd(mk.end, "bob"), by: "signatures", seq: mk.end},
+			edit: setEnd(mk.end, "bob"), by: "statements", seq: mk.end},
 		{name: "cut off, then continued with a new ending and another winner, unsigned", m: unsigned, rb: forged, receipts: true,
 			edit: both(setEnd(unsigned.marks.end, "bob"), setCommand(unsigned.marks.end, func(c *projector.Command) { c.Winner = "bob" })),
 			only: true, by: "receipts", seq: unsigned.marks.end + 1},
 		{name: "every digital die re-derived under a new seed, commitment and reveal, signed", m: signed, rb: rechained,
-			edit: rederive(t), by: "signatures", seq: 3},
+			edit: rederive(t), by: "statements", seq: 3},
 		{name: "every digital die re-derived under a new seed, commitment and reveal, unsigned", m: unsigned, rb: forged, receipts: true,
 			edit: rederive(t), only: true, by: "receipts", seq: 2},
 		{name: "a harmless reorder of two events, renumbered and re-chained, signed", m: signed, rb: renumbered,
-			edit: swap(3), by: "signatures", seq: 3},
+			edit: swap(3), by: "statements", seq: 3},
 		{name: "a harmless reorder of two events, unsigned, statements rewritten", m: unsigned, rb: forged, receipts: true,
 			edit: swap(3), only: true, by: "receipts", seq: 3},
 		{name: "a byte flipped", m: signed, rb: asEdited, raw: flip(mk.wound), by: "chain", seq: mk.wound},
 		{name: "an event deleted", m: signed, rb: asEdited, edit: drop(mk.save), by: "chain", seq: mk.save},
 		{name: "two events swapped", m: signed, rb: asEdited, raw: swapRecords(mk.save), by: "chain", seq: mk.save},
-		{name: "an event duplicated, renumbered and re-chained", m: signed, rb: renumbered, edit: duplicate(mk.save), by: "signatures", seq: mk.save + 1},
+		{name: "an event duplicated, renumbered and re-chained", m: signed, rb: renumbered, edit: duplicate(mk.save), by: "statements", seq: mk.save + 1},
 		{name: "a digital die forged, chain not re-computed", m: signed, rb: asEdited, edit: setRoll(mk.digital, sameOutcome), by: "chain", seq: mk.digital},
 		{name: "a digital die forged, chain re-computed", m: signed, rb: rechained, edit: setRoll(mk.digital, sameOutcome), by: "dice", seq: mk.digital},
 		{name: "a digital die forged, unsigned, chain and statements re-computed", m: unsigned, rb: forged,
@@ -96,11 +96,11 @@ func TestTamperSuite(t *testing.T) {
 		{name: "a forged revealed seed", m: signed, rb: rechained, edit: setReveal(reveal, bytes.Repeat([]byte{7}, 32)), by: "dice", seq: reveal},
 		{name: "a replaced commitment", m: unsigned, rb: forged, edit: setCommit(2, dice.Commit(bytes.Repeat([]byte{9}, 32))), by: "dice", seq: unsigned.marks.end + 1},
 		{name: "a renumbered chain (an event removed, the rest renumbered), signed", m: signed, rb: renumbered,
-			edit: drop(mk.bobConfirm + 1), by: "signatures", seq: mk.bobConfirm + 1},
+			edit: drop(mk.bobConfirm + 1), by: "statements", seq: mk.bobConfirm + 1},
 		{name: "a renumbered chain, unsigned, statements rewritten", m: unsigned, rb: forged, receipts: true,
 			edit: drop(unsigned.marks.bobConfirm + 1), by: "receipts", seq: unsigned.marks.bobConfirm + 1},
 		{name: "a signature stripped (a bundle with a missing signature)", m: signed, rb: rechained,
-			edit: stripAuth(mk.turn1), by: "signatures", seq: mk.turn1},
+			edit: stripAuth(mk.turn1), by: "statements", seq: mk.turn1},
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
@@ -114,8 +114,7 @@ func TestTamperSuite(t *testing.T) {
 			}
 			seq, ok := got[r.by]
 			if !ok || seq != r.seq {
-				t.Fatalf("want %s to catch it at event %d; caught by %v\nstatements %v\nactors %v\ndice %v\nrefold %v\nreceipts %+v",
-					r.by, r.seq, got, rep.Statements.Problems, rep.Actors.Problems, rep.Dice.Problems, rep.Refold.Problems, rep.Receipts)
+				t.Fatalf("want %s to catch it at event %d; caught by %v\n%v", r.by, r.seq, got, rep.Problems)
 			}
 			if r.only {
 				if len(got) != 1 {
@@ -442,7 +441,7 @@ func TestCommandsAfterRulingsRedecide(t *testing.T) {
 	}
 	defer st2.Close()
 	rep, err := replay.AuditStore(ctx, st2, "ruled", editions.Lookup, nil)
-	if err != nil || rep.Verdict != replay.VerdictClean || rep.Statements.Statements == 0 {
-		t.Fatalf("%v %s statements %+v actors %v refold %v", err, rep.Verdict, rep.Statements, rep.Actors.Problems, rep.Refold.Problems)
+	if err != nil || rep.Verdict != replay.VerdictClean || rep.Checks.Statements.Statements == 0 {
+		t.Fatalf("%v %s statements %+v %v", err, rep.Verdict, rep.Checks.Statements, rep.Problems)
 	}
 }

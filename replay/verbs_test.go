@@ -142,8 +142,18 @@ func TestBundleVerbPages(t *testing.T) {
 			t.Fatalf("record %d has key %d", i+1, k)
 		}
 	}
-	if rep := replay.VerifyBundle(b, editions.Lookup, nil); !rep.OK || !rep.Refold.Compared {
-		t.Fatalf("assembled bundle: %s %v %v %v %v %v", rep.Verdict, rep.Chain.Problems, rep.Refold.Problems, rep.Statements.Problems, rep.Actors.Problems, rep.Open)
+	// The match was folded by the test harness, not the recorder, so its
+	// participant events carry no statement (missing_statement): the pages
+	// must still give every record intact and a state that re-folds to the
+	// recorder's.
+	rep := replay.VerifyBundle(b, editions.Lookup, nil)
+	if c := rep.Checks; !c.Chain.OK || c.Refold == nil || !c.Refold.OK || !c.Refold.Compared || !c.Dice.OK || !c.End.OK {
+		t.Fatalf("assembled bundle: %s %v %v", rep.Verdict, rep.Problems, rep.Unresolved)
+	}
+	for _, p := range rep.Problems {
+		if p.Code != "missing_statement" {
+			t.Errorf("assembled bundle: %s", p)
+		}
 	}
 }
 

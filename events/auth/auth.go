@@ -8,10 +8,16 @@
 package auth
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
+
+	"filippo.io/edwards25519"
+
+	"github.com/matchrec/matchrec/events"
 )
 
 // Sentinel errors, wrapped with context; test with errors.Is.
@@ -57,13 +63,63 @@ func Verify(pub ed25519.PublicKey, domain string, body, sig []byte) bool {
 }
 
 // ParsePublicKey reads a public key written as 64 lowercase or uppercase
-// hex digits.
+// hex digits; it must be a valid key (CheckPublicKey).
 func ParsePublicKey(s string) (ed25519.PublicKey, error) {
 	b, err := hex.DecodeString(s)
 	if err != nil || len(b) != ed25519.PublicKeySize {
 		return nil, fmt.Errorf("%w: a public key is %d hex digits, got %q", ErrMalformed, 2*ed25519.PublicKeySize, clip(s))
 	}
+	if err := CheckPublicKey(b); err != nil {
+		return nil, err
+	}
 	return ed25519.PublicKey(b), nil
+}
+
+// CheckPublicKey reports whether b is a public key as RFC 8032 (§5.1.3)
+// decodes one: the canonical encoding of a point of the curve. Go's
+// ed25519.Verify accepts a few non-canonical encodings that a strict
+// verifier refuses; a match is created only with keys both accept, so
+// every verifier reaches the same verdict (docs/events.md).
+func CheckPublicKey(b []byte) error {
+	if len(b) != ed25519.PublicKeySize {
+		return fmt.Errorf("%w: a public key is %d bytes, got %d", ErrMalformed, ed25519.PublicKeySize, len(b))
+	}
+	p, err := new(edwards25519.Point).SetBytes(b)
+	if err != nil {
+		return fmt.Errorf("%w: %x is not a point of the curve", ErrMalformed, b)
+	}
+	if !bytes.Equal(p.Bytes(), b) {
+		return fmt.Errorf("%w: %x is not the canonical encoding of its point", ErrMalformed, b)
+	}
+	return nil
+}
+
+// CheckRoleKeys checks the keys of a signed match (match.created's or
+// branch.created's keys): exactly one key for each of its players'
+// roles (player:ID) and the judge's, each written as 64 lowercase hex
+// digits of a valid public key (CheckPublicKey).
+func CheckRoleKeys(keys map[string]string, players []string) error {
+	want := map[string]bool{events.RoleJudge: true}
+	for _, p := range players {
+		want[events.RolePlayer(p)] = true
+	}
+	for role, k := range keys {
+		if !want[role] {
+			return fmt.Errorf("%w: keys: %q is not a role of this match (roles: the players' player:ID and judge)", ErrMalformed, role)
+		}
+		if k != strings.ToLower(k) {
+			return fmt.Errorf("%w: keys: %s: a public key is written in lowercase hex", ErrMalformed, role)
+		}
+		if _, err := ParsePublicKey(k); err != nil {
+			return fmt.Errorf("keys: %s: %w", role, err)
+		}
+	}
+	for role := range want {
+		if _, ok := keys[role]; !ok {
+			return fmt.Errorf("%w: keys: no key for %s: a signed match has one for every player and the judge", ErrMalformed, role)
+		}
+	}
+	return nil
 }
 
 // PublicHex writes a public key as lowercase hex.

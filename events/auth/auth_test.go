@@ -190,3 +190,37 @@ func TestReceipt(t *testing.T) {
 		t.Fatalf("bad receipt JSON: %v", err)
 	}
 }
+
+// Keys are held to RFC 8032's decoding (§5.1.3), as tools/verify.py holds
+// them: Go's ed25519.Verify would accept the non-canonical encodings, a
+// strict verifier refuses them, so no match may be created with one.
+func TestPublicKeysAreCanonicalPoints(t *testing.T) {
+	k, _ := KeyFromSeed(bytes.Repeat([]byte{7}, 32), "", "")
+	if _, err := ParsePublicKey(strings.ToUpper(k.PublicHex())); err != nil {
+		t.Fatalf("a valid key (upper case): %v", err)
+	}
+	for name, h := range map[string]string{
+		"y = p + 1 (the point y = 1, written non-canonically)": "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+		"x = 0 with the sign bit set (minus zero)":             "0100000000000000000000000000000000000000000000000000000000000080",
+		"y = 2: no point of the curve has it":                  "0200000000000000000000000000000000000000000000000000000000000000",
+	} {
+		if _, err := ParsePublicKey(h); !errors.Is(err, ErrMalformed) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	pub := k.PublicHex()
+	good := map[string]string{"judge": pub, "player:alice": pub, "player:bob": pub}
+	if err := CheckRoleKeys(good, []string{"alice", "bob"}); err != nil {
+		t.Fatal(err)
+	}
+	for name, keys := range map[string]map[string]string{
+		"a role missing":    {"judge": pub, "player:alice": pub},
+		"a role too many":   {"judge": pub, "player:alice": pub, "player:bob": pub, "player:carol": pub},
+		"upper case":        {"judge": strings.ToUpper(pub), "player:alice": pub, "player:bob": pub},
+		"a non-canonical y": {"judge": "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", "player:alice": pub, "player:bob": pub},
+	} {
+		if err := CheckRoleKeys(keys, []string{"alice", "bob"}); !errors.Is(err, ErrMalformed) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

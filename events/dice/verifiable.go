@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"strings"
 )
 
 // Verifiable dice (commit–reveal), specified in docs/dice.md.
@@ -36,6 +37,13 @@ func Commit(seed []byte) string {
 // CheckCommit reports whether seed matches the hex commitment.
 func CheckCommit(seed []byte, commit string) bool {
 	return hmac.Equal([]byte(Commit(seed)), []byte(commit))
+}
+
+// ValidCommit reports whether s is written as a commitment is: 64
+// lowercase hex digits.
+func ValidCommit(s string) bool {
+	b, err := hex.DecodeString(s)
+	return err == nil && len(b) == sha256.Size && strings.ToLower(s) == s
 }
 
 // Message is the HMAC input of one die attempt: the domain, the match id

@@ -1,6 +1,7 @@
-// Package generate records synthetic but legal matches for load tests and
-// demos: random armies (sim.RandomMatch) played by sim.Autoplay with
-// digital dice, through a recorder's normal create/execute path, so every
+// Package generate records synthetic but legal matches for load tests,
+// demos and golden histories: random armies (sim.RandomMatch) played by
+// sim.Autoplay with digital (or physical) dice, and match scripts
+// (script.go), through a recorder's normal create/execute path, so every
 // event is decided, hashed, stored and published like a real one.
 //
 // The player keeps its own fold of each match to choose its next command.
@@ -58,6 +59,10 @@ type Options struct {
 	// player would, so they are recorded as manual; the others are the
 	// recorder's digital dice. 0: every roll digital.
 	ManualRatio float64
+	// Manual makes every roll physical dice (typed in, from the simulated
+	// dice) instead of the recorder's digital dice (the golden histories'
+	// manual matches); ManualRatio then has nothing left to type in.
+	Manual bool
 	// Progress is told after each match.
 	Progress func(done, total int)
 	// Weapons are profiles the random armies draw from besides the
@@ -190,7 +195,7 @@ func playOne(ctx context.Context, t Target, r projector.Rules, opts Options, n i
 	if err := fold(created.Seq); err != nil {
 		return id, 0, err
 	}
-	ap := &sim.Autoplay{Rules: r, Dice: sim.NewDice(opts.Seed ^ uint64(n)), MaxTurns: opts.MaxTurns, Digital: true}
+	ap := &sim.Autoplay{Rules: r, Dice: sim.NewDice(opts.Seed ^ uint64(n)), MaxTurns: opts.MaxTurns, Digital: !opts.Manual}
 	manual := rand.New(rand.NewPCG(opts.Seed, uint64(n)+1<<40)) // which rolls are typed in
 	for guard := 0; ; guard++ {
 		if guard > 100_000 {

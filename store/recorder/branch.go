@@ -34,7 +34,12 @@ func (r *Recorder) Branch(ctx context.Context, req api.BranchRequest) (api.Creat
 	if err != nil {
 		return api.CreateResult{}, err
 	}
-	cr, err := branchCredential(s, req)
+	if s.Ended {
+		// After its end nothing but witnesses, disputes and rulings may
+		// follow a match (docs/events.md): a branch forks before it.
+		return api.CreateResult{}, api.Errorf(projector.CodeMatchEnded, "match %s ended before event %d: branch at an event before its end", req.Parent, req.At)
+	}
+	cr, err := r.branchCredential(s, req)
 	if err != nil {
 		return api.CreateResult{}, err
 	}
@@ -57,7 +62,7 @@ func (r *Recorder) Branch(ctx context.Context, req api.BranchRequest) (api.Creat
 			return api.CreateResult{}, err
 		}
 	} else {
-		if toks, err = tokens(id, roles(players), req.Secret); err != nil {
+		if toks, err = r.tokens(id, roles(players), req.Secret); err != nil {
 			return api.CreateResult{}, err
 		}
 		bc.Tokens = hashTokens(toks)
@@ -105,7 +110,7 @@ func (r *Recorder) Branch(ctx context.Context, req api.BranchRequest) (api.Creat
 // (s: the parent at the fork) and returns the branch command it states. A
 // signed parent needs a statement whose head is the fork event; a token
 // parent a token, from which the statement is written.
-func branchCredential(s *projector.State, req api.BranchRequest) (credential, error) {
+func (r *Recorder) branchCredential(s *projector.State, req api.BranchRequest) (credential, error) {
 	if req.Statement != nil {
 		cr, err := signedCredential(s, req.Parent, req.Statement, req.Signature)
 		if err != nil {
@@ -121,7 +126,7 @@ func branchCredential(s *projector.State, req api.BranchRequest) (credential, er
 	}
 	c := projector.Command{Type: projector.CmdBranch, At: req.At, Match: req.Match, Name: req.Name, Keys: req.Keys}
 	head := &store.Head{Seq: s.Seq, Hash: s.Head}
-	return tokenCredential(s, req.Token, req.RequestID, head, c)
+	return tokenCredential(s, req.Token, req.RequestID, head, c, r.nonce)
 }
 
 // branchedBefore answers a branch request for a branch that exists: the

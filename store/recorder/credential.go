@@ -47,6 +47,11 @@ func signedCredential(s *projector.State, match string, stmt, sig []byte) (crede
 	if err != nil {
 		return credential{}, err
 	}
+	// A command in any but the canonical encoding would be recorded, and
+	// then fail every verifier's audit (docs/events.md, "Encoding").
+	if err := events.CheckCanonical(st.Command); err != nil {
+		return credential{}, api.Errorf(projector.CodeBadRequest, "the statement's command: %v", err)
+	}
 	var c projector.Command
 	if err := events.DecodeValue(st.Command, &c); err != nil {
 		return credential{}, api.Errorf(projector.CodeBadRequest, "the statement's command: %v", err)
@@ -80,8 +85,8 @@ func checkSignature(s *projector.State, st auth.Statement, stmt, sig []byte) (ev
 
 // tokenCredential checks a token for match s and writes the statement of
 // command c: at the head the request names (or the match's), with the
-// request id as its nonce (or a random one).
-func tokenCredential(s *projector.State, token, requestID string, head *store.Head, c projector.Command) (credential, error) {
+// request id as its nonce (or a new one from nonce).
+func tokenCredential(s *projector.State, token, requestID string, head *store.Head, c projector.Command, nonce func() [auth.NonceSize]byte) (credential, error) {
 	if len(s.Keys) > 0 {
 		return credential{}, api.Errorf(projector.CodeBadSignature, "match %s is signed: every command needs its participant's signature (matchrec --key FILE)", s.Match)
 	}
@@ -101,7 +106,7 @@ func tokenCredential(s *projector.State, token, requestID string, head *store.He
 		}
 		st.Nonce = n
 	} else {
-		st.Nonce = auth.NewNonce()
+		st.Nonce = nonce()
 	}
 	if st.Command, err = events.EncodeValue(c); err != nil {
 		return credential{}, fmt.Errorf("encode command: %w", err)
@@ -141,26 +146,19 @@ func clip(s string) string {
 
 // checkKeys validates the participants' public keys of a signed match (or
 // branch): exactly one per role, every player's and the judge's, each a
-// valid key. It returns them in lowercase hex.
+// valid key in its canonical encoding (auth.CheckRoleKeys). It returns
+// them in lowercase hex.
 func checkKeys(keys map[string]string, players []events.PlayerSpec) (map[string]string, error) {
-	want := map[string]bool{events.RoleJudge: true}
-	for _, p := range players {
-		want[events.RolePlayer(p.ID)] = true
-	}
 	out := make(map[string]string, len(keys))
+	ids := make([]string, 0, len(players))
 	for role, k := range keys {
-		if !want[role] {
-			return nil, api.Errorf(projector.CodeBadRequest, "keys: %q is not a role of this match (roles: the players' player:ID and judge)", role)
-		}
-		if _, err := auth.ParsePublicKey(k); err != nil {
-			return nil, api.Errorf(projector.CodeBadRequest, "keys: %s: %v", role, err)
-		}
 		out[role] = strings.ToLower(k)
 	}
-	for role := range want {
-		if out[role] == "" {
-			return nil, api.Errorf(projector.CodeBadRequest, "keys: no key for %s: a signed match has one for every player and the judge", role)
-		}
+	for _, p := range players {
+		ids = append(ids, p.ID)
+	}
+	if err := auth.CheckRoleKeys(out, ids); err != nil {
+		return nil, api.Errorf(projector.CodeBadRequest, "%s", strings.TrimPrefix(err.Error(), auth.ErrMalformed.Error()+": "))
 	}
 	return out, nil
 }
@@ -171,7 +169,7 @@ const TokenDomain = "matchrec-token-v1"
 // tokens mints one token per role: derived from the requester's secret
 // when there is one (so a retried create gets the same tokens, and only
 // whoever knows the secret can get them), else random.
-func tokens(match string, roles []string, secret string) (map[string]string, error) {
+func (r *Recorder) tokens(match string, roles []string, secret string) (map[string]string, error) {
 	out := make(map[string]string, len(roles))
 	if secret != "" {
 		if len(secret) < 32 {
@@ -185,7 +183,7 @@ func tokens(match string, roles []string, secret string) (map[string]string, err
 		return out, nil
 	}
 	for _, role := range roles {
-		out[role] = randomHex(16)
+		out[role] = r.randomHex(16)
 	}
 	return out, nil
 }

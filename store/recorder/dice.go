@@ -2,10 +2,10 @@ package recorder
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/events/dice"
@@ -19,7 +19,7 @@ import (
 // the two leaves an unused secret, never a commitment without its seed.
 func (r *Recorder) commitSeed(ctx context.Context, match string, epoch int) (*events.DiceCommitted, error) {
 	seed := make([]byte, dice.SeedSize)
-	if _, err := rand.Read(seed); err != nil {
+	if _, err := io.ReadFull(r.opts.Rand, seed); err != nil {
 		return nil, fmt.Errorf("draw dice seed: %w", err)
 	}
 	if err := r.st.PutSecret(ctx, match, epoch, seed); err != nil {

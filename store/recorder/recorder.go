@@ -20,6 +20,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -46,6 +47,13 @@ type Options struct {
 	// Identity signs the receipts of every reply that records events
 	// (docs/bundle.md); default a fresh key held in memory only (tests).
 	Identity *identity.Identity
+	// Rand is where the recorder's secrets and ids come from: dice seeds,
+	// match ids, tokens and the nonces of token commands sent without a
+	// request id. Default crypto/rand.Reader. Only a test sets it: with a
+	// fixed Clock and a fixed Rand, a golden match is recorded again byte
+	// for byte (testdata/golden); anywhere else it would let whoever
+	// knows the stream predict the dice.
+	Rand io.Reader
 }
 
 // Store is what a recorder needs of a store: the event log, a durable
@@ -81,8 +89,8 @@ func New(st Store, opts Options) *Recorder {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
-	if opts.NewID == nil {
-		opts.NewID = func() string { return randomHex(6) }
+	if opts.Rand == nil {
+		opts.Rand = rand.Reader
 	}
 	if opts.Identity == nil {
 		k, err := auth.GenerateKey("", "recorder")
@@ -91,7 +99,11 @@ func New(st Store, opts Options) *Recorder {
 		}
 		opts.Identity = identity.FromKey(k)
 	}
-	return &Recorder{st: st, opts: opts, live: map[string]*match{}, limit: 4096}
+	r := &Recorder{st: st, opts: opts, live: map[string]*match{}, limit: 4096}
+	if opts.NewID == nil {
+		r.opts.NewID = func() string { return r.randomHex(6) }
+	}
+	return r
 }
 
 // Identity is the recorder's identity: its receipts' key.
@@ -142,7 +154,7 @@ func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.Creat
 			return api.CreateResult{}, err
 		}
 	} else {
-		if toks, err = tokens(id, roles(setup.Players), req.Secret); err != nil {
+		if toks, err = r.tokens(id, roles(setup.Players), req.Secret); err != nil {
 			return api.CreateResult{}, err
 		}
 		setup.Tokens = hashTokens(toks)
@@ -292,7 +304,7 @@ func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest)
 		if req.Command != nil {
 			c = *req.Command
 		}
-		cr, err = tokenCredential(s, req.Token, req.RequestID, req.Head, c)
+		cr, err = tokenCredential(s, req.Token, req.RequestID, req.Head, c, r.nonce)
 	}
 	if err != nil {
 		return api.Result{}, err
@@ -470,10 +482,20 @@ func (r *Recorder) Live(ctx context.Context, id string) (*projector.State, error
 	return m.state.Clone(), nil
 }
 
-func randomHex(n int) string {
+// random reads n bytes of the recorder's randomness (Options.Rand).
+func (r *Recorder) random(n int) []byte {
 	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		panic(fmt.Sprintf("crypto/rand failed: %v", err)) // the OS has no entropy: nothing sensible to do
+	if _, err := io.ReadFull(r.opts.Rand, b); err != nil {
+		panic(fmt.Sprintf("the recorder's randomness failed: %v", err)) // the OS has no entropy: nothing sensible to do
 	}
-	return hex.EncodeToString(b)
+	return b
+}
+
+func (r *Recorder) randomHex(n int) string { return hex.EncodeToString(r.random(n)) }
+
+// nonce is a new statement nonce for a token command sent without a
+// request id.
+func (r *Recorder) nonce() (n [auth.NonceSize]byte) {
+	copy(n[:], r.random(auth.NonceSize))
+	return n
 }

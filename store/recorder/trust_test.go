@@ -107,6 +107,14 @@ func TestSignedCommands(t *testing.T) {
 		req  api.ExecuteRequest
 		code projector.Code
 	}{api.ExecuteRequest{Match: "m1", Statement: []byte{0x93, 1, 2}, Signature: req.Signature}, projector.CodeBadRequest}
+	loose := st
+	loose.Command = append([]byte{0x81, 0xa4}, "type"...)
+	loose.Command = append(append(loose.Command, 0xd9, byte(len(next.Type))), next.Type...) // str 8 where a fixstr holds it
+	lb := loose.Marshal()
+	bad["a command in a non-canonical encoding"] = struct {
+		req  api.ExecuteRequest
+		code projector.Code
+	}{api.ExecuteRequest{Match: "m1", Statement: lb, Signature: auth.Sign(alice.Private, auth.StatementDomain, lb)}, projector.CodeBadRequest}
 	bad["a token in a signed match"] = struct {
 		req  api.ExecuteRequest
 		code projector.Code

@@ -286,82 +286,78 @@ func printBusCheck(w io.Writer, bc *busCheck) {
 }
 
 func printReport(w io.Writer, r replay.Report, discarded []uint64) {
-	mark := func(ok bool) string {
-		if ok {
-			return "ok  "
-		}
-		return "FAIL"
-	}
+	c := r.Checks
 	fmt.Fprintf(w, "audit of match %s: %d events\n\n", r.Match, r.Events)
-	fmt.Fprintf(w, "[%s] hash chain and sequence", mark(r.Chain.OK))
-	if !r.Chain.OK {
-		fmt.Fprintf(w, ": first broken at event %d", r.Chain.FirstBroken)
+	check := func(name string, ok bool, format string, args ...any) {
+		mark := "ok  "
+		if !ok {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(w, "[%s] %s\n", mark, fmt.Sprintf(format, args...))
+		for _, p := range r.Of(name) {
+			fmt.Fprintf(w, "       %s\n", p)
+		}
 	}
-	fmt.Fprintln(w)
-	for _, p := range r.Chain.Problems {
-		fmt.Fprintf(w, "       %s\n", p)
-	}
+	check(replay.CheckChain, c.Chain.OK, "hash chain and sequence: %d records", c.Chain.Records)
 	if r.Signed {
-		fmt.Fprintf(w, "[%s] statements: %d commands, every one signed by its participant (%d signatures)\n", mark(r.Statements.OK), r.Statements.Statements, r.Statements.Signatures)
+		check(replay.CheckStatements, c.Statements.OK, "statements: %d commands, every one signed by its participant (%d signatures)", c.Statements.Statements, c.Statements.Signatures)
 	} else {
-		fmt.Fprintf(w, "[%s] statements: %d commands; unsigned match: the recorder's operator is trusted\n", mark(r.Statements.OK), r.Statements.Statements)
+		check(replay.CheckStatements, c.Statements.OK, "statements: %d commands; unsigned match: the recorder's operator is trusted", c.Statements.Statements)
 	}
-	for _, p := range r.Statements.Problems {
-		fmt.Fprintf(w, "       %s\n", p)
+	check(replay.CheckActors, c.Actors.OK, "who acted: every event by someone the rules allowed")
+	check(replay.CheckDice, c.Dice.OK, "digital dice: %d of %d digital rolls checked against revealed seeds", c.Dice.Checked, c.Dice.Digital)
+	for _, m := range c.Dice.Mismatches {
+		fmt.Fprintf(w, "       event %d die %d: recorded %d, the seeds give %d\n", m.Seq, m.Index+1, m.Recorded, m.Derived)
 	}
-	fmt.Fprintf(w, "[%s] who acted: every event by someone the rules allowed\n", mark(r.Actors.OK))
-	for _, p := range r.Actors.Problems {
-		fmt.Fprintf(w, "       %s\n", p)
+	if len(r.PendingReveal) > 0 {
+		fmt.Fprintf(w, "       not checkable yet (seed still secret): events %s\n", seqs(r.PendingReveal))
 	}
-	fmt.Fprintf(w, "[%s] digital dice: %d of %d digital rolls checked against revealed seeds\n", mark(r.Dice.OK), r.Dice.Checked, r.Dice.Digital)
-	for _, m := range r.Dice.Mismatches {
-		fmt.Fprintf(w, "       event %d die %d: recorded %d, the seed gives %d\n", m.Seq, m.Index+1, m.Recorded, m.Derived)
+	if c.End.Ended != 0 {
+		check(replay.CheckEnd, c.End.OK, "the end: ended at event %d, every epoch revealed, nothing after it but witnesses, disputes and rulings", c.End.Ended)
+	} else {
+		check(replay.CheckEnd, c.End.OK, "the end: the match has not ended")
 	}
-	for _, p := range r.Dice.Problems {
-		fmt.Fprintf(w, "       %s\n", p)
-	}
-	if len(r.Dice.Pending) > 0 {
-		fmt.Fprintf(w, "       not checkable yet (seed still secret): events %s\n", seqs(r.Dice.Pending))
-	}
-	fmt.Fprintf(w, "[%s] re-fold from event 1", mark(r.Refold.OK))
-	if r.Refold.Compared {
-		fmt.Fprint(w, ", compared with the recorder's state")
-	}
-	fmt.Fprintf(w, " (state %s)\n", short(r.Refold.StateHash.String()))
-	for _, p := range r.Refold.Problems {
-		fmt.Fprintf(w, "       %s\n", p)
+	check(replay.CheckWitnesses, c.Witnesses.OK, "witnesses, disputes and rulings name what they vouch for")
+	if rf := c.Refold; rf != nil {
+		compared := ""
+		if rf.Compared {
+			compared = ", compared with the recorder's state"
+		}
+		check(replay.CheckRefold, rf.OK, "re-fold from event 1%s (state %s)", compared, short(rf.StateHash.String()))
 	}
 	if len(discarded) > 0 {
 		fmt.Fprintf(w, "       cached snapshots that differed from the fold were discarded: events %s\n", seqs(discarded))
 	}
 	var unconfirmed []uint64
 	contested := 0
-	for _, m := range r.Manual {
+	for _, m := range r.ManualRolls {
 		if m.Status == projector.RollContested {
 			contested++
 		} else {
 			unconfirmed = append(unconfirmed, m.Seq)
 		}
 	}
+	unsettled := 0
+	for _, u := range r.Unresolved {
+		if u.Code == "contested" {
+			unsettled++
+		}
+	}
 	open := "ok  "
-	if len(r.Unsettled) > 0 {
+	if unsettled > 0 {
 		open = "open" // not a failure of the record: a ruling is awaited (UNRESOLVED)
 	}
-	fmt.Fprintf(w, "[%s] physical rolls: %d contested (%d not settled by a ruling), %d unconfirmed\n",
-		open, contested, len(r.Unsettled), len(unconfirmed))
-	for _, m := range r.Manual {
+	fmt.Fprintf(w, "[%s] physical rolls: %d contested (%d not settled by a ruling), %d unconfirmed\n", open, contested, unsettled, len(unconfirmed))
+	for _, m := range r.ManualRolls {
 		if m.Status == projector.RollContested {
-			fmt.Fprintf(w, "       event %d by %s contested: %s\n", m.Seq, m.Roller, m.Reason)
+			fmt.Fprintf(w, "       event %d by %s contested at event %d: %s\n", m.Seq, m.Roller, m.By, m.Reason)
 		}
 	}
 	if len(unconfirmed) > 0 {
 		fmt.Fprintf(w, "       unconfirmed by the opponent (they stand unless disputed): events %s\n", seqs(unconfirmed))
 	}
-	if rc := r.Receipts; rc != nil {
-		fmt.Fprintf(w, "[%s] receipts: %d of the recorder's receipts checked against the log\n", mark(rc.OK), rc.Checked)
-		for _, p := range rc.Problems {
-			fmt.Fprintf(w, "       %s\n", p)
-		}
+	if rc := c.Receipts; rc != nil {
+		check(replay.CheckReceipts, rc.OK, "receipts: %d of the recorder's receipts checked against the log", rc.Checked)
 	}
 	if len(r.Disputes) > 0 {
 		fmt.Fprintln(w, "\ndisputes and rulings:")
@@ -389,10 +385,14 @@ func printReport(w io.Writer, r replay.Report, discarded []uint64) {
 	}
 	verdict := r.Verdict
 	switch {
+	case verdict == replay.VerdictFailed && r.FirstBadSeq != 0:
+		verdict += fmt.Sprintf(" at event %d (%s)", r.FirstBadSeq, r.FirstBadCheck)
+	case verdict == replay.VerdictFailed:
+		verdict += fmt.Sprintf(" (%s)", r.FirstBadCheck)
 	case verdict == replay.VerdictClean && !r.Signed:
 		verdict += " (unsigned: the operator is trusted)"
 	case verdict == replay.VerdictUnresolved:
-		verdict += fmt.Sprintf(" (%d dispute(s) and %d contested roll(s) await a ruling)", len(r.Open), len(r.Unsettled))
+		verdict += fmt.Sprintf(" (%d dispute(s) and %d contested roll(s) await a ruling)", len(r.Unresolved)-unsettled, unsettled)
 	}
 	fmt.Fprintf(w, "\nverdict: %s\n", verdict)
 }

@@ -35,7 +35,7 @@ func TestAuditExitCodes(t *testing.T) {
 		t.Fatalf("clean audit:\n%s", out)
 	}
 	var rep replay.Report
-	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "audit", id)), &rep); err != nil || !rep.OK || !rep.Refold.Compared {
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "audit", id)), &rep); err != nil || !rep.OK || rep.Checks.Refold == nil || !rep.Checks.Refold.Compared {
 		t.Fatalf("audit --json: %v %+v", err, rep)
 	}
 	if code, _, _ := run(t, dir, "audit", "nosuchmatch"); code != ExitUsage {
@@ -60,7 +60,7 @@ func TestAuditExitCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, _ := run(t, dir, "audit", id)
-	if code != ExitRefused || !strings.Contains(out, "first broken at event 8") || !strings.Contains(out, "verdict: FAILED") {
+	if code != ExitRefused || !strings.Contains(out, "verdict: FAILED at event 8 (chain)") {
 		t.Fatalf("tampered audit: exit %d\n%s", code, out)
 	}
 }
@@ -226,7 +226,8 @@ func TestDisputeAndRulingFromTheCLI(t *testing.T) {
 	}
 	mustRun(t, dir, "declare", id, "--token", judge, "--type", "rule", "--dispute", disp, "--decision", "uphold", "--reason", "the roll stands")
 	out := mustRun(t, dir, "audit", id)
-	for _, want := range []string{"event 6 by alice contested: cocked die", "bob disputes event 6: I saw two more 6s", "the judge rules uphold (the roll stands)",
+	contest := fmt.Sprintf("event 6 by alice contested at event %d: cocked die", disputed.Events[0].Seq-1) // the contest came just before the dispute
+	for _, want := range []string{contest, "bob disputes event 6: I saw two more 6s", "the judge rules uphold (the roll stands)",
 		"verdict: CLEAN (unsigned: the operator is trusted)", "of the recorder's receipts checked against the log"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit lacks %q:\n%s", want, out)

@@ -176,7 +176,7 @@ func TestDamagedStoreFails(t *testing.T) {
 	dir, id := played(t)
 	editRecords(t, dir, id, func(b *bbolt.Bucket) { _ = b.Put(seqKey(9), []byte{0x92, 0xc1}) })
 	code, out, errs := run(t, dir, "audit", id)
-	if code != ExitRefused || !strings.Contains(out, "first broken at event 9") || !strings.Contains(out, "verdict: FAILED") {
+	if code != ExitRefused || !strings.Contains(out, "verdict: FAILED at event 9 (chain)") {
 		t.Fatalf("a damaged store: exit %d\n%s%s", code, out, errs)
 	}
 }
