@@ -64,7 +64,7 @@ func FuzzAPIRequest(f *testing.F) {
 	// holding its first events (and the match's dice seeds), which the
 	// recorder folds like any store it opens: much cheaper than deciding
 	// and signing every step again for each input.
-	evs, secrets, tokens, stepAt := recordExample(f, id, sc)
+	evs, secrets, tokens, stepAt := recordFuzzExample(f, id, sc)
 	seed := func(verb string, played int, body string) {
 		f.Add(uint8(slices.Index(names, verb)), uint8(played), []byte(body))
 	}
@@ -131,10 +131,10 @@ func FuzzAPIRequest(f *testing.F) {
 	})
 }
 
-// recordExample records the example's steps up to its first digital roll
+// recordFuzzExample records the example's steps up to its first digital roll
 // as match fuzzMatch, and returns its events, its dice seeds by epoch, its
 // tokens by role and, for each step, the event it was decided at.
-func recordExample(f *testing.F, id *identity.Identity, sc *script.Script) ([]events.Event, [][]byte, map[string]string, []uint64) {
+func recordFuzzExample(f *testing.F, id *identity.Identity, sc *script.Script) ([]events.Event, [][]byte, map[string]string, []uint64) {
 	ctx := context.Background()
 	st := mem.New()
 	rec := newFuzzRecorder(st, id)
