@@ -259,6 +259,9 @@ func markerLands(s *projector.State, a *projector.Attack, m *Marker, hit []strin
 	if currentMarker(a) == nil {
 		a.Stage = stageHit
 		a.Expected = expected(s, a)
+		// The damage expected at the declaration counted shots, not the
+		// models under the markers: count those now, as the wounds do.
+		_, a.ExpectedDamage = projector.CappedExpectation(s, a, max(a.Shots, a.Hits), a.Expected, 1)
 	}
 }
 
