@@ -44,10 +44,7 @@ func (n *Narrator) Next(e events.Event) ([]string, error) {
 		return nil, err
 	}
 	after := n.f.State
-	p, ok := n.f.Payload(e.Seq)
-	if !ok {
-		return nil, fmt.Errorf("match %s: event %d was not folded in order", e.Match, e.Seq)
-	}
+	_, p := n.f.Last()
 	lines := []string{line(n.f.Rules, before, after, &e, p)}
 	if before.Attack != nil && after.Attack == nil && after.LastAttack != nil && after.LastAttack.Seq == before.Attack.Seq {
 		lines = append(lines, Summary(after, after.LastAttack))
@@ -69,14 +66,14 @@ func Narrate(rules projector.Rules, evs []events.Event) ([]string, error) {
 	return out, nil
 }
 
-// View renders e, which Next has just told in lines, as people and
+// View renders e, which Next has just told in lines (the event told last), as people and
 // scripts read it (api.EventView): the events verb, `log --json`,
 // `replay --json` and the web pages all show events through it. The
 // payload is the one the fold decoded, with the edition's event types.
 func (n *Narrator) View(e events.Event, lines []string) (api.EventView, error) {
-	p, ok := n.f.Payload(e.Seq)
-	if !ok {
-		return api.EventView{}, fmt.Errorf("match %s: event %d has not been told", e.Match, e.Seq)
+	last, p := n.f.Last()
+	if p == nil || last.Seq != e.Seq {
+		return api.EventView{}, fmt.Errorf("match %s: event %d is not the event told last", e.Match, e.Seq)
 	}
 	return view(e, p, lines)
 }

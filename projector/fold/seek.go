@@ -44,6 +44,7 @@ func (k *Seeker) StateAt(ctx context.Context, match string, seq uint64) (*projec
 	}
 	snaps, _ := k.Log.(Snapshots)
 	f := NewFolder(match, k.Lookup)
+	f.Reread = FromLog(ctx, k.Log, match)
 	if f.Lineage, err = LineageOf(ctx, k.Log, match); err != nil {
 		return nil, err
 	}
@@ -133,6 +134,7 @@ func (k *Seeker) VerifySnapshots(ctx context.Context, match string) ([]uint64, e
 		return nil, nil
 	}
 	f := NewFolder(match, k.Lookup)
+	f.Reread = FromLog(ctx, k.Log, match)
 	var err error
 	if f.Lineage, err = LineageOf(ctx, k.Log, match); err != nil {
 		return nil, err
