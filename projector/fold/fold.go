@@ -126,9 +126,21 @@ func NewFolder(id string, lookup Lookup) *Folder {
 }
 
 // Resume makes f go on from s, a state of edition r folded elsewhere (a
-// verified snapshot): the next event f applies must follow s.
+// verified snapshot, a narrator's state): the next event f applies must
+// follow s. It takes up the void and amend rulings s records, so as ruled
+// a later ruling refolds under all of them, and events that no longer
+// fold after one are skipped, as in a fold from event 1.
 func (f *Folder) Resume(s *projector.State, r projector.Rules) {
 	f.State, f.Rules, f.vocab = s, r, projector.Vocabulary(r)
+	for _, d := range s.Disputes {
+		if d.Ruling == 0 || d.Decision == events.RulingUphold {
+			continue
+		}
+		f.ruled = true
+		if f.Mode == AsRuled {
+			f.rulings[d.Event] = &events.RulingMade{Dispute: d.Seq, Event: d.Event, Decision: d.Decision, Values: d.Values, Models: d.Models, Note: d.Note}
+		}
+	}
 }
 
 // Decode decodes e's payload with the event types of the match's edition

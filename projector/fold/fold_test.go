@@ -173,21 +173,7 @@ func (l *sliceLog) Scan(_ context.Context, _ string, from uint64, fn func(events
 func ruled(t *testing.T) []events.Event {
 	t.Helper()
 	g := played(t, 4, 2)
-	var roll events.Event
-	for _, e := range g.Events {
-		if e.Type == events.TypeDiceRolled {
-			roll = e
-			break
-		}
-	}
-	p, _ := events.Core().Decode(roll)
-	other := g.State.Players[0].ID
-	if other == p.(*events.DiceRolled).Roller {
-		other = g.State.Players[1].ID
-	}
-	g.Do(projtest.Player(other), projector.Command{Type: projector.CmdDispute, Event: roll.Seq, Reason: "cocked"})
-	judge := events.Actor{Kind: events.ActorJudge, ID: "judge"}
-	g.Do(judge, projector.Command{Type: projector.CmdRule, Dispute: g.State.Seq, Decision: events.RulingVoid})
+	g.Void(g.FirstRoll())
 	return g.Events
 }
 

@@ -37,18 +37,31 @@ func (k *Seeker) every() uint64 {
 
 // StateAt returns the state of match after event seq (0 = the last).
 func (k *Seeker) StateAt(ctx context.Context, match string, seq uint64) (*projector.State, error) {
-	var err error
-	upto := seq // the last event to fold
+	upto := seq
 	if seq == 0 {
 		upto = math.MaxUint64
 	}
-	snaps, _ := k.Log.(Snapshots)
-	f := NewFolder(match, k.Lookup)
-	f.Reread = FromLog(ctx, k.Log, match)
-	if f.Lineage, err = LineageOf(ctx, k.Log, match); err != nil {
+	f, err := k.FolderAt(ctx, match, upto)
+	if err != nil {
 		return nil, err
 	}
-	from := uint64(1)
+	if f.State.Seq < seq {
+		return nil, fmt.Errorf("%w: match %s has %d events, not %d", ErrBeyondEnd, match, f.State.Seq, seq)
+	}
+	return f.State, nil
+}
+
+// FolderAt returns a Folder of match that has folded every event up to
+// and including upto (or to the last, if the match is shorter), started
+// from the nearest verified snapshot, with the match's lineage and a
+// Reread from the log: the caller may go on applying events from there.
+func (k *Seeker) FolderAt(ctx context.Context, match string, upto uint64) (*Folder, error) {
+	lin, err := LineageOf(ctx, k.Log, match)
+	if err != nil {
+		return nil, err
+	}
+	snaps, _ := k.Log.(Snapshots)
+	f := NewFolder(match, k.Lookup)
 	if snaps != nil {
 		if st, ok := k.trusted(ctx, snaps, match, upto); ok {
 			rules, err := k.Lookup(st.Edition)
@@ -56,17 +69,13 @@ func (k *Seeker) StateAt(ctx context.Context, match string, seq uint64) (*projec
 				return nil, err
 			}
 			f.Resume(st, rules)
-			from = st.Seq + 1
 		}
 	}
+	f.Lineage, f.Reread = lin, FromLog(ctx, k.Log, match)
+	from := f.State.Seq + 1
 	fresh := map[uint64][]byte{}
-	needFull := false
 	err = k.Log.Scan(ctx, match, from, func(e events.Event) error {
 		if e.Seq > upto {
-			return events.ErrStop
-		}
-		if from > 1 && e.Type == events.TypeRulingMade {
-			needFull = true // a ruling re-reads earlier events: fold from event 1
 			return events.ErrStop
 		}
 		if err := f.Apply(e); err != nil {
@@ -80,22 +89,15 @@ func (k *Seeker) StateAt(ctx context.Context, match string, seq uint64) (*projec
 		return nil
 	})
 	if err != nil && !errors.Is(err, events.ErrStop) {
-		return nil, fmt.Errorf("seek match %s to %d: %w", match, seq, err)
-	}
-	if needFull {
-		s, _, err := Fold(ctx, k.Log, match, seq, k.Lookup)
-		return s, err
+		return nil, fmt.Errorf("seek match %s to %d: %w", match, upto, err)
 	}
 	if f.Rules == nil {
 		return nil, fmt.Errorf("seek match %s: the log has no events", match)
 	}
-	if f.State.Seq < seq {
-		return nil, fmt.Errorf("%w: match %s has %d events, not %d", ErrBeyondEnd, match, f.State.Seq, seq)
-	}
 	if len(fresh) > 0 {
 		_ = snaps.PutSnapshots(ctx, match, fresh) // a cache: failing to write one only costs a longer fold later
 	}
-	return f.State, nil
+	return f, nil
 }
 
 // trusted returns the nearest snapshot at or before seq that passes its
