@@ -39,7 +39,7 @@ func generated(b *testing.B, n int) (*bolt.Store, []string, int) {
 			g.Do(actor, c)
 		}
 		id := fmt.Sprintf("bench%04d", i)
-		evs := relabel(id, g.Events)
+		evs := projtest.Relabel(id, g.Events)
 		if err := st.Append(ctx, id, 0, evs); err != nil {
 			b.Fatal(err)
 		}

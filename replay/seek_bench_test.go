@@ -13,38 +13,13 @@ import (
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/projector/projtest"
-	"github.com/matchrec/matchrec/projector/sim"
 	"github.com/matchrec/matchrec/store"
 )
 
-// longMatch records a 3e match of at least n events: armies that cannot
-// wound each other (T10), shooting turn after turn.
-func longMatch(b *testing.B, st store.Store, id string, n int) int {
-	b.Helper()
-	evs := longEvents(b, id, n)
-	if err := st.Append(context.Background(), id, 0, evs); err != nil {
-		b.Fatal(err)
-	}
-	return len(evs)
-}
-
-// longEvents builds the events of longMatch.
-func longEvents(b *testing.B, id string, n int) []events.Event {
-	b.Helper()
-	setup := sim.RandomMatch("3e", rand.New(rand.NewPCG(11, 12)))
-	for i := range setup.Units {
-		for j := range setup.Units[i].Models {
-			setup.Units[i].Models[j].T = 10
-		}
-	}
-	g := projtest.New(b, ed3e.Rules{}, setup)
-	ap := &sim.Autoplay{Rules: ed3e.Rules{}, Dice: sim.NewDice(13)}
-	for len(g.Events) < n {
-		actor, c, _ := ap.Next(g.State)
-		g.Do(actor, c)
-	}
-	evs := relabel(id, g.Events)
-	return evs
+// longEvents is a 3e match of at least n events under id.
+func longEvents(tb testing.TB, id string, n int) []events.Event {
+	tb.Helper()
+	return projtest.Relabel(id, projtest.Long(tb, ed3e.Rules{}, n, 11).Events)
 }
 
 // BenchmarkSeek: the state at a random sequence of a 10,000-event match,

@@ -19,19 +19,6 @@ import (
 	"github.com/matchrec/matchrec/store/bolt"
 )
 
-// relabel makes events recorded in memory (projtest, match "m1") the
-// events of match id: the same payloads, re-chained under id.
-func relabel(id string, in []events.Event) []events.Event {
-	evs := make([]events.Event, len(in))
-	var prev events.Hash
-	for j, e := range in {
-		e.Match, e.PrevHash = id, prev
-		e.Hash = events.ComputeHash(e)
-		evs[j], prev = e, e.Hash
-	}
-	return evs
-}
-
 // playedMatch records an autoplayed 3e match under id in st and returns
 // the state after every event (index = seq).
 func playedMatch(t testing.TB, st store.Store, id string, seed uint64, turns int) []events.Hash {
@@ -45,7 +32,7 @@ func playedMatch(t testing.TB, st store.Store, id string, seed uint64, turns int
 		}
 		g.Do(actor, c)
 	}
-	evs := relabel(id, g.Events)
+	evs := projtest.Relabel(id, g.Events)
 	if err := st.Append(context.Background(), id, 0, evs); err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +184,7 @@ func TestSeekAcrossRulings(t *testing.T) {
 	play(1000)
 	st := openBolt(t)
 	ctx := context.Background()
-	evs := relabel("ruled", g.Events)
+	evs := projtest.Relabel("ruled", g.Events)
 	if err := st.Append(ctx, "ruled", 0, evs); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"sync"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
@@ -27,6 +28,20 @@ type Reader struct {
 	Recorder *recorder.Recorder
 	// PageBytes bounds a page; 0 is DefaultPageBytes.
 	PageBytes int
+	// Narrators positions the events verb's narrators; nil: the Reader
+	// keeps its own (on the recorder's store).
+	Narrators *Narrators
+
+	once sync.Once
+}
+
+func (rd *Reader) narrators() *Narrators {
+	rd.once.Do(func() {
+		if rd.Narrators == nil {
+			rd.Narrators = &Narrators{Log: rd.Recorder.Store(), Lookup: rd.Recorder.RulesFor}
+		}
+	})
+	return rd.Narrators
 }
 
 // Verbs returns the readers' verbs: events, bundle, branches and diff.
@@ -58,43 +73,49 @@ func (rd *Reader) events(ctx context.Context, body []byte) (any, error) {
 		return nil, api.Errorf(projector.CodeBadRequest, "to %d is before from %d", req.To, req.From)
 	}
 	res := api.EventsResult{Match: req.Match, Events: []api.EventView{}}
-	var (
-		nar  *Narrator
-		size int
-	)
-	// Narration needs the state before each event, so the fold always
-	// starts at event 1; only the requested range is returned.
-	err := rd.Recorder.Store().Scan(ctx, req.Match, 1, func(e events.Event) error {
+	// Narration needs the state before each event: a narrator positioned
+	// at From (where the last page ended, or folded from the nearest
+	// snapshot), so a page costs its own events.
+	from := max(req.From, 1)
+	nar, err := rd.narrators().At(ctx, req.Match, from)
+	if err != nil {
+		return nil, err
+	}
+	size := 0
+	err = rd.Recorder.Store().Scan(ctx, req.Match, from, func(e events.Event) error {
 		if req.To != 0 && e.Seq > req.To {
 			return events.ErrStop
 		}
-		if nar == nil {
-			nar = NewNarratorFor(rd.Recorder.RulesFor)
+		// Stop before an event that may not fit, so the narrator stays
+		// positioned at the next page's first event.
+		if size+viewEstimate(e) > rd.pageBytes() && len(res.Events) > 0 {
+			res.Next = e.Seq
+			return events.ErrStop
 		}
 		lines, err := nar.Next(e)
 		if err != nil {
 			return err
 		}
-		if e.Seq < req.From {
-			return nil
-		}
 		ev, err := nar.View(e, lines)
 		if err != nil {
 			return err
 		}
-		size += len(ev.Payload) + len(ev.Text) + 200
-		if size > rd.pageBytes() && len(res.Events) > 0 {
-			res.Next = e.Seq
-			return events.ErrStop
-		}
+		size += viewSize(ev)
 		res.Events = append(res.Events, ev)
 		return nil
 	})
 	if err != nil && !errors.Is(err, events.ErrStop) {
 		return nil, err
 	}
+	rd.narrators().Put(req.Match, nar)
 	return res, nil
 }
+
+// viewSize is about the JSON size of an event view; viewEstimate bounds it
+// from the stored event before it is narrated (a payload's JSON is at most
+// about three times its msgpack, a narrated line a few hundred bytes).
+func viewSize(ev api.EventView) int   { return len(ev.Payload) + len(ev.Text) + 200 }
+func viewEstimate(e events.Event) int { return 3*len(e.Payload) + 4096 }
 
 func (rd *Reader) bundle(ctx context.Context, body []byte) (any, error) {
 	var req api.BundleRequest

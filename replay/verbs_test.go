@@ -10,6 +10,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/projector/projtest"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/recorder"
@@ -21,7 +22,7 @@ func exampleReader(t *testing.T, pageBytes int) (api.Verbs, *recorder.Recorder, 
 	t.Helper()
 	const id = "example"
 	st := openBolt(t)
-	if err := st.Append(context.Background(), id, 0, relabel(id, playInMemory(t).Events)); err != nil {
+	if err := st.Append(context.Background(), id, 0, projtest.Relabel(id, playInMemory(t).Events)); err != nil {
 		t.Fatal(err)
 	}
 	rec := recorder.New(st, recorder.Options{Rules: editions.Lookup})

@@ -52,9 +52,10 @@ func (k *Seeker) StateAt(ctx context.Context, match string, seq uint64) (*projec
 }
 
 // FolderAt returns a Folder of match that has folded every event up to
-// and including upto (or to the last, if the match is shorter), started
-// from the nearest verified snapshot, with the match's lineage and a
-// Reread from the log: the caller may go on applying events from there.
+// and including upto (or to the last, if the match is shorter; none for
+// upto 0), started from the nearest verified snapshot, with the match's
+// lineage and a Reread from the log: the caller may go on applying events
+// from there.
 func (k *Seeker) FolderAt(ctx context.Context, match string, upto uint64) (*Folder, error) {
 	lin, err := LineageOf(ctx, k.Log, match)
 	if err != nil {
@@ -72,6 +73,9 @@ func (k *Seeker) FolderAt(ctx context.Context, match string, upto uint64) (*Fold
 		}
 	}
 	f.Lineage, f.Reread = lin, FromLog(ctx, k.Log, match)
+	if upto == 0 {
+		return f, nil
+	}
 	from := f.State.Seq + 1
 	fresh := map[uint64][]byte{}
 	err = k.Log.Scan(ctx, match, from, func(e events.Event) error {
