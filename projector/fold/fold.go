@@ -144,7 +144,8 @@ func (f *Folder) Resume(s *projector.State, r projector.Rules) {
 }
 
 // Decode decodes e's payload with the event types of the match's edition
-// (only the core's before event 1 is folded, which is all event 1 needs).
+// (only the core's before event 1 is folded, which is all event 1 needs),
+// for a caller that reads a payload before folding it (ApplyDecoded).
 func (f *Folder) Decode(e events.Event) (events.Payload, error) {
 	return f.vocab.Decode(e)
 }
