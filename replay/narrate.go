@@ -39,17 +39,37 @@ func (n *Narrator) State() *projector.State { return n.f.State }
 // summary line when the event completed an attack. A fold error (an event
 // that does not follow, or that the rules cannot apply) is returned.
 func (n *Narrator) Next(e events.Event) ([]string, error) {
-	before := n.f.State.Clone()
-	if err := n.f.Apply(e); err != nil {
-		return nil, err
+	lines, _, err := n.next(e)
+	return lines, err
+}
+
+// next is Next that also returns e's decoded payload.
+func (n *Narrator) next(e events.Event) ([]string, events.Payload, error) {
+	p, err := n.f.Decode(e)
+	if err != nil {
+		return nil, nil, err
+	}
+	// What a line needs of the state before the event is read before
+	// folding it: copying the whole state for each event costs more than
+	// the fold.
+	before := n.f.State
+	first, told := lineBefore(before, &e, p)
+	var attack uint64 // the attack in progress before e, if any
+	if before.Attack != nil {
+		attack = before.Attack.Seq
+	}
+	if err := n.f.ApplyDecoded(e, p); err != nil {
+		return nil, nil, err
 	}
 	after := n.f.State
-	_, p := n.f.Last()
-	lines := []string{line(n.f.Rules, before, after, &e, p)}
-	if before.Attack != nil && after.Attack == nil && after.LastAttack != nil && after.LastAttack.Seq == before.Attack.Seq {
+	if !told {
+		first = line(n.f.Rules, after, &e, p)
+	}
+	lines := []string{first}
+	if attack != 0 && after.Attack == nil && after.LastAttack != nil && after.LastAttack.Seq == attack {
 		lines = append(lines, Summary(after, after.LastAttack))
 	}
-	return lines, nil
+	return lines, p, nil
 }
 
 // Narrate tells a whole list of events, in order.
@@ -78,7 +98,36 @@ func (n *Narrator) View(e events.Event, lines []string) (api.EventView, error) {
 	return view(e, p, lines)
 }
 
-func line(r projector.Rules, before, after *projector.State, e *events.Event, p events.Payload) string {
+// lineBefore tells the events whose line names what they change (a
+// model's old position, the models hit or removed, the step a roll
+// answers), from the state before them; told is false for the others.
+func lineBefore(before *projector.State, e *events.Event, p events.Payload) (line string, told bool) {
+	switch p := p.(type) {
+	case *events.ModelMoved:
+		actor := actorName(before, e.Actor)
+		u := before.Unit(p.Unit)
+		if u == nil || u.Model(p.Model) == nil {
+			return fmt.Sprintf("%s moves model %s to (%s, %s)", actor, p.Model, num(p.X), num(p.Y)), true
+		}
+		m := u.Model(p.Model)
+		verb := "moves"
+		if p.Advance {
+			verb = "advances"
+		}
+		return fmt.Sprintf("%s %s %s (%s) %s\" to (%s, %s)", actor, verb, modelName(m), u.DisplayName(),
+			num(math.Hypot(p.X-m.X, p.Y-m.Y)), num(p.X), num(p.Y)), true
+	case *events.DiceRolled:
+		return rolled(before, e, p), true
+	case *events.HitsDistributed:
+		return fmt.Sprintf("%s distributes %d hits: %s", actorName(before, e.Actor), len(p.Models), modelList(before, p.Models)), true
+	case *events.CasualtiesChosen:
+		return fmt.Sprintf("%s chooses casualties: %s", actorName(before, e.Actor), modelList(before, p.Models)), true
+	}
+	return "", false
+}
+
+// line tells the other events, from the state after them.
+func line(r projector.Rules, after *projector.State, e *events.Event, p events.Payload) string {
 	actor := actorName(after, e.Actor)
 	switch p := p.(type) {
 	case *events.MatchCreated:
@@ -87,26 +136,8 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 		return fmt.Sprintf("Turn %d — %s's turn begins", p.Turn, after.PlayerName(p.Player))
 	case *events.PhaseStarted:
 		return fmt.Sprintf("%s moves to the %s phase", actor, p.Phase)
-	case *events.ModelMoved:
-		u := before.Unit(p.Unit)
-		if u == nil || u.Model(p.Model) == nil {
-			return fmt.Sprintf("%s moves model %s to (%s, %s)", actor, p.Model, num(p.X), num(p.Y))
-		}
-		m := u.Model(p.Model)
-		verb := "moves"
-		if p.Advance {
-			verb = "advances"
-		}
-		return fmt.Sprintf("%s %s %s (%s) %s\" to (%s, %s)", actor, verb, modelName(m), u.DisplayName(),
-			num(math.Hypot(p.X-m.X, p.Y-m.Y)), num(p.X), num(p.Y))
 	case *events.ShootingDeclared:
 		return declared(after, actor, p)
-	case *events.DiceRolled:
-		return rolled(before, e, p)
-	case *events.HitsDistributed:
-		return fmt.Sprintf("%s distributes %d hits: %s", actor, len(p.Models), modelList(before, p.Models))
-	case *events.CasualtiesChosen:
-		return fmt.Sprintf("%s chooses casualties: %s", actor, modelList(before, p.Models))
 	case *events.DiceCommitted:
 		return fmt.Sprintf("the recorder commits to the dice seed of epoch %d (SHA-256 %s…)", p.Epoch, short(p.Commit))
 	case *events.SeedContributed:

@@ -92,11 +92,11 @@ func (rd *Reader) events(ctx context.Context, body []byte) (any, error) {
 			res.Next = e.Seq
 			return events.ErrStop
 		}
-		lines, err := nar.Next(e)
+		lines, p, err := nar.next(e)
 		if err != nil {
 			return err
 		}
-		ev, err := nar.View(e, lines)
+		ev, err := view(e, p, lines)
 		if err != nil {
 			return err
 		}
