@@ -74,6 +74,11 @@ type RefoldCheck struct {
 	Compared  bool        `json:"compared"` // a recorded state hash was available
 	FirstBad  uint64      `json:"first_bad,omitempty"`
 	Problems  []string    `json:"problems,omitempty"`
+	// SnapshotsDiffer are the cached snapshots (AuditOptions.Snapshots)
+	// whose state differs from the fold at their sequence. They are a
+	// cache, not the record: they do not fail the audit, they are
+	// discarded.
+	SnapshotsDiffer []uint64 `json:"snapshots_differ,omitempty"`
 }
 
 // AuditOptions give the audit what the events alone do not say.
@@ -89,6 +94,10 @@ type AuditOptions struct {
 	Reveals []events.Event
 	// Receipts, when given, are checked against the log.
 	Receipts *Receipts
+	// Snapshots are the state hashes of the store's cached snapshots, by
+	// sequence (api.Bundle.Snapshots): the re-fold lists those that
+	// differ (RefoldCheck.SnapshotsDiffer).
+	Snapshots map[uint64]events.Hash
 }
 
 // Audit checks the events of match, in stored order.
@@ -224,6 +233,11 @@ func checkRefold(match string, evs []events.Event, lookup fold.Lookup, o AuditOp
 				fail(e.Seq, "event %d does not fold: %v", e.Seq, err)
 			}
 			return c, ac, nil, nil
+		}
+		if want, ok := o.Snapshots[e.Seq]; ok {
+			if h, err := f.State.Hash(); err != nil || h != want {
+				c.SnapshotsDiffer = append(c.SnapshotsDiffer, e.Seq)
+			}
 		}
 	}
 	st.close(evs[len(evs)-1].Seq + 1)

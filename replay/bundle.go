@@ -67,7 +67,7 @@ func VerifyBundle(b *api.Bundle, lookup fold.Lookup, rc *Receipts) Report {
 	for i := range b.Records {
 		recs[i] = Record{b.Keys[i], b.Records[i]}
 	}
-	o := AuditOptions{Lineage: b.Lineage, Receipts: rc}
+	o := AuditOptions{Lineage: b.Lineage, Receipts: rc, Snapshots: b.Snapshots}
 	if !b.StateHash.IsZero() && b.StateVersion == projector.StateVersion {
 		o.Expected = &b.StateHash
 	}

@@ -51,6 +51,8 @@ func (rd *Reader) Verbs() api.Verbs {
 		api.VerbBundle:   rd.bundle,
 		api.VerbBranches: rd.branches,
 		api.VerbDiff:     rd.diff,
+
+		api.VerbDiscardSnapshots: rd.discardSnapshots,
 	}
 }
 
@@ -146,14 +148,16 @@ func (rd *Reader) bundle(ctx context.Context, body []byte) (any, error) {
 				return nil, herr
 			}
 			h = events.Hash{}
-		} else if req.VerifySnapshots {
-			k := &fold.Seeker{Log: st, Lookup: rd.Recorder.RulesFor}
-			if res.SnapshotsDiscarded, err = k.VerifySnapshots(ctx, req.Match); err != nil {
-				return nil, err
-			}
 		}
 		res.Bundle = *NewBundle(req.Match, Inputs{Options: o}, h)
 		res.Recorder = rd.Recorder.Identity().PublicHex()
+		if err == nil && req.VerifySnapshots {
+			// The caller's fold checks them: listing them costs no fold.
+			k := &fold.Seeker{Log: st, Lookup: rd.Recorder.RulesFor}
+			if res.Snapshots, err = k.SnapshotSums(ctx, req.Match); err != nil {
+				return nil, err
+			}
+		}
 	}
 	// Each page reads only its own records, from From on.
 	size := 0
@@ -171,6 +175,21 @@ func (rd *Reader) bundle(ctx context.Context, body []byte) (any, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// discardSnapshots drops the cached snapshots an audit found to differ
+// from its fold. They are a cache: the worst a wrong request does is make
+// later seeks fold further.
+func (rd *Reader) discardSnapshots(ctx context.Context, body []byte) (any, error) {
+	var req api.DiscardSnapshotsRequest
+	if err := api.Bind(body, &req); err != nil {
+		return nil, err
+	}
+	if !events.ValidMatchID(req.Match) {
+		return nil, api.Errorf(projector.CodeBadRequest, "match %q is not a match id", req.Match)
+	}
+	k := &fold.Seeker{Log: rd.Recorder.Store(), Lookup: rd.Recorder.RulesFor}
+	return struct{}{}, k.Discard(ctx, req.Match, req.Seqs)
 }
 
 // branches walks the tree a match belongs to, from its root, parents

@@ -131,51 +131,42 @@ func (k *Seeker) onLog(ctx context.Context, match string, st *projector.State) b
 	return ok
 }
 
-// VerifySnapshots folds the match once from event 1 and compares every
-// cached snapshot with the fresh fold at its sequence, deleting those that
-// differ. It returns the sequences of the snapshots it deleted.
-func (k *Seeker) VerifySnapshots(ctx context.Context, match string) ([]uint64, error) {
+// SnapshotSums lists match's cached snapshots: the hash of the state each
+// one holds, by the sequence it follows (the zero hash for one that is
+// damaged or of another StateVersion). An audit compares them with its
+// own fold of the events and has the ones that differ discarded
+// (Discard): checking the cache costs the store a read of it, never a
+// fold.
+func (k *Seeker) SnapshotSums(ctx context.Context, match string) (map[uint64]events.Hash, error) {
 	snaps, ok := k.Log.(Snapshots)
 	if !ok {
 		return nil, nil
 	}
-	f := NewFolder(match, k.Lookup)
-	f.Reread = FromLog(ctx, k.Log, match)
-	var err error
-	if f.Lineage, err = LineageOf(ctx, k.Log, match); err != nil {
-		return nil, err
-	}
-	// List the cached snapshots once (newest first), then fold once,
-	// comparing at each of their sequences.
-	cached := map[uint64][]byte{}
+	sums := map[uint64]events.Hash{}
 	for seq := uint64(math.MaxUint64); seq > 0; {
 		at, data, err := snaps.NearestSnapshot(ctx, match, seq)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			break
 		}
-		cached[at] = data
+		sums[at] = snapshotSum(data)
 		seq = at - 1
 	}
-	var bad []uint64
-	err = k.Log.Scan(ctx, match, 1, func(e events.Event) error {
-		if err := f.Apply(e); err != nil {
-			return err
-		}
-		data, ok := cached[e.Seq]
-		if !ok {
-			return nil
-		}
-		want, _ := f.State.Hash()
-		st, err := DecodeSnapshot(data, k.Lookup)
-		var got events.Hash
-		if err == nil {
-			got, _ = st.Hash()
-		}
-		if err != nil || got != want {
-			bad = append(bad, e.Seq)
-			_ = snaps.DeleteSnapshot(ctx, match, e.Seq)
-		}
+	return sums, nil
+}
+
+// Discard deletes match's cached snapshots at seqs.
+func (k *Seeker) Discard(ctx context.Context, match string, seqs []uint64) error {
+	snaps, ok := k.Log.(Snapshots)
+	if !ok {
 		return nil
-	})
-	return bad, err
+	}
+	for _, seq := range seqs {
+		if err := snaps.DeleteSnapshot(ctx, match, seq); err != nil {
+			return fmt.Errorf("discard the snapshot of match %s at %d: %w", match, seq, err)
+		}
+	}
+	return nil
 }

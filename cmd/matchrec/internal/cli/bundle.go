@@ -16,7 +16,7 @@ import (
 // renames it, so a failed export leaves no partial file behind.
 func (a *app) exportBundle(ctx context.Context, match, file string) error {
 	return a.withAPI(ctx, func(c *recorderAPI) error {
-		b, _, err := fetchBundle(ctx, c, match, false)
+		b, err := fetchBundle(ctx, c, match, false)
 		if err != nil {
 			return err
 		}

@@ -47,7 +47,7 @@ lines {seq, type, time, actor, payload, hash, text}.`,
 			}
 			ctx := cmd.Context()
 			return a.withAPI(ctx, func(c *recorderAPI) error {
-				b, _, err := fetchBundle(ctx, c, args[0], false)
+				b, err := fetchBundle(ctx, c, args[0], false)
 				if err != nil {
 					return err
 				}
