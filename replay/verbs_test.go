@@ -1,6 +1,7 @@
 package replay_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"reflect"
@@ -145,6 +146,35 @@ func TestBundleVerbPages(t *testing.T) {
 	}
 	if rep := replay.VerifyBundle(b, editions.Lookup, nil); !rep.OK || !rep.Refold.Compared {
 		t.Fatalf("assembled bundle: %s %v %v %v %v %v", rep.Verdict, rep.Chain.Problems, rep.Refold.Problems, rep.Statements.Problems, rep.Actors.Problems, rep.Open)
+	}
+
+	// Written page by page (as export does) or at once, the file reads
+	// back as the same bundle.
+	var whole, paged bytes.Buffer
+	if err := replay.WriteBundle(&whole, b); err != nil {
+		t.Fatal(err)
+	}
+	bw, err := replay.NewBundleWriter(&paged, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(b.Keys); i += 7 {
+		j := min(i+7, len(b.Keys))
+		if err := bw.Add(b.Keys[i:j], b.Records[i:j]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := bw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for name, buf := range map[string]*bytes.Buffer{"whole": &whole, "paged": &paged} {
+		got, err := replay.ReadBundle(buf)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !reflect.DeepEqual(got, b) {
+			t.Fatalf("%s: the bundle read back differs", name)
+		}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
 
@@ -47,21 +48,27 @@ lines {seq, type, time, actor, payload, hash, text}.`,
 			}
 			ctx := cmd.Context()
 			return a.withAPI(ctx, func(c *recorderAPI) error {
-				b, err := fetchBundle(ctx, c, args[0], false)
-				if err != nil {
-					return err
-				}
-				evs, err := bundleEvents(b)
-				if err != nil {
-					return err
-				}
+				// Told page by page as the records arrive: memory stays
+				// one page, however long the match.
 				t := &teller{a: a, o: o}
-				for _, e := range evs {
-					if err := t.tell(ctx, e); errors.Is(err, events.ErrStop) {
-						return nil
-					} else if err != nil {
+				var after store.Head
+				err := bundlePages(ctx, c, api.BundleRequest{Match: args[0]}, func(page *api.BundleResult) error {
+					evs, err := bundleEvents(&page.Bundle)
+					if err != nil {
 						return err
 					}
+					for _, e := range evs {
+						if err := t.tell(ctx, e); err != nil {
+							return err
+						}
+						after = store.Head{Seq: e.Seq, Hash: e.Hash}
+					}
+					return nil
+				})
+				if errors.Is(err, events.ErrStop) {
+					return nil
+				} else if err != nil {
+					return err
 				}
 				if !o.follow {
 					return nil
@@ -76,16 +83,12 @@ lines {seq, type, time, actor, payload, hash, text}.`,
 				}
 				// From the last event the recorder gave over the API: the
 				// bus's events must chain from it and carry its signature.
-				var after store.Head
-				if len(evs) > 0 {
-					after = store.Head{Seq: evs[len(evs)-1].Seq, Hash: evs[len(evs)-1].Hash}
-				}
-				err = natsbus.Subscribe(ctx, js, b.Match, after, check, func(e events.Event) error { return t.tell(ctx, e) })
+				err = natsbus.Subscribe(ctx, js, args[0], after, check, func(e events.Event) error { return t.tell(ctx, e) })
 				switch {
 				case errors.Is(err, context.Canceled) || errors.Is(err, events.ErrStop):
 					return nil
 				case errors.Is(err, natsbus.ErrBusDiffers):
-					return unavailable("follow stopped: %v (the record is intact: 'matchrec replay %s' reads it)", err, b.Match)
+					return unavailable("follow stopped: %v (the record is intact: 'matchrec replay %s' reads it)", err, args[0])
 				}
 				return err
 			})
