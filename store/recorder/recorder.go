@@ -20,6 +20,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -433,13 +434,16 @@ func (r *Recorder) load(ctx context.Context, id string) (*match, error) {
 	return m, r.fold(ctx, m, id)
 }
 
-// fold rebuilds m's state from the store; m.mu must be held.
+// fold rebuilds m's state from the store, from the nearest verified
+// snapshot (a long match loads in the time of its last few events); m.mu
+// must be held.
 func (r *Recorder) fold(ctx context.Context, m *match, id string) error {
-	s, rules, err := fold.Fold(ctx, r.st, id, 0, r.RulesFor)
+	k := &fold.Seeker{Log: r.st, Lookup: r.RulesFor}
+	f, err := k.FolderAt(ctx, id, math.MaxUint64)
 	if err != nil {
-		return err
+		return fmt.Errorf("fold match %s: %w", id, err)
 	}
-	m.state, m.rules = s, rules
+	m.state, m.rules = f.State, f.Rules
 	return nil
 }
 
