@@ -98,6 +98,9 @@ func (rd *Reader) events(ctx context.Context, body []byte) (any, error) {
 		if err != nil {
 			return err
 		}
+		if req.TextOnly {
+			p = nil
+		}
 		ev, err := view(e, p, lines)
 		if err != nil {
 			return err

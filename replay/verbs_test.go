@@ -90,6 +90,17 @@ func TestEventsVerbPagesAndNarrates(t *testing.T) {
 		t.Fatalf("%d pages gave %d events; want the %d events after the first", pages, len(paged), len(all.Events)-1)
 	}
 
+	// Text only: the same lines, no payloads.
+	text, err := call[api.EventsResult](t, v, api.VerbEvents, `{"match":"example","text_only":true}`)
+	if err != nil || len(text.Events) != len(all.Events) {
+		t.Fatalf("text only: %d events, %v", len(text.Events), err)
+	}
+	for i, e := range text.Events {
+		if e.Payload != nil || e.Text != all.Events[i].Text || e.Hash != all.Events[i].Hash {
+			t.Fatalf("text only, event %d: %+v", e.Seq, e)
+		}
+	}
+
 	// A range, and the errors of the verb.
 	some, err := call[api.EventsResult](t, v, api.VerbEvents, `{"match":"example","from":5,"to":7}`)
 	if err != nil || len(some.Events) != 3 || some.Events[0].Seq != 5 {

@@ -8,11 +8,14 @@ import (
 )
 
 // EventsRequest is the body of events: the match and an optional range of
-// sequence numbers (0 = from the start / to the end).
+// sequence numbers (0 = from the start / to the end). TextOnly leaves the
+// payloads out (null): the narrated text is all `log` prints, and the
+// payloads are most of a page's bytes.
 type EventsRequest struct {
-	Match string `json:"match"`
-	From  uint64 `json:"from,omitempty"`
-	To    uint64 `json:"to,omitempty"`
+	Match    string `json:"match"`
+	From     uint64 `json:"from,omitempty"`
+	To       uint64 `json:"to,omitempty"`
+	TextOnly bool   `json:"text_only,omitempty"`
 }
 
 // EventsResult is one page of a match's events. Next, when not 0, is the

@@ -27,7 +27,7 @@ per line: {seq, type, time, actor, payload, hash, text}.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			return a.withAPI(ctx, func(c *recorderAPI) error {
-				req := api.EventsRequest{Match: args[0], From: from, To: to}
+				req := api.EventsRequest{Match: args[0], From: from, To: to, TextOnly: !a.json}
 				for {
 					var page api.EventsResult
 					if err := c.call(ctx, api.VerbEvents, req, &page); err != nil {
