@@ -160,6 +160,9 @@ func DecideWith(r Rules, s *State, actor events.Actor, c Command, h History) ([]
 	if s.Seq == 0 {
 		return nil, Refuse(CodeBadCommand, "match %s does not exist", s.Match)
 	}
+	if err := checkCommandLimits(c); err != nil {
+		return nil, err
+	}
 	if h == nil {
 		h = func(uint64) (events.Payload, bool) { return nil, false }
 	}

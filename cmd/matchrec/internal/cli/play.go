@@ -28,8 +28,9 @@ type PlayResult struct {
 
 func (a *app) playCmd() *cobra.Command {
 	var (
-		id string
-		kf keyFlags
+		id       string
+		kf       keyFlags
+		maxBytes int64
 	)
 	cmd := &cobra.Command{
 		Use:   "play FILE",
@@ -42,7 +43,8 @@ A step marked expect_refusal: CODE must be refused with exactly that code;
 any other outcome stops the play. Any unexpected refusal stops it too, with
 exit code 1 and the step that failed; what was recorded before it stays
 recorded. The script is read and checked completely before anything is
-recorded. The format is described in docs/script.md.
+recorded; a file over --max-script-bytes is refused before it is parsed.
+The format is described in docs/script.md.
 
 With --sign the match is signed: a key file is made for every participant
 (in the keys directory, printed with --json) and every step is signed with
@@ -54,7 +56,7 @@ every player's dice seed (docs/dice.md).`,
   matchrec play --sign examples/6e-grot-wood-assault.yaml`,
 		Args: exactArgs("FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sc, err := readScript(args[0])
+			sc, err := readScript(args[0], maxBytes)
 			if err != nil {
 				return err
 			}
@@ -66,11 +68,20 @@ every player's dice seed (docs/dice.md).`,
 	}
 	cmd.Flags().StringVar(&id, "id", "", "match id to use (default: a new random id)")
 	kf.add(cmd, false)
+	maxScriptFlag(cmd, &maxBytes)
 	return cmd
 }
 
-func readScript(path string) (*script.Script, error) {
-	sc, err := script.Read(path)
+// maxScriptFlag adds --max-script-bytes, the size a script file may have.
+func maxScriptFlag(cmd *cobra.Command, max *int64) {
+	cmd.Flags().Int64Var(max, "max-script-bytes", script.DefaultMaxBytes, "refuse a script file larger than this, before parsing it")
+}
+
+func readScript(path string, maxBytes int64) (*script.Script, error) {
+	if maxBytes <= 0 {
+		return nil, usageErr(fmt.Errorf("--max-script-bytes must be positive, got %d", maxBytes))
+	}
+	sc, err := script.ReadLimit(path, maxBytes)
 	switch {
 	case err == nil:
 		return sc, nil
@@ -232,6 +243,7 @@ func (a *app) newCmd() *cobra.Command {
 		id, name, edition, first string
 		players                  []string
 		kf                       keyFlags
+		maxBytes                 int64
 	)
 	cmd := &cobra.Command{
 		Use:   "new [FILE]",
@@ -266,7 +278,7 @@ keys directory, and prints where; hand each to its participant.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var setup script.Setup
 			if len(args) == 1 {
-				sc, err := readScript(args[0])
+				sc, err := readScript(args[0], maxBytes)
 				if err != nil {
 					return err
 				}
@@ -332,6 +344,7 @@ keys directory, and prints where; hand each to its participant.`,
 	f.StringVar(&first, "first", "", "id of the player who plays first")
 	f.StringArrayVar(&players, "player", nil, "a player as ID or ID:NAME, and for a signed match ID=PUBKEY (repeat for each player)")
 	kf.add(cmd, false)
+	maxScriptFlag(cmd, &maxBytes)
 	return cmd
 }
 
