@@ -3,6 +3,7 @@ package cli
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // A script over --max-script-bytes is refused as a bad script, naming the
@@ -18,5 +19,38 @@ func TestPlayRefusesAScriptOverTheLimit(t *testing.T) {
 	}
 	if code, _, errs := run(t, dir, "new", "--max-script-bytes", "0", example); code != ExitUsage || !strings.Contains(errs, "must be positive") {
 		t.Fatalf("a limit of 0: exit %d: %s", code, errs)
+	}
+}
+
+// serve stops within seconds of SIGTERM whatever is running: a query
+// that would take minutes is interrupted, and its caller is told.
+func TestServeStopsWhileAQueryRuns(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServe(t, dir)
+	mustRun(t, dir, "play", example)
+	sqlDone := make(chan int, 1)
+	var errs string
+	go func() {
+		var code int
+		code, _, errs = run(t, dir, "sql", "SELECT sum(a.range * b.range) FROM range(100000) a, range(100000) b")
+		sqlDone <- code
+	}()
+	time.Sleep(3 * time.Second) // the tables caught up, the query running
+	t0 := time.Now()
+	srv.stop()
+	select {
+	case <-srv.exited:
+		t.Logf("serve stopped %v after SIGTERM (exit %d)", time.Since(t0), srv.code)
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop within 20s of SIGTERM with a query running")
+	}
+	select {
+	case code := <-sqlDone:
+		if code == ExitOK {
+			t.Fatalf("the interrupted query succeeded")
+		}
+		t.Logf("sql: exit %d: %s", code, strings.TrimSpace(errs))
+	case <-time.After(20 * time.Second):
+		t.Fatal("the query's caller was never told")
 	}
 }
