@@ -1,9 +1,14 @@
 package cli
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/matchrec/matchrec/store/natsbus"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // A script over --max-script-bytes is refused as a bad script, naming the
@@ -52,5 +57,33 @@ func TestServeStopsWhileAQueryRuns(t *testing.T) {
 		t.Logf("sql: exit %d: %s", code, strings.TrimSpace(errs))
 	case <-time.After(20 * time.Second):
 		t.Fatal("the query's caller was never told")
+	}
+}
+
+// generate through serve reads the stream through one consumer for the
+// whole run, not one per match left behind on the server.
+func TestGenerateLeavesNoConsumersBehind(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServe(t, dir)
+	mustRun(t, dir, "generate", "--edition", "3e", "--matches", "12", "--seed", "3", "--turns", "1")
+	nc, err := nats.Connect(srv.info.NATSURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := js.Stream(context.Background(), natsbus.StreamName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Consumers > 1 {
+		t.Fatalf("%d consumers on the stream after generating 12 matches", info.State.Consumers)
 	}
 }
