@@ -89,9 +89,10 @@ const (
 //
 // It keeps no history: a void or amend ruling changes how earlier events
 // read, so the Folder then folds the match again from event 1, reading the
-// events back through Reread. A Folder without Reread keeps the events it
-// folds instead (in memory, for folds of an in-memory list); every fold of
-// a stored match sets Reread, so its memory does not grow with the match.
+// events back through Reread. A Folder as ruled without Reread keeps the
+// events it folds instead (in memory, for folds of an in-memory list);
+// every fold of a stored match sets Reread, so its memory does not grow
+// with the match.
 type Folder struct {
 	State *projector.State
 	Rules projector.Rules
@@ -103,7 +104,8 @@ type Folder struct {
 
 	// Reread calls fn with the match's events from event 1, in order,
 	// until fn fails (FromLog makes one). It is called only after a void
-	// or amend ruling; nil: the Folder keeps every event it folds.
+	// or amend ruling, as ruled; nil: a Folder as ruled keeps every event
+	// it folds.
 	Reread func(fn func(events.Event) error) error
 
 	id      string // the match folded; "" = whichever match the events say (narration)
@@ -183,7 +185,7 @@ func (f *Folder) ApplyDecoded(e events.Event, p events.Payload) error {
 		f.Rules, f.vocab = r, projector.Vocabulary(r)
 	}
 	f.last = folded{e, p}
-	if f.Reread == nil {
+	if f.Reread == nil && f.Mode == AsRuled { // as played, nothing is refolded
 		f.kept = append(f.kept, e)
 	}
 	if r, ok := p.(*events.RulingMade); ok && r.Decision != events.RulingUphold {

@@ -82,11 +82,12 @@ type Service struct {
 	running atomic.Int64
 
 	// The live consumer (live.go).
-	stop  context.CancelFunc
-	done  chan struct{}
-	dmu   sync.Mutex
-	dirty map[string]bool // nil until StartLive
-	wake  chan struct{}
+	stop    context.CancelFunc
+	done    chan struct{}
+	dmu     sync.Mutex
+	dirty   map[string]bool // nil until StartLive
+	pending []Recorded      // events the recorder recorded, not yet fed
+	wake    chan struct{}
 }
 
 // NewService returns a service; nothing is opened until it is used.

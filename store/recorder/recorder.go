@@ -47,6 +47,12 @@ type Options struct {
 	// Identity signs the receipts of every reply that records events
 	// (docs/bundle.md); default a fresh key held in memory only (tests).
 	Identity *identity.Identity
+	// Recorded, when set, is told the events each command appended, with
+	// the payloads decided for them, right after the append, in order
+	// within a match (the match is locked). It must not block: the
+	// analytics' live consumer takes them (analytics.Service.Recorded),
+	// so the tables follow without reading or decoding anything again.
+	Recorded func(evs []events.Event, payloads []events.Payload)
 }
 
 // Store is what a recorder needs of a store: the event log, a durable
@@ -378,6 +384,9 @@ func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest)
 	res := api.Result{Match: s.Match, Receipt: r.receipt(s.Match, evs[len(evs)-1]), Request: hex.EncodeToString(cr.statement.Nonce[:])}
 	for i := range evs {
 		res.Events = append(res.Events, api.EventRef{Seq: evs[i].Seq, Type: evs[i].Type, Hash: evs[i].Hash})
+	}
+	if r.opts.Recorded != nil {
+		r.opts.Recorded(evs, all)
 	}
 	if needsRefold(payloads) {
 		// A ruling changes how earlier events read: fold the match again,
