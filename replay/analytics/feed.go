@@ -39,12 +39,13 @@ func (u *Updater) Feed(ctx context.Context, recs []Recorded) (behind []string, e
 	}
 	var batches []Batch
 	for _, id := range order {
-		b, ok := u.feedMatch(id, byMatch[id])
-		if !ok {
-			behind = append(behind, id)
-			continue
+		b, fed, whole := u.feedMatch(id, byMatch[id])
+		if fed {
+			batches = append(batches, b)
 		}
-		batches = append(batches, b)
+		if !whole {
+			behind = append(behind, id)
+		}
 	}
 	if len(batches) == 0 {
 		return behind, nil
@@ -62,27 +63,36 @@ func (u *Updater) Feed(ctx context.Context, recs []Recorded) (behind []string, e
 	return behind, nil
 }
 
-// feedMatch folds one match's recorded events into its kept fold, if it
-// has one where they start; ok is false when it does not, or when an
-// event does not fold (the fold is dropped, to be restored from the
-// store).
-func (u *Updater) feedMatch(id string, recs []Recorded) (b Batch, ok bool) {
+// feedMatch folds one match's recorded events into its kept fold: those
+// it has folded already (a catch-up got there first) are skipped. fed says
+// whether b holds rows to write; whole is false when it could not fold
+// them all — no fold kept at its checkpoint, an event missing (dropped on
+// the way), or one that does not fold (the fold is then dropped, to be
+// restored from the store).
+func (u *Updater) feedMatch(id string, recs []Recorded) (b Batch, fed, whole bool) {
 	d, cp := u.live[id], u.cps[id]
 	if d == nil || d.f.State.Seq != cp.Seq || d.f.State.Head != cp.Head {
-		return b, false
+		return b, false, false
 	}
 	b.Match = id
+	whole = true
 	for _, r := range recs {
+		if r.Event.Seq <= d.f.State.Seq {
+			continue
+		}
 		if r.Event.Seq != d.f.State.Seq+1 || r.Event.PrevHash != d.f.State.Head {
-			u.drop(id)
-			return b, false
+			whole = false
+			break
 		}
 		if err := d.applyDecoded(r.Event, r.Payload, &b); err != nil {
 			u.drop(id)
-			return b, false
+			return b, false, false
 		}
+		fed = true
 	}
-	b.Seq, b.Head, b.Row = d.f.State.Seq, d.f.State.Head, d.matchRow()
-	u.keep(id, d)
-	return b, true
+	if fed {
+		b.Seq, b.Head, b.Row = d.f.State.Seq, d.f.State.Head, d.matchRow()
+		u.keep(id, d)
+	}
+	return b, fed, whole
 }

@@ -66,7 +66,7 @@ type ServeOptions struct {
 	// Concurrency bounds requests in flight; default MaxConcurrentRequests.
 	Concurrency int
 	// MaxRequest bounds how long one handler runs (its context ends
-	// then), whatever the caller's timeout (HeaderTimeout); 0: no bound.
+	// then) when its caller does not cancel it first; 0: no bound.
 	MaxRequest time.Duration
 	// Grace is how long stop lets the handlers already running finish
 	// before it cancels their contexts; default DefaultGrace.

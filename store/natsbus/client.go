@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -63,16 +62,14 @@ func (c *Client) Call(ctx context.Context, verb string, req, resp any) error {
 	msg.Data = body
 	id := newRequestID()
 	msg.Header.Set(HeaderRequest, id)
-	if dl, ok := ctx.Deadline(); ok {
-		msg.Header.Set(HeaderTimeout, strconv.FormatInt(max(time.Until(dl).Milliseconds(), 1), 10))
-	}
 	m, err := c.Conn.RequestMsgWithContext(ctx, msg)
 	if err != nil {
 		if errors.Is(err, nats.ErrNoResponders) {
 			return fmt.Errorf("natsbus: %s: %w", verb, ErrNoRecorder)
 		}
 		if ctx.Err() != nil {
-			// Gave up waiting: the handler may still run; stop it.
+			// Gave up waiting (timeout, cancel): the handler may still
+			// run; stop it.
 			_ = c.Conn.Publish(CancelPrefix+id, nil)
 		}
 		return fmt.Errorf("natsbus: %s: %w", verb, err)

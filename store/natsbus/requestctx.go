@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -13,17 +12,16 @@ import (
 )
 
 // A request's handler runs only as long as its caller waits for it. The
-// client (Client.Call) says how long it will wait (HeaderTimeout) and
-// names the request (HeaderRequest); when it stops waiting before the
-// reply — its context cancelled, a Ctrl-C — it publishes the request's name
-// on CancelPrefix, and every API server of the queue group cancels the
-// handler running it. A long SQL query or page is thus interrupted when
-// its caller goes away, instead of running on for nobody.
+// client (Client.Call) names the request (HeaderRequest); when it stops
+// waiting before the reply — its timeout, its context cancelled, a Ctrl-C
+// — it publishes the request's name on CancelPrefix, and every API server
+// of the queue group cancels the handler running it. A long SQL query or
+// page is thus interrupted when its caller goes away, instead of running
+// on for nobody. (A caller that dies sends nothing: the server's own
+// bounds apply, ServeOptions.MaxRequest and the handlers' own.) The
+// handler's context carries no timer of its own: one per request costs
+// more than many a request.
 const (
-	// HeaderTimeout is how long, in milliseconds, the caller waits for
-	// the reply. The handler's context ends then; the server's own bound
-	// (ServeOptions.MaxRequest) applies too.
-	HeaderTimeout = "Matchrec-Timeout-Ms"
 	// HeaderRequest names a request, for its cancellation.
 	HeaderRequest = "Matchrec-Request"
 	// CancelPrefix starts the subject a request is cancelled on:
@@ -45,19 +43,12 @@ type requests struct {
 }
 
 // start returns the context a request's handler runs with: under base,
-// bounded by the caller's timeout and by max (0: none), registered under
-// the request's name for cancellation. done must be called when the
-// handler returns.
+// bounded by max (0: no bound), registered under the request's name for
+// cancellation. done must be called when the handler returns.
 func (r *requests) start(base context.Context, h nats.Header, max time.Duration) (ctx context.Context, done func()) {
-	limit := max
-	if ms, err := strconv.ParseInt(h.Get(HeaderTimeout), 10, 64); err == nil && ms > 0 {
-		if t := time.Duration(ms) * time.Millisecond; limit == 0 || t < limit {
-			limit = t
-		}
-	}
 	var cancel context.CancelFunc
-	if limit > 0 {
-		ctx, cancel = context.WithTimeout(base, limit)
+	if max > 0 {
+		ctx, cancel = context.WithTimeout(base, max)
 	} else {
 		ctx, cancel = context.WithCancel(base)
 	}
