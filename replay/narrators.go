@@ -18,8 +18,8 @@ const DefaultNarrators = 64
 // snapshot (fold.Seeker). It keeps at most Max narrators, dropping the
 // least recently used. Safe for concurrent use.
 type Narrators struct {
-	Log    fold.Log
-	Lookup fold.Lookup
+	// Seeker reads the store and its snapshots.
+	Seeker *fold.Seeker
 	// Max bounds the narrators kept; 0 is DefaultNarrators.
 	Max int
 
@@ -46,11 +46,10 @@ func (c *Narrators) At(ctx context.Context, match string, from uint64) (*Narrato
 	if n := c.take(parkedAt{match, from}); n != nil {
 		// The fold reads the log again after a ruling: with this caller's
 		// context, not the one that parked it.
-		n.f.Reread = fold.FromLog(ctx, c.Log, match)
+		n.f.Reread = fold.FromLog(ctx, c.Seeker.Log, match)
 		return n, nil
 	}
-	k := &fold.Seeker{Log: c.Log, Lookup: c.Lookup}
-	f, err := k.FolderAt(ctx, match, from-1)
+	f, err := c.Seeker.FolderAt(ctx, match, from-1)
 	if err != nil {
 		return nil, err
 	}

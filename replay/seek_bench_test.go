@@ -23,8 +23,9 @@ func longEvents(tb testing.TB, id string, n int) []events.Event {
 }
 
 // BenchmarkSeek: the state at a random sequence of a 10,000-event match,
-// through snapshots every K events (warm cache), beside a full fold of the
-// same match. Each K gets its own copy of the match, so no variant reads
+// through snapshots every K events (warm cache, the decoded states kept as
+// the recorder keeps them: fold.States), beside a full fold of the same
+// match. Each K gets its own copy of the match, so no variant reads
 // another's snapshots. Reports the median seek in ms.
 func BenchmarkSeek(b *testing.B) {
 	evs := longEvents(b, "long", 10_000)
@@ -48,7 +49,7 @@ func BenchmarkSeek(b *testing.B) {
 	})
 	for _, k := range []uint64{32, 128, 512, 2048} {
 		b.Run(fmt.Sprintf("K=%d", k), func(b *testing.B) {
-			sk := &fold.Seeker{Log: fresh(b), Lookup: editions.Lookup, Every: k}
+			sk := &fold.Seeker{Log: fresh(b), Lookup: editions.Lookup, Every: k, States: &fold.States{}}
 			if _, err := sk.StateAt(ctx, "long", uint64(n)); err != nil { // warm the cache
 				b.Fatal(err)
 			}

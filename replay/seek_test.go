@@ -63,7 +63,8 @@ func openBolt(t testing.TB) *bolt.Store {
 func TestSeekEqualsFold(t *testing.T) {
 	st := openBolt(t)
 	ctx := context.Background()
-	k := &fold.Seeker{Log: st, Lookup: editions.Lookup, Every: 16}
+	// With the decoded states kept between seeks, as the recorder's are.
+	k := &fold.Seeker{Log: st, Lookup: editions.Lookup, Every: 16, States: &fold.States{Max: 20}}
 	r := rand.New(rand.NewPCG(1, 2))
 	for m := 0; m < 4; m++ {
 		id := fmt.Sprintf("seek%d", m)
@@ -129,7 +130,7 @@ func TestBadSnapshotsAreIgnored(t *testing.T) {
 			st := openBolt(t)
 			want := playedMatch(t, st, "bad", 5, 4)
 			at := uint64(len(want)-1) / 2
-			k := &fold.Seeker{Log: st, Lookup: editions.Lookup, Every: 1 << 30}
+			k := &fold.Seeker{Log: st, Lookup: editions.Lookup, Every: 1 << 30, States: &fold.States{}}
 			good, err := k.StateAt(ctx, "bad", at)
 			if err != nil {
 				t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/recorder"
@@ -38,7 +37,7 @@ type Reader struct {
 func (rd *Reader) narrators() *Narrators {
 	rd.once.Do(func() {
 		if rd.Narrators == nil {
-			rd.Narrators = &Narrators{Log: rd.Recorder.Store(), Lookup: rd.Recorder.RulesFor}
+			rd.Narrators = &Narrators{Seeker: rd.Recorder.Seeker()}
 		}
 	})
 	return rd.Narrators
@@ -156,8 +155,7 @@ func (rd *Reader) bundle(ctx context.Context, body []byte) (any, error) {
 		res.Recorder = rd.Recorder.Identity().PublicHex()
 		if err == nil && req.VerifySnapshots {
 			// The caller's fold checks them: listing them costs no fold.
-			k := &fold.Seeker{Log: st, Lookup: rd.Recorder.RulesFor}
-			if res.Snapshots, err = k.SnapshotSums(ctx, req.Match); err != nil {
+			if res.Snapshots, err = rd.Recorder.Seeker().SnapshotSums(ctx, req.Match); err != nil {
 				return nil, err
 			}
 		}
@@ -191,8 +189,7 @@ func (rd *Reader) discardSnapshots(ctx context.Context, body []byte) (any, error
 	if !events.ValidMatchID(req.Match) {
 		return nil, api.Errorf(projector.CodeBadRequest, "match %q is not a match id", req.Match)
 	}
-	k := &fold.Seeker{Log: rd.Recorder.Store(), Lookup: rd.Recorder.RulesFor}
-	return struct{}{}, k.Discard(ctx, req.Match, req.Seqs)
+	return struct{}{}, rd.Recorder.Seeker().Discard(ctx, req.Match, req.Seqs)
 }
 
 // branches walks the tree a match belongs to, from its root, parents

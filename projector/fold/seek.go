@@ -26,6 +26,10 @@ type Seeker struct {
 	Log    Log
 	Lookup Lookup
 	Every  uint64 // K; 0 = DefaultSnapshotEvery
+	// States, when set, keeps the snapshot states this Seeker decodes,
+	// for the next seeks of the process's Seekers that share it; nil:
+	// each seek decodes its snapshot.
+	States *States
 }
 
 func (k *Seeker) every() uint64 {
@@ -64,7 +68,13 @@ func (k *Seeker) FolderAt(ctx context.Context, match string, upto uint64) (*Fold
 	snaps, _ := k.Log.(Snapshots)
 	f := NewFolder(match, k.Lookup)
 	if snaps != nil {
-		if st, ok := k.trusted(ctx, snaps, match, upto); ok {
+		st, ok := k.States.get(match, upto-upto%k.every()) // where the nearest one is kept
+		if !ok {
+			if st, ok = k.trusted(ctx, snaps, match, upto); ok {
+				k.States.put(match, st)
+			}
+		}
+		if ok {
 			rules, err := k.Lookup(st.Edition)
 			if err != nil {
 				return nil, err
@@ -164,6 +174,7 @@ func (k *Seeker) Discard(ctx context.Context, match string, seqs []uint64) error
 		return nil
 	}
 	for _, seq := range seqs {
+		k.States.drop(match, seq)
 		if err := snaps.DeleteSnapshot(ctx, match, seq); err != nil {
 			return fmt.Errorf("discard the snapshot of match %s at %d: %w", match, seq, err)
 		}

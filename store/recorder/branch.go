@@ -8,7 +8,6 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/api"
 )
@@ -31,8 +30,7 @@ func (r *Recorder) Branch(ctx context.Context, req api.BranchRequest) (api.Creat
 		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "branch at which event? (--at SEQ, 1 or more)")
 	}
 	// The parent's state at the fork, from its nearest verified snapshot.
-	k := &fold.Seeker{Log: r.st, Lookup: r.RulesFor}
-	s, err := k.StateAt(ctx, req.Parent, req.At)
+	s, err := r.Seeker().StateAt(ctx, req.Parent, req.At)
 	if err != nil {
 		return api.CreateResult{}, err
 	}

@@ -67,11 +67,12 @@ type Store interface {
 
 // Recorder records commands as events.
 type Recorder struct {
-	st    Store
-	opts  Options
-	mu    sync.Mutex
-	live  map[string]*match
-	limit int
+	st     Store
+	opts   Options
+	mu     sync.Mutex
+	live   map[string]*match
+	limit  int
+	states *fold.States // decoded snapshots, shared by every seek on st
 }
 
 type match struct {
@@ -98,7 +99,7 @@ func New(st Store, opts Options) *Recorder {
 		}
 		opts.Identity = identity.FromKey(k)
 	}
-	return &Recorder{st: st, opts: opts, live: map[string]*match{}, limit: 4096}
+	return &Recorder{st: st, opts: opts, live: map[string]*match{}, limit: 4096, states: &fold.States{}}
 }
 
 // Identity is the recorder's identity: its receipts' key.
@@ -112,6 +113,12 @@ func (r *Recorder) receipt(match string, last events.Event) *auth.Receipt {
 
 // Store returns the recorder's store.
 func (r *Recorder) Store() store.Store { return r.st }
+
+// Seeker seeks in the recorder's store, sharing the snapshot states every
+// seek of the process decoded (fold.States).
+func (r *Recorder) Seeker() *fold.Seeker {
+	return &fold.Seeker{Log: r.st, Lookup: r.RulesFor, States: r.states}
+}
 
 // RulesFor returns the edition rules by id.
 func (r *Recorder) RulesFor(edition string) (projector.Rules, error) {
@@ -447,8 +454,7 @@ func (r *Recorder) load(ctx context.Context, id string) (*match, error) {
 // snapshot (a long match loads in the time of its last few events); m.mu
 // must be held.
 func (r *Recorder) fold(ctx context.Context, m *match, id string) error {
-	k := &fold.Seeker{Log: r.st, Lookup: r.RulesFor}
-	f, err := k.FolderAt(ctx, id, math.MaxUint64)
+	f, err := r.Seeker().FolderAt(ctx, id, math.MaxUint64)
 	if err != nil {
 		return fmt.Errorf("fold match %s: %w", id, err)
 	}
@@ -463,8 +469,7 @@ func (r *Recorder) State(ctx context.Context, id string, at uint64) (*projector.
 	if at == 0 {
 		return r.Live(ctx, id)
 	}
-	k := &fold.Seeker{Log: r.st, Lookup: r.RulesFor}
-	return k.StateAt(ctx, id, at)
+	return r.Seeker().StateAt(ctx, id, at)
 }
 
 // Live returns a copy of the recorder's live state of a match: the state
