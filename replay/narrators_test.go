@@ -52,7 +52,7 @@ func tellAll(t *testing.T, evs []events.Event) [][]string {
 // does, rulings included.
 func TestEventsPagesReadOnlyTheirOwnEvents(t *testing.T) {
 	ctx := context.Background()
-	g := projtest.Long(t, ed3e.Rules{}, 1500, 3)
+	g := projtest.LongMatch(t, ed3e.Rules{}, 1500, 3)
 	g.Void(g.FirstRoll()) // the last two events: a dispute and its ruling
 	evs := projtest.Relabel("long", g.Events)
 	want := tellAll(t, evs)

@@ -19,7 +19,7 @@ import (
 // longEvents is a 3e match of at least n events under id.
 func longEvents(tb testing.TB, id string, n int) []events.Event {
 	tb.Helper()
-	return projtest.Relabel(id, projtest.Long(tb, ed3e.Rules{}, n, 11).Events)
+	return projtest.Relabel(id, projtest.LongMatch(tb, ed3e.Rules{}, n, 11).Events)
 }
 
 // BenchmarkSeek: the state at a random sequence of a 10,000-event match,

@@ -9,13 +9,13 @@ import (
 	"github.com/matchrec/matchrec/projector/sim"
 )
 
-// Long plays a match of at least n events in memory, for the long-match
+// LongMatch plays a match of at least n events in memory, for the long-match
 // tests and benchmarks: a random army pair of r's edition (from seed)
 // whose models nobody can wound (T10), so the match never ends, autoplayed
 // turn after turn with seeded dice, entered as physical dice (so the
 // match audits clean without a recorder's seed). Its events are of match
 // "m1"; Relabel renames them.
-func Long(tb testing.TB, r projector.Rules, n int, seed uint64) *Game {
+func LongMatch(tb testing.TB, r projector.Rules, n int, seed uint64) *Game {
 	tb.Helper()
 	setup := sim.RandomMatch(r.Edition(), rand.New(rand.NewPCG(seed, 12)))
 	for i := range setup.Units {

@@ -28,7 +28,7 @@ import (
 // payload), nothing applied — and beside our own read path without the
 // fold (Store.Scan and the core vocabulary's decoders). Two data sets:
 // 200 autoplayed 3e matches (random armies, 5 turns), and one autoplayed
-// match of 100,000 events (projtest.Long).
+// match of 100,000 events (projtest.LongMatch).
 func BenchmarkFold(b *testing.B) {
 	b.Run("autoplayed", func(b *testing.B) { benchFold(b, autoplayed(b, 200)) })
 	b.Run("long-100k", func(b *testing.B) { benchFold(b, long(b, 100_000)) })
@@ -76,7 +76,7 @@ func long(b *testing.B, n int) foldData {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	evs := projtest.Relabel("long", projtest.Long(b, ed3e.Rules{}, n, 2).Events)
+	evs := projtest.Relabel("long", projtest.LongMatch(b, ed3e.Rules{}, n, 2).Events)
 	for i := 0; i < len(evs); i += 10_000 {
 		if err := st.Append(context.Background(), "long", uint64(i), evs[i:min(i+10_000, len(evs))]); err != nil {
 			b.Fatal(err)

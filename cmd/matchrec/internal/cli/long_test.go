@@ -20,7 +20,7 @@ const longEvents = 100_000
 const longMatchID = "long"
 
 // longData returns a data directory holding one autoplayed 3e match of
-// longEvents events (projtest.Long), made once and kept in the temporary
+// longEvents events (projtest.LongMatch), made once and kept in the temporary
 // directory (it takes a while to play). Tests copy it before writing.
 func longData(tb testing.TB) string {
 	tb.Helper()
@@ -40,7 +40,7 @@ func longData(tb testing.TB) string {
 	return dir
 }
 
-// storeLong records an autoplayed 3e match of n events (projtest.Long) as
+// storeLong records an autoplayed 3e match of n events (projtest.LongMatch) as
 // match longMatchID in the store of data directory dir.
 func storeLong(tb testing.TB, dir string, n int) {
 	tb.Helper()
@@ -49,7 +49,7 @@ func storeLong(tb testing.TB, dir string, n int) {
 		tb.Fatal(err)
 	}
 	defer st.Close()
-	evs := projtest.Relabel(longMatchID, projtest.Long(tb, ed3e.Rules{}, n, 1).Events)
+	evs := projtest.Relabel(longMatchID, projtest.LongMatch(tb, ed3e.Rules{}, n, 1).Events)
 	for i := 0; i < len(evs); i += 10_000 {
 		if err := st.Append(context.Background(), longMatchID, uint64(i), evs[i:min(i+10_000, len(evs))]); err != nil {
 			tb.Fatal(err)
