@@ -103,3 +103,81 @@ func TestEventsPagesReadOnlyTheirOwnEvents(t *testing.T) {
 		}
 	}
 }
+
+// cancellingStore cancels a context once its scans have handed out after
+// events.
+type cancellingStore struct {
+	*bolt.Store
+	after  int
+	cancel context.CancelFunc
+}
+
+func (s *cancellingStore) Scan(ctx context.Context, match string, from uint64, fn func(events.Event) error) error {
+	return s.Store.Scan(ctx, match, from, func(e events.Event) error {
+		if s.after--; s.after == 0 {
+			s.cancel()
+		}
+		return fn(e)
+	})
+}
+
+// Folding leaves snapshots behind it: a seek cut short keeps what it
+// folded (the next one starts there), and telling a match from its start
+// (the events verb) leaves it seekable; every snapshot left is the fold's
+// state at its event.
+func TestFoldsLeaveSnapshotsBehind(t *testing.T) {
+	evs := projtest.Relabel("long", projtest.LongMatch(t, ed3e.Rules{}, 3000, 4).Events)
+	hashes := make([]events.Hash, len(evs)+1)
+	f := fold.NewFolder("long", editions.Lookup)
+	for _, e := range evs {
+		if err := f.Apply(e); err != nil {
+			t.Fatal(err)
+		}
+		hashes[e.Seq], _ = f.State.Hash()
+	}
+	check := func(st *bolt.Store, what string, min uint64) {
+		t.Helper()
+		sums, err := (&fold.Seeker{Log: st, Lookup: editions.Lookup}).SnapshotSums(context.Background(), "long")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var top uint64
+		for seq, sum := range sums {
+			if sum != hashes[seq] {
+				t.Fatalf("%s: the snapshot at %d is not the fold's state", what, seq)
+			}
+			top = max(top, seq)
+		}
+		if top < min {
+			t.Fatalf("%s: snapshots up to %d, want %d at least", what, top, min)
+		}
+	}
+
+	st := openBolt(t)
+	if err := st.Append(context.Background(), "long", 0, evs); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cs := &cancellingStore{Store: st, after: 1500, cancel: cancel} // the scan sees it at 2384
+	if _, err := (&fold.Seeker{Log: cs, Lookup: editions.Lookup}).StateAt(ctx, "long", 2900); err == nil {
+		t.Fatal("a seek whose caller gave up went on")
+	}
+	check(st, "a seek cut short", 2048)
+
+	st = openBolt(t)
+	if err := st.Append(context.Background(), "long", 0, evs); err != nil {
+		t.Fatal(err)
+	}
+	rec := recorder.New(st, recorder.Options{Rules: editions.Lookup})
+	v := (&replay.Reader{Recorder: rec}).Verbs()
+	for req := (api.EventsRequest{Match: "long", TextOnly: true}); ; {
+		res, err := v.Handle(context.Background(), api.VerbEvents, mustJSON(t, req))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req.From = res.(api.EventsResult).Next; req.From == 0 {
+			break
+		}
+	}
+	check(st, "telling the match", 2944)
+}

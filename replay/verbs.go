@@ -83,6 +83,9 @@ func (rd *Reader) events(ctx context.Context, body []byte) (any, error) {
 		return nil, err
 	}
 	size := 0
+	// Telling a stretch leaves snapshots behind it, for the next seeks.
+	keep := rd.narrators().Seeker.Keeper(req.Match)
+	defer keep.Flush(ctx)
 	err = rd.Recorder.Store().Scan(ctx, req.Match, from, func(e events.Event) error {
 		if req.To != 0 && e.Seq > req.To {
 			return events.ErrStop
@@ -97,6 +100,7 @@ func (rd *Reader) events(ctx context.Context, body []byte) (any, error) {
 		if err != nil {
 			return err
 		}
+		keep.Offer(ctx, nar.State())
 		if req.TextOnly {
 			p = nil
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
@@ -87,7 +88,11 @@ func (k *Seeker) FolderAt(ctx context.Context, match string, upto uint64) (*Fold
 		return f, nil
 	}
 	from := f.State.Seq + 1
-	fresh := map[uint64][]byte{}
+	keep := k.Keeper(match)
+	// What was folded is kept even when the seek is cut short (a caller
+	// that gave up): the next seek starts from there, so a long fold
+	// makes progress across attempts instead of starting over.
+	defer keep.Flush(ctx)
 	err = k.Log.Scan(ctx, match, from, func(e events.Event) error {
 		if e.Seq > upto {
 			return events.ErrStop
@@ -95,10 +100,8 @@ func (k *Seeker) FolderAt(ctx context.Context, match string, upto uint64) (*Fold
 		if err := f.Apply(e); err != nil {
 			return err
 		}
-		if snaps != nil && e.Seq%k.every() == 0 && e.Seq > from {
-			if b, err := EncodeSnapshot(f.State); err == nil {
-				fresh[e.Seq] = b
-			}
+		if e.Seq > from {
+			keep.Offer(ctx, f.State)
 		}
 		return nil
 	})
@@ -108,10 +111,59 @@ func (k *Seeker) FolderAt(ctx context.Context, match string, upto uint64) (*Fold
 	if f.Rules == nil {
 		return nil, fmt.Errorf("seek match %s: the log has no events", match)
 	}
-	if len(fresh) > 0 {
-		_ = snaps.PutSnapshots(ctx, match, fresh) // a cache: failing to write one only costs a longer fold later
-	}
 	return f, nil
+}
+
+// flushEvery is how many new snapshots a Keeper gathers before it writes
+// them (one transaction).
+const flushEvery = 16
+
+// Keeper gathers snapshots of one match as a fold passes the sequences
+// they are kept at, and writes them to the store's cache a batch at a
+// time: a fold from event 1 (a seek, a reader telling the match from its
+// start) leaves the match seekable behind it. A nil Keeper (a Log without
+// Snapshots) keeps nothing.
+type Keeper struct {
+	k     *Seeker
+	snaps Snapshots
+	match string
+	fresh map[uint64][]byte
+}
+
+// Keeper returns a Keeper of match, or nil when the log keeps no
+// snapshots.
+func (k *Seeker) Keeper(match string) *Keeper {
+	snaps, ok := k.Log.(Snapshots)
+	if !ok {
+		return nil
+	}
+	return &Keeper{k: k, snaps: snaps, match: match, fresh: map[uint64][]byte{}}
+}
+
+// Offer keeps st, the state after its event, if a snapshot is due there.
+func (kp *Keeper) Offer(ctx context.Context, st *projector.State) {
+	if kp == nil || st.Seq == 0 || st.Seq%kp.k.every() != 0 {
+		return
+	}
+	if b, err := EncodeSnapshot(st); err == nil {
+		kp.fresh[st.Seq] = b
+	}
+	if len(kp.fresh) >= flushEvery {
+		kp.Flush(ctx)
+	}
+}
+
+// Flush writes the snapshots gathered. They are a cache: a failed write
+// costs a longer fold later, nothing else; and they are written even when
+// ctx is done (the fold they come from was paid for).
+func (kp *Keeper) Flush(ctx context.Context) {
+	if kp == nil || len(kp.fresh) == 0 {
+		return
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = kp.snaps.PutSnapshots(wctx, kp.match, kp.fresh)
+	kp.fresh = map[uint64][]byte{}
 }
 
 // trusted returns the nearest snapshot at or before seq that passes its

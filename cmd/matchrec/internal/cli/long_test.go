@@ -2,14 +2,22 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
+	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector/ed3e"
 	"github.com/matchrec/matchrec/projector/projtest"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/bolt"
 )
 
@@ -54,5 +62,88 @@ func storeLong(tb testing.TB, dir string, n int) {
 		if err := st.Append(context.Background(), longMatchID, uint64(i), evs[i:min(i+10_000, len(evs))]); err != nil {
 			tb.Fatal(err)
 		}
+	}
+}
+
+// TestLongMatchEveryCommand: every command on a match of 100,000 events
+// finishes (no per-call timeout is hit: every call costs its own answer)
+// with the process's heap bounded — the recorder (in-process) and the
+// client together. It takes minutes: it runs with MATCHREC_TEST_LONG set
+// (make test-long).
+func TestLongMatchEveryCommand(t *testing.T) {
+	if os.Getenv("MATCHREC_TEST_LONG") == "" {
+		t.Skip("a long test: set MATCHREC_TEST_LONG (make test-long)")
+	}
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join(longData(t), node.StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, node.StoreFile), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b = nil
+	const heapLimit = 1 << 30
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	timed := func(args ...string) string {
+		t.Helper()
+		t0 := time.Now()
+		out := mustRun(t, dir, args...)
+		t.Logf("%-40s %6.2fs, heap peak so far %d MiB", strings.Join(args, " "), time.Since(t0).Seconds(), peak.Load()>>20)
+		return out
+	}
+	if n := strings.Count(timed("log", longMatchID), "\n"); n < longEvents {
+		t.Fatalf("log printed %d lines for %d events", n, longEvents)
+	}
+	if n := strings.Count(timed("--json", "log", longMatchID), "\n"); n != longEvents {
+		t.Fatalf("log --json printed %d lines", n)
+	}
+	tail := timed("--json", "log", longMatchID, "--from", "99900", "--to", "99999")
+	roll := ""
+	for _, l := range strings.Split(strings.TrimSpace(tail), "\n") {
+		var ev api.EventView
+		if err := json.Unmarshal([]byte(l), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type == events.TypeDiceRolled {
+			roll = strconv.FormatUint(ev.Seq, 10)
+		}
+	}
+	if roll == "" {
+		t.Fatal("no roll in the last 100 events")
+	}
+	timed("state", longMatchID)
+	timed("state", longMatchID, "--at", "50000")
+	timed("audit", longMatchID)
+	timed("audit", longMatchID, "--roll", roll)
+	bundle := filepath.Join(t.TempDir(), "long.bundle")
+	timed("export", longMatchID, "--bundle", bundle)
+	timed("verify", bundle)
+	if n := strings.Count(timed("replay", longMatchID, "--from", "99000"), "\n"); n < 1000 {
+		t.Fatalf("replay printed %d lines", n)
+	}
+	timed("whatif", longMatchID, "--at", roll, "--runs", "100")
+	timed("branch", longMatchID, "--at", "99000", "--id", "fork")
+	timed("diff", longMatchID, "fork")
+	timed("matches")
+	timed("sql", "SELECT count(*) FROM rolls")
+	if p := peak.Load(); p > heapLimit {
+		t.Fatalf("the heap reached %d MiB (limit %d MiB)", p>>20, heapLimit>>20)
 	}
 }
