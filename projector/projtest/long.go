@@ -12,9 +12,9 @@ import (
 // LongMatch plays a match of at least n events in memory, for the long-match
 // tests and benchmarks: a random army pair of r's edition (from seed)
 // whose models nobody can wound (T10), so the match never ends, autoplayed
-// turn after turn with seeded dice, entered as physical dice (so the
-// match audits clean without a recorder's seed). Its events are of match
-// "m1"; Relabel renames them.
+// turn after turn with seeded dice. Its events are of match "m1"; Relabel
+// renames them. (generate.Long records one through a recorder, with its
+// digital dice.)
 func LongMatch(tb testing.TB, r projector.Rules, n int, seed uint64) *Game {
 	tb.Helper()
 	setup := sim.RandomMatch(r.Edition(), rand.New(rand.NewPCG(seed, 12)))
@@ -30,7 +30,6 @@ func LongMatch(tb testing.TB, r projector.Rules, n int, seed uint64) *Game {
 		if done {
 			tb.Fatalf("the long match ended after %d events", len(g.Events))
 		}
-		c.Source = events.SourceManual
 		g.Do(actor, c)
 	}
 	return g

@@ -16,9 +16,11 @@ import (
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector/ed3e"
-	"github.com/matchrec/matchrec/projector/projtest"
+	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/replay/generate"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/bolt"
+	"github.com/matchrec/matchrec/store/recorder"
 )
 
 // longEvents is the size of the long match: 100,000 events.
@@ -27,12 +29,12 @@ const longEvents = 100_000
 // longMatchID names the long match.
 const longMatchID = "long"
 
-// longData returns a data directory holding one autoplayed 3e match of
-// longEvents events (projtest.LongMatch), made once and kept in the temporary
-// directory (it takes a while to play). Tests copy it before writing.
+// longData returns a data directory holding one 3e match of longEvents
+// events (storeLong), made once and kept in the temporary directory (it
+// takes a while to play). Tests copy it before writing.
 func longData(tb testing.TB) string {
 	tb.Helper()
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("matchrec-long-%d-v2", longEvents))
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("matchrec-long-%d-v3", longEvents))
 	done := filepath.Join(dir, "complete")
 	if _, err := os.Stat(done); err == nil {
 		return dir
@@ -48,8 +50,9 @@ func longData(tb testing.TB) string {
 	return dir
 }
 
-// storeLong records an autoplayed 3e match of n events (projtest.LongMatch) as
-// match longMatchID in the store of data directory dir.
+// storeLong records a 3e match of at least n events that never ends
+// (generate.Long: armies nobody can wound, digital dice) as match
+// longMatchID, through a recorder on the store of data directory dir.
 func storeLong(tb testing.TB, dir string, n int) {
 	tb.Helper()
 	st, err := bolt.Open(filepath.Join(dir, node.StoreFile), bolt.Options{NoSync: true})
@@ -57,11 +60,9 @@ func storeLong(tb testing.TB, dir string, n int) {
 		tb.Fatal(err)
 	}
 	defer st.Close()
-	evs := projtest.Relabel(longMatchID, projtest.LongMatch(tb, ed3e.Rules{}, n, 1).Events)
-	for i := 0; i < len(evs); i += 10_000 {
-		if err := st.Append(context.Background(), longMatchID, uint64(i), evs[i:min(i+10_000, len(evs))]); err != nil {
-			tb.Fatal(err)
-		}
+	rec := recorder.New(st, recorder.Options{Rules: editions.Lookup})
+	if _, _, err := generate.Long(context.Background(), generate.Direct{Recorder: rec}, ed3e.Rules{}, longMatchID, n, 1); err != nil {
+		tb.Fatal(err)
 	}
 }
 
