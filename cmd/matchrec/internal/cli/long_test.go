@@ -116,18 +116,23 @@ func TestLongMatchEveryCommand(t *testing.T) {
 		t.Fatalf("log --json printed %d lines", n)
 	}
 	tail := timed("--json", "log", longMatchID, "--from", "99900", "--to", "99999")
-	roll := ""
+	roll, declared := "", "" // a roll (audit --roll), a declaration (whatif --at)
 	for _, l := range strings.Split(strings.TrimSpace(tail), "\n") {
 		var ev api.EventView
 		if err := json.Unmarshal([]byte(l), &ev); err != nil {
 			t.Fatal(err)
 		}
-		if ev.Type == events.TypeDiceRolled {
+		var p struct{ Purpose string }
+		_ = json.Unmarshal(ev.Payload, &p)
+		switch {
+		case ev.Type == events.TypeDiceRolled && p.Purpose == "hit":
 			roll = strconv.FormatUint(ev.Seq, 10)
+		case ev.Type == events.TypeShootingDeclared && ev.Seq < 99990:
+			declared = strconv.FormatUint(ev.Seq, 10)
 		}
 	}
-	if roll == "" {
-		t.Fatal("no roll in the last 100 events")
+	if roll == "" || declared == "" {
+		t.Fatal("no roll or declaration in the last 100 events")
 	}
 	timed("state", longMatchID)
 	timed("state", longMatchID, "--at", "50000")
@@ -139,7 +144,7 @@ func TestLongMatchEveryCommand(t *testing.T) {
 	if n := strings.Count(timed("replay", longMatchID, "--from", "99000"), "\n"); n < 1000 {
 		t.Fatalf("replay printed %d lines", n)
 	}
-	timed("whatif", longMatchID, "--at", roll, "--runs", "100")
+	timed("whatif", longMatchID, "--at", declared, "--runs", "100")
 	timed("branch", longMatchID, "--at", "99000", "--id", "fork")
 	timed("diff", longMatchID, "fork")
 	timed("matches")
