@@ -15,8 +15,11 @@ import (
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/projector/projtest"
 	"github.com/matchrec/matchrec/projector/sim"
+	"github.com/matchrec/matchrec/replay/generate"
 	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/bolt"
+	"github.com/matchrec/matchrec/store/recorder"
 )
 
 // playedMatch records an autoplayed 3e match under id in st and returns
@@ -225,6 +228,44 @@ func TestSeekAcrossRulings(t *testing.T) {
 		}
 		if h, _ := s.Hash(); h != want[seq] {
 			t.Fatalf("seek to %d (ruling at %d) differs from a fold from event 1", seq, ruling)
+		}
+	}
+}
+
+// A branch seeks through its ancestors' snapshots: its state after an
+// inherited event is the parent's (for the branch), so a branch made at
+// the end of a long match seeks as fast as the match.
+func TestBranchSeeksThroughItsParentsSnapshots(t *testing.T) {
+	ctx := context.Background()
+	st := &countingStore{Store: openBolt(t)}
+	rec := recorder.New(st, recorder.Options{Rules: editions.Lookup})
+	created, _, err := generate.Long(ctx, generate.Direct{Recorder: rec}, ed3e.Rules{}, "long", 1000, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &fold.Seeker{Log: st, Lookup: editions.Lookup, Every: 16}
+	if _, err := k.StateAt(ctx, "long", 0); err != nil { // the parent's snapshots
+		t.Fatal(err)
+	}
+	if _, err := rec.Branch(ctx, api.BranchRequest{Parent: "long", At: 900, Match: "kid", Token: created.Tokens[api.RoleJudge]}); err != nil {
+		t.Fatal(err)
+	}
+	for _, seq := range []uint64{890, 901} {
+		st.read = 0
+		s, err := k.StateAt(ctx, "kid", seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.read > 20 {
+			t.Fatalf("seeking the branch to %d read %d events", seq, st.read)
+		}
+		want, _, err := fold.Fold(ctx, st, "kid", seq, editions.Lookup)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := s.Hash()
+		if wh, _ := want.Hash(); s.Match != "kid" || got != wh {
+			t.Fatalf("the branch's state at %d differs from a fold from event 1", seq)
 		}
 	}
 }

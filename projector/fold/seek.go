@@ -71,7 +71,10 @@ func (k *Seeker) FolderAt(ctx context.Context, match string, upto uint64) (*Fold
 	if snaps != nil {
 		st, ok := k.States.get(match, upto-upto%k.every()) // where the nearest one is kept
 		if !ok {
-			if st, ok = k.trusted(ctx, snaps, match, upto); ok {
+			if st, ok = k.trusted(ctx, snaps, match, upto); !ok {
+				st, ok = k.inherited(ctx, snaps, match, lin, upto)
+			}
+			if ok {
 				k.States.put(match, st)
 			}
 		}
@@ -179,6 +182,21 @@ func (k *Seeker) trusted(ctx context.Context, snaps Snapshots, match string, seq
 			return st, true
 		}
 		_ = snaps.DeleteSnapshot(ctx, match, at)
+	}
+	return nil, false
+}
+
+// inherited returns, for a branch with no snapshot of its own at or
+// before seq, the nearest verified snapshot of the ancestor that recorded
+// its events up to there: a branch's state after an inherited event is its
+// ancestor's, but for the match it names.
+func (k *Seeker) inherited(ctx context.Context, snaps Snapshots, match string, lin []events.BranchPoint, seq uint64) (*projector.State, bool) {
+	for i := len(lin) - 2; i >= 0; i-- {
+		p := lin[i]
+		if st, ok := k.trusted(ctx, snaps, p.Match, min(seq, p.Upto)); ok {
+			st.Match = match
+			return st, true
+		}
 	}
 	return nil, false
 }
