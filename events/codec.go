@@ -116,6 +116,16 @@ func decodeInto(t Type, b []byte, p Payload) (err error) {
 			err = fmt.Errorf("%w: %s payload: %v", ErrMalformed, t, r)
 		}
 	}()
+	// The hot payloads have hand-written decoders (payloads_decode.go);
+	// bytes outside what they read go to the reflective decoder.
+	if ok, err := decodeFast(p, b); err != nil {
+		return fmt.Errorf("%w: %s payload: %v", ErrMalformed, t, err)
+	} else if ok {
+		return nil
+	}
+	if err := checkShape(b); err != nil {
+		return fmt.Errorf("%w: %s payload: %v", ErrMalformed, t, err)
+	}
 	d := getDecoder(b)
 	defer putDecoder(d)
 	if err := d.dec.Decode(p); err != nil {

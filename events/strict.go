@@ -35,8 +35,6 @@ func CheckCanonical(b []byte) error {
 // and a hostile one cannot exhaust the stack.
 const maxNesting = 100
 
-var errTruncated = errors.New("truncated")
-
 // canonicalValue checks the value at b[pos:] and returns where it ends.
 func canonicalValue(b []byte, pos, depth int) (int, error) {
 	if depth > maxNesting {

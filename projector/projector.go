@@ -169,6 +169,9 @@ func decide(r Rules, s *State, actor events.Actor, c Command, h History) ([]even
 	if s.Seq == 0 {
 		return nil, Refuse(CodeBadCommand, "match %s does not exist", s.Match)
 	}
+	if err := checkCommandLimits(c); err != nil {
+		return nil, err
+	}
 	if h == nil {
 		h = func(uint64) (events.Payload, bool) { return nil, false }
 	}

@@ -87,9 +87,13 @@ func SetupDefaults(p *events.MatchCreated) {
 
 // ValidateSetup checks a match.created payload before anything is recorded:
 // every id unique and referenced consistently, profiles sane, models on the
-// table: what every edition needs. It fills the defaults (SetupDefaults).
+// table, names and lists within the limits (CheckSetupLimits): what every
+// edition needs. It fills the defaults (SetupDefaults).
 func ValidateSetup(p *events.MatchCreated) error {
 	SetupDefaults(p)
+	if err := CheckSetupLimits(p); err != nil {
+		return err
+	}
 	if p.Table.W <= 0 || p.Table.H <= 0 {
 		return fmt.Errorf("table %gx%g: both sides must be positive", p.Table.W, p.Table.H)
 	}

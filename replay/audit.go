@@ -16,7 +16,12 @@ import (
 type RefoldCheck struct {
 	OK        bool        `json:"ok"`
 	StateHash events.Hash `json:"state_hash"`
-	Compared  bool        `json:"compared"`
+	Compared  bool        `json:"compared"` // a recorded state hash was available
+	// SnapshotsDiffer are the cached snapshots (AuditOptions.Snapshots)
+	// whose state differs from the fold at their sequence. They are a
+	// cache, not the record: they do not fail the audit, they are
+	// discarded.
+	SnapshotsDiffer []uint64 `json:"snapshots_differ,omitempty"`
 }
 
 // AuditOptions give the audit what the events alone do not say.
@@ -32,6 +37,10 @@ type AuditOptions struct {
 	Reveals [][]byte
 	// Receipts, when given, are checked against the log.
 	Receipts *Receipts
+	// Snapshots are the state hashes of the store's cached snapshots, by
+	// sequence (api.Bundle.Snapshots): the re-fold lists those that
+	// differ (RefoldCheck.SnapshotsDiffer).
+	Snapshots map[uint64]events.Hash
 }
 
 // Audit checks the events of match, in stored order.
@@ -152,6 +161,11 @@ func checkRefold(match string, evs []events.Event, whole bool, lookup fold.Looku
 		}
 		if before != nil {
 			discarded[e.Seq] = newlySkipped(before, f.State)
+		}
+		if want, ok := o.Snapshots[e.Seq]; ok {
+			if h, err := f.State.Hash(); err != nil || h != want {
+				r.Checks.Refold.SnapshotsDiffer = append(r.Checks.Refold.SnapshotsDiffer, e.Seq)
+			}
 		}
 	}
 	if whole {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"math/rand/v2"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/projector/sim"
 	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/replay/generate"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/recorder"
 )
@@ -30,24 +30,9 @@ func BenchmarkAudit(b *testing.B) {
 	st := openBolt(b)
 	ctx := context.Background()
 	rec := recorder.New(st, recorder.Options{Rules: editions.Lookup})
-	setup := benchSetup()
-	res, err := rec.Create(ctx, api.CreateRequest{Match: "audit-bench", MatchCreated: setup})
+	res, _, err := generate.Long(ctx, generate.Direct{Recorder: rec}, ed3e.Rules{}, "audit-bench", 10_000, 21)
 	if err != nil {
 		b.Fatal(err)
-	}
-	ap := &sim.Autoplay{Rules: ed3e.Rules{}, Dice: sim.NewDice(1), Digital: true}
-	for n := 0; n < 10_000; {
-		s, err := rec.Live(ctx, "audit-bench")
-		if err != nil {
-			b.Fatal(err)
-		}
-		actor, c, _ := ap.Next(s)
-		tok := res.Tokens[api.RolePlayer(actor.ID)]
-		out, err := rec.Execute(ctx, "audit-bench", tok, c)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n = int(out.Events[len(out.Events)-1].Seq)
 	}
 	if _, err := rec.Execute(ctx, "audit-bench", res.Tokens[api.RoleJudge], projectorEnd()); err != nil {
 		b.Fatal(err)
@@ -90,18 +75,6 @@ func reportCPU(b *testing.B, n float64) func() {
 	return func() { b.ReportMetric(float64((cpu()-start).Nanoseconds())/(n*float64(b.N)), "cpu-ns/event") }
 }
 
-// benchSetup is the audit benchmarks' match: a random 3e setup where
-// nobody dies, so the match goes on as long as asked.
-func benchSetup() events.MatchCreated {
-	setup := sim.RandomMatch("3e", rand.New(rand.NewPCG(21, 22)))
-	for i := range setup.Units {
-		for j := range setup.Units[i].Models {
-			setup.Units[i].Models[j].T = 10
-		}
-	}
-	return setup
-}
-
 // BenchmarkAuditSigned: the full audit of a 10,000-event signed match —
 // every statement's signature verified (on all cores), bound to its head
 // and re-decided, besides the chain, the dice and the re-fold — beside the
@@ -111,7 +84,7 @@ func BenchmarkAuditSigned(b *testing.B) {
 	st := openBolt(b)
 	ctx := context.Background()
 	rec := recorder.New(st, recorder.Options{Rules: editions.Lookup})
-	setup := benchSetup()
+	setup := generate.LongSetup("3e", 21)
 	keys := map[string]*auth.Key{}
 	setup.Keys = map[string]string{}
 	for _, role := range []string{events.RolePlayer(setup.Players[0].ID), events.RolePlayer(setup.Players[1].ID), events.RoleJudge} {

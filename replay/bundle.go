@@ -1,9 +1,12 @@
 package replay
 
 import (
+	"bufio"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
@@ -29,9 +32,86 @@ func NewBundle(match string, in Inputs, state events.Hash) *api.Bundle {
 
 // WriteBundle writes a bundle as JSON.
 func WriteBundle(w io.Writer, b *api.Bundle) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	return enc.Encode(b)
+	bw, err := NewBundleWriter(w, b)
+	if err != nil {
+		return err
+	}
+	if err := bw.Add(b.Keys, b.Records); err != nil {
+		return err
+	}
+	return bw.Close()
+}
+
+// BundleWriter writes a bundle as it arrives, page by page (the bundle
+// verb's pages), so exporting a match of any length holds one page in
+// memory (and the keys, 8 bytes a record). The JSON is the same object
+// WriteBundle writes, with the records before the keys: a JSON reader
+// (ReadBundle) does not care about the order of fields.
+type BundleWriter struct {
+	w     *bufio.Writer
+	keys  []uint64
+	first bool
+}
+
+// NewBundleWriter writes every field of head but its keys and records.
+func NewBundleWriter(w io.Writer, head *api.Bundle) (*BundleWriter, error) {
+	h := *head
+	h.Keys, h.Records = nil, nil
+	b, err := json.Marshal(&h)
+	if err != nil {
+		return nil, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return nil, err
+	}
+	delete(fields, "keys")
+	delete(fields, "records")
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	bw := &BundleWriter{w: bufio.NewWriterSize(w, 64<<10), first: true}
+	bw.w.WriteString("{\n")
+	for _, name := range names {
+		fmt.Fprintf(bw.w, " %q: %s,\n", name, fields[name])
+	}
+	bw.w.WriteString(` "records": [`)
+	return bw, nil
+}
+
+// Add writes records (stored under keys).
+func (bw *BundleWriter) Add(keys []uint64, records [][]byte) error {
+	if len(keys) != len(records) {
+		return fmt.Errorf("bundle: %d keys for %d records", len(keys), len(records))
+	}
+	for _, r := range records {
+		if !bw.first {
+			bw.w.WriteByte(',')
+		}
+		bw.first = false
+		bw.w.WriteString("\n  \"")
+		enc := base64.NewEncoder(base64.StdEncoding, bw.w)
+		_, _ = enc.Write(r)
+		_ = enc.Close()
+		bw.w.WriteByte('"')
+	}
+	bw.keys = append(bw.keys, keys...)
+	return nil
+}
+
+// Close writes the keys, ends the object and flushes.
+func (bw *BundleWriter) Close() error {
+	keys, err := json.Marshal(bw.keys)
+	if err != nil {
+		return err
+	}
+	if bw.keys == nil {
+		keys = []byte("[]")
+	}
+	fmt.Fprintf(bw.w, "\n ],\n \"keys\": %s\n}\n", keys)
+	return bw.w.Flush()
 }
 
 // ReadBundle reads and checks the framing of a bundle (not its content:
@@ -91,7 +171,7 @@ func VerifyBundle(b *api.Bundle, lookup fold.Lookup, rc *Receipts) Report {
 	for i := range b.Records {
 		recs[i] = Record{b.Keys[i], b.Records[i]}
 	}
-	o := AuditOptions{Lineage: b.Lineage, Reveals: b.Reveals, Receipts: rc}
+	o := AuditOptions{Lineage: b.Lineage, Reveals: b.Reveals, Receipts: rc, Snapshots: b.Snapshots}
 	if !b.StateHash.IsZero() && b.StateVersion == projector.StateVersion {
 		o.Expected = &b.StateHash
 	}

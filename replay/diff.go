@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
@@ -15,17 +16,17 @@ import (
 // or two branches).
 func DiffMatches(ctx context.Context, st store.Store, a, b string, lookup fold.Lookup) (*api.Diff, error) {
 	d := &api.Diff{A: a, B: b}
-	ha, err := hashes(ctx, st, a)
+	ha, err := st.Head(ctx, a)
 	if err != nil {
 		return nil, err
 	}
-	hb, err := hashes(ctx, st, b)
+	hb, err := st.Head(ctx, b)
 	if err != nil {
 		return nil, err
 	}
-	d.LenA, d.LenB = uint64(len(ha)), uint64(len(hb))
-	for i := 0; i < len(ha) && i < len(hb) && ha[i] == hb[i]; i++ {
-		d.Common = uint64(i + 1)
+	d.LenA, d.LenB = ha.Seq, hb.Seq
+	if d.Common, err = common(ctx, st, a, b, min(ha.Seq, hb.Seq)); err != nil {
+		return nil, err
 	}
 	k := &fold.Seeker{Log: st, Lookup: lookup}
 	sa, err := k.StateAt(ctx, a, 0)
@@ -78,14 +79,44 @@ func alive(u *projector.Unit) (models, wounds int) {
 	return models, wounds
 }
 
-func hashes(ctx context.Context, st store.Store, id string) ([]events.Hash, error) {
-	var out []events.Hash
-	err := st.Scan(ctx, id, 1, func(e events.Event) error {
-		out = append(out, e.Hash)
-		return nil
-	})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, err
+// common is the last event two matches share, of their first upto: the
+// events are hash-chained, so two matches that agree on event k agree on
+// every event before it, and a binary search reads about 2·log2(upto)
+// events instead of both matches.
+func common(ctx context.Context, st store.Store, a, b string, upto uint64) (uint64, error) {
+	lo, hi := uint64(0), upto // event lo is shared (0: none); events past hi are not
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		x, err := hashAt(ctx, st, a, mid)
+		if err != nil {
+			return 0, err
+		}
+		y, err := hashAt(ctx, st, b, mid)
+		if err != nil {
+			return 0, err
+		}
+		if x == y {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
 	}
-	return out, err
+	return lo, nil
+}
+
+// hashAt is the hash of event seq of match.
+func hashAt(ctx context.Context, st store.Store, match string, seq uint64) (events.Hash, error) {
+	var h events.Hash
+	found := false
+	err := st.Scan(ctx, match, seq, func(e events.Event) error {
+		h, found = e.Hash, e.Seq == seq
+		return events.ErrStop
+	})
+	if err != nil && !errors.Is(err, events.ErrStop) {
+		return h, err
+	}
+	if !found {
+		return h, fmt.Errorf("match %s has no event %d: %w", match, seq, store.ErrNotFound)
+	}
+	return h, nil
 }

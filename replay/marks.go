@@ -41,10 +41,16 @@ func Witness(s *projector.State, seq uint64) string {
 // far: call it after the last event of the match, so that confirmations,
 // disputes and rulings recorded after v's event count.
 func (n *Narrator) Mark(v *api.EventView) {
-	s := n.f.State
+	p, _ := n.f.Payload(v.Seq)
+	n.markFrom(n.f.State, v, p)
+}
+
+// markFrom sets v's marks from s, the match's state after a later event
+// than v's (its last, for every mark to count); p is v's payload as
+// recorded. A narrator that told v itself knows what a ruling discarded.
+func (n *Narrator) markFrom(s *projector.State, v *api.EventView, p events.Payload) {
 	v.Witness = Witness(s, v.Seq)
 	v.Marks = nil
-	p, _ := n.f.Payload(v.Seq)
 	for _, d := range s.Disputes {
 		if d.Event == v.Seq {
 			v.Marks = append(v.Marks, RulingMark(d, p))
@@ -164,4 +170,3 @@ func voided(s *projector.State, seq uint64) bool {
 		return d.Event == seq && d.Ruling != 0 && d.Decision == events.RulingVoid
 	})
 }
-

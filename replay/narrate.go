@@ -43,15 +43,24 @@ func (n *Narrator) State() *projector.State { return n.f.State }
 // summary line when the event completed an attack. A fold error (an event
 // that does not follow, or that the rules cannot apply) is returned.
 func (n *Narrator) Next(e events.Event) ([]string, error) {
+	lines, _, err := n.next(e)
+	return lines, err
+}
+
+// next is Next that also returns e's decoded payload. A line needs the
+// state before the event (names, old positions, the step a roll answers)
+// and after it (outcomes), and a ruling what it made the fold skip: the
+// state before is a copy.
+func (n *Narrator) next(e events.Event) ([]string, events.Payload, error) {
+	p, err := n.f.Decode(e)
+	if err != nil {
+		return nil, nil, err
+	}
 	before := n.f.State.Clone()
-	if err := n.f.Apply(e); err != nil {
-		return nil, err
+	if err := n.f.ApplyDecoded(e, p); err != nil {
+		return nil, nil, err
 	}
 	after := n.f.State
-	p, ok := n.f.Payload(e.Seq)
-	if !ok {
-		return nil, fmt.Errorf("match %s: event %d was not folded in order", e.Match, e.Seq)
-	}
 	if _, ok := p.(*events.RulingMade); ok {
 		if seqs := newlySkipped(before, after); len(seqs) > 0 {
 			if n.discarded == nil {
@@ -64,7 +73,7 @@ func (n *Narrator) Next(e events.Event) ([]string, error) {
 	if before.Attack != nil && after.Attack == nil && after.LastAttack != nil && after.LastAttack.Seq == before.Attack.Seq {
 		lines = append(lines, Summary(n.f.Rules, after, after.LastAttack))
 	}
-	return lines, nil
+	return lines, p, nil
 }
 
 // Fold folds e without telling it: events past those asked for, folded
@@ -92,14 +101,14 @@ func Narrate(rules projector.Rules, evs []events.Event) ([]string, error) {
 	return out, nil
 }
 
-// View renders e, which Next has just told in lines, as people and
+// View renders e, which Next has just told in lines (the event told last), as people and
 // scripts read it (api.EventView): the events verb, `log --json`,
 // `replay --json` and the web pages all show events through it. The
 // payload is the one the fold decoded, with the edition's event types.
 func (n *Narrator) View(e events.Event, lines []string) (api.EventView, error) {
-	p, ok := n.f.Payload(e.Seq)
-	if !ok {
-		return api.EventView{}, fmt.Errorf("match %s: event %d has not been told", e.Match, e.Seq)
+	last, p := n.f.Last()
+	if p == nil || last.Seq != e.Seq {
+		return api.EventView{}, fmt.Errorf("match %s: event %d is not the event told last", e.Match, e.Seq)
 	}
 	return view(e, p, lines)
 }

@@ -13,43 +13,19 @@ import (
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/projector/projtest"
-	"github.com/matchrec/matchrec/projector/sim"
 	"github.com/matchrec/matchrec/store"
 )
 
-// longMatch records a 3e match of at least n events: armies that cannot
-// wound each other (T10), shooting turn after turn.
-func longMatch(b *testing.B, st store.Store, id string, n int) int {
-	b.Helper()
-	evs := longEvents(b, id, n)
-	if err := st.Append(context.Background(), id, 0, evs); err != nil {
-		b.Fatal(err)
-	}
-	return len(evs)
-}
-
-// longEvents builds the events of longMatch.
-func longEvents(b *testing.B, id string, n int) []events.Event {
-	b.Helper()
-	setup := sim.RandomMatch("3e", rand.New(rand.NewPCG(11, 12)))
-	for i := range setup.Units {
-		for j := range setup.Units[i].Models {
-			setup.Units[i].Models[j].T = 10
-		}
-	}
-	g := projtest.New(b, ed3e.Rules{}, setup)
-	ap := &sim.Autoplay{Rules: ed3e.Rules{}, Dice: sim.NewDice(13)}
-	for len(g.Events) < n {
-		actor, c, _ := ap.Next(g.State)
-		g.Do(actor, c)
-	}
-	evs := relabel(id, g.Events)
-	return evs
+// longEvents is a 3e match of at least n events under id.
+func longEvents(tb testing.TB, id string, n int) []events.Event {
+	tb.Helper()
+	return projtest.Relabel(id, projtest.LongMatch(tb, ed3e.Rules{}, n, 11).Events)
 }
 
 // BenchmarkSeek: the state at a random sequence of a 10,000-event match,
-// through snapshots every K events (warm cache), beside a full fold of the
-// same match. Each K gets its own copy of the match, so no variant reads
+// through snapshots every K events (warm cache, the decoded states kept as
+// the recorder keeps them: fold.States), beside a full fold of the same
+// match. Each K gets its own copy of the match, so no variant reads
 // another's snapshots. Reports the median seek in ms.
 func BenchmarkSeek(b *testing.B) {
 	evs := longEvents(b, "long", 10_000)
@@ -73,7 +49,7 @@ func BenchmarkSeek(b *testing.B) {
 	})
 	for _, k := range []uint64{32, 128, 512, 2048} {
 		b.Run(fmt.Sprintf("K=%d", k), func(b *testing.B) {
-			sk := &fold.Seeker{Log: fresh(b), Lookup: editions.Lookup, Every: k}
+			sk := &fold.Seeker{Log: fresh(b), Lookup: editions.Lookup, Every: k, States: &fold.States{}}
 			if _, err := sk.StateAt(ctx, "long", uint64(n)); err != nil { // warm the cache
 				b.Fatal(err)
 			}

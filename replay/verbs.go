@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"sync"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
@@ -27,6 +28,20 @@ type Reader struct {
 	Recorder *recorder.Recorder
 	// PageBytes bounds a page; 0 is DefaultPageBytes.
 	PageBytes int
+	// Narrators positions the events verb's narrators; nil: the Reader
+	// keeps its own (on the recorder's store).
+	Narrators *Narrators
+
+	once sync.Once
+}
+
+func (rd *Reader) narrators() *Narrators {
+	rd.once.Do(func() {
+		if rd.Narrators == nil {
+			rd.Narrators = &Narrators{Seeker: rd.Recorder.Seeker()}
+		}
+	})
+	return rd.Narrators
 }
 
 // Verbs returns the readers' verbs: events, bundle, branches and diff.
@@ -36,6 +51,8 @@ func (rd *Reader) Verbs() api.Verbs {
 		api.VerbBundle:   rd.bundle,
 		api.VerbBranches: rd.branches,
 		api.VerbDiff:     rd.diff,
+
+		api.VerbDiscardSnapshots: rd.discardSnapshots,
 	}
 }
 
@@ -57,12 +74,61 @@ func (rd *Reader) events(ctx context.Context, body []byte) (any, error) {
 	if req.To != 0 && req.To < req.From {
 		return nil, api.Errorf(projector.CodeBadRequest, "to %d is before from %d", req.To, req.From)
 	}
-	scan := func(fn func(events.Event) error) error { return rd.Recorder.Store().Scan(ctx, req.Match, 1, fn) }
-	evs, next, err := Tell(rd.Recorder.RulesFor, scan, req.From, req.To, rd.pageBytes())
+	res := api.EventsResult{Match: req.Match, Events: []api.EventView{}}
+	// Narration needs the state before each event: a narrator positioned
+	// at From (where the last page ended, or folded from the nearest
+	// snapshot), so a page costs its own events.
+	from := max(req.From, 1)
+	nar, err := rd.narrators().At(ctx, req.Match, from)
 	if err != nil {
 		return nil, err
 	}
-	return api.EventsResult{Match: req.Match, Events: evs, Next: next}, nil
+	size := 0
+	var played []events.Payload // each told event's payload as recorded, for its marks
+	// Telling a stretch leaves snapshots behind it, for the next seeks.
+	keep := rd.narrators().Seeker.Keeper(req.Match)
+	defer keep.Flush(ctx)
+	err = rd.Recorder.Store().Scan(ctx, req.Match, from, func(e events.Event) error {
+		if req.To != 0 && e.Seq > req.To {
+			return events.ErrStop
+		}
+		// Stop before an event that may not fit, so the narrator stays
+		// positioned at the next page's first event.
+		if size+viewEstimate(e) > rd.pageBytes() && len(res.Events) > 0 {
+			res.Next = e.Seq
+			return events.ErrStop
+		}
+		lines, p, err := nar.next(e)
+		if err != nil {
+			return err
+		}
+		keep.Offer(ctx, nar.State())
+		played = append(played, p)
+		if req.TextOnly {
+			p = nil
+		}
+		ev, err := view(e, p, lines)
+		if err != nil {
+			return err
+		}
+		size += viewSize(ev)
+		res.Events = append(res.Events, ev)
+		return nil
+	})
+	if err != nil && !errors.Is(err, events.ErrStop) {
+		return nil, err
+	}
+	rd.narrators().Put(req.Match, nar)
+	// Marks depend on later events (confirmations, disputes, rulings): they
+	// come from the match as it stands now, the recorder's live state.
+	now, err := rd.Recorder.Live(ctx, req.Match)
+	if err != nil {
+		return nil, err
+	}
+	for i := range res.Events {
+		nar.markFrom(now, &res.Events[i], played[i])
+	}
+	return res, nil
 }
 
 // Tell narrates the events scan gives (a match's, from event 1, in order)
@@ -71,8 +137,8 @@ func (rd *Reader) events(ctx context.Context, body []byte) (any, error) {
 // first event not returned, 0 when none is left. Narration needs the state
 // before each event, so the fold starts at event 1; it goes on to the last
 // event, untold, so that confirmations, disputes and rulings recorded
-// after an event mark it. The events verb and the CLI's reading of a
-// bundle file both tell events through it.
+// after an event mark it. The CLI tells a bundle file through it; the
+// events verb pages from a positioned narrator instead (Reader.events).
 func Tell(lookup fold.Lookup, scan func(func(events.Event) error) error, from, to uint64, pageBytes int) ([]api.EventView, uint64, error) {
 	out := []api.EventView{}
 	var (
@@ -92,7 +158,7 @@ func Tell(lookup fold.Lookup, scan func(func(events.Event) error) error, from, t
 		if err != nil {
 			return err
 		}
-		size += len(ev.Payload) + len(ev.Text) + 200
+		size += viewSize(ev)
 		if pageBytes > 0 && size > pageBytes && len(out) > 0 {
 			next = e.Seq
 			return nil
@@ -108,6 +174,12 @@ func Tell(lookup fold.Lookup, scan func(func(events.Event) error) error, from, t
 	}
 	return out, next, nil
 }
+
+// viewSize is about the JSON size of an event view; viewEstimate bounds it
+// from the stored event before it is narrated (a payload's JSON is at most
+// about three times its msgpack, a narrated line a few hundred bytes).
+func viewSize(ev api.EventView) int   { return len(ev.Payload) + len(ev.Text) + 200 }
+func viewEstimate(e events.Event) int { return 3*len(e.Payload) + 4096 }
 
 func (rd *Reader) bundle(ctx context.Context, body []byte) (any, error) {
 	var req api.BundleRequest
@@ -138,14 +210,15 @@ func (rd *Reader) bundle(ctx context.Context, body []byte) (any, error) {
 				return nil, herr
 			}
 			h = events.Hash{}
-		} else if req.VerifySnapshots {
-			k := &fold.Seeker{Log: st, Lookup: rd.Recorder.RulesFor}
-			if res.SnapshotsDiscarded, err = k.VerifySnapshots(ctx, req.Match); err != nil {
-				return nil, err
-			}
 		}
 		res.Bundle = *NewBundle(req.Match, Inputs{Options: o}, h)
 		res.Recorder = rd.Recorder.Identity().PublicHex()
+		if err == nil && req.VerifySnapshots {
+			// The caller's fold checks them: listing them costs no fold.
+			if res.Snapshots, err = rd.Recorder.Seeker().SnapshotSums(ctx, req.Match); err != nil {
+				return nil, err
+			}
+		}
 	}
 	// Each page reads only its own records, from From on.
 	size := 0
@@ -163,6 +236,20 @@ func (rd *Reader) bundle(ctx context.Context, body []byte) (any, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// discardSnapshots drops the cached snapshots an audit found to differ
+// from its fold. They are a cache: the worst a wrong request does is make
+// later seeks fold further.
+func (rd *Reader) discardSnapshots(ctx context.Context, body []byte) (any, error) {
+	var req api.DiscardSnapshotsRequest
+	if err := api.Bind(body, &req); err != nil {
+		return nil, err
+	}
+	if !events.ValidMatchID(req.Match) {
+		return nil, api.Errorf(projector.CodeBadRequest, "match %q is not a match id", req.Match)
+	}
+	return struct{}{}, rd.Recorder.Seeker().Discard(ctx, req.Match, req.Seqs)
 }
 
 // branches walks the tree a match belongs to, from its root, parents

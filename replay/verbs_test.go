@@ -1,6 +1,7 @@
 package replay_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/projector/projtest"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/recorder"
@@ -21,7 +23,7 @@ func exampleReader(t *testing.T, pageBytes int) (api.Verbs, *recorder.Recorder, 
 	t.Helper()
 	const id = "example"
 	st := openBolt(t)
-	if err := st.Append(context.Background(), id, 0, relabel(id, playInMemory(t).Events)); err != nil {
+	if err := st.Append(context.Background(), id, 0, projtest.Relabel(id, playInMemory(t).Events)); err != nil {
 		t.Fatal(err)
 	}
 	rec := recorder.New(st, recorder.Options{Rules: editions.Lookup})
@@ -86,6 +88,17 @@ func TestEventsVerbPagesAndNarrates(t *testing.T) {
 	}
 	if pages < 2 || !reflect.DeepEqual(paged, all.Events[1:]) {
 		t.Fatalf("%d pages gave %d events; want the %d events after the first", pages, len(paged), len(all.Events)-1)
+	}
+
+	// Text only: the same lines, no payloads.
+	text, err := call[api.EventsResult](t, v, api.VerbEvents, `{"match":"example","text_only":true}`)
+	if err != nil || len(text.Events) != len(all.Events) {
+		t.Fatalf("text only: %d events, %v", len(text.Events), err)
+	}
+	for i, e := range text.Events {
+		if e.Payload != nil || e.Text != all.Events[i].Text || e.Hash != all.Events[i].Hash {
+			t.Fatalf("text only, event %d: %+v", e.Seq, e)
+		}
 	}
 
 	// A range, and the errors of the verb.
@@ -153,6 +166,35 @@ func TestBundleVerbPages(t *testing.T) {
 	for _, p := range rep.Problems {
 		if p.Code != "missing_statement" {
 			t.Errorf("assembled bundle: %s", p)
+		}
+	}
+
+	// Written page by page (as export does) or at once, the file reads
+	// back as the same bundle.
+	var whole, paged bytes.Buffer
+	if err := replay.WriteBundle(&whole, b); err != nil {
+		t.Fatal(err)
+	}
+	bw, err := replay.NewBundleWriter(&paged, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(b.Keys); i += 7 {
+		j := min(i+7, len(b.Keys))
+		if err := bw.Add(b.Keys[i:j], b.Records[i:j]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := bw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for name, buf := range map[string]*bytes.Buffer{"whole": &whole, "paged": &paged} {
+		got, err := replay.ReadBundle(buf)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !reflect.DeepEqual(got, b) {
+			t.Fatalf("%s: the bundle read back differs", name)
 		}
 	}
 }

@@ -10,8 +10,15 @@ import (
 )
 
 // view renders e, whose payload is p, with its narrated lines
-// (Narrator.View).
+// (Narrator.View); a nil p leaves the view's payload out.
 func view(e events.Event, p events.Payload, lines []string) (api.EventView, error) {
+	v := api.EventView{
+		Seq: e.Seq, Type: e.Type, Time: time.Unix(0, e.Time).UTC().Format(time.RFC3339Nano),
+		Actor: e.Actor, Hash: e.Hash, Text: strings.Join(lines, "\n"),
+	}
+	if p == nil {
+		return v, nil
+	}
 	if mc, ok := p.(*events.MatchCreated); ok {
 		// Token hashes are not secrets, but they are nobody's business
 		// either: a reader of the log has no use for them.
@@ -19,12 +26,9 @@ func view(e events.Event, p events.Payload, lines []string) (api.EventView, erro
 		c.Tokens = nil
 		p = &c
 	}
-	b, err := json.Marshal(p)
-	if err != nil {
+	var err error
+	if v.Payload, err = json.Marshal(p); err != nil {
 		return api.EventView{}, err
 	}
-	return api.EventView{
-		Seq: e.Seq, Type: e.Type, Time: time.Unix(0, e.Time).UTC().Format(time.RFC3339Nano),
-		Actor: e.Actor, Payload: b, Hash: e.Hash, Text: strings.Join(lines, "\n"),
-	}, nil
+	return v, nil
 }

@@ -52,7 +52,7 @@ func Fold(ctx context.Context, log Log, id string, at uint64, lookup Lookup) (*p
 	if err != nil {
 		return nil, nil, fmt.Errorf("fold match %s: %w", id, err)
 	}
-	f.Lineage = lin
+	f.Lineage, f.Reread = lin, FromLog(ctx, log, id)
 	err = log.Scan(ctx, id, 1, func(e events.Event) error {
 		if at != 0 && e.Seq > at {
 			return events.ErrStop
@@ -86,6 +86,13 @@ const (
 )
 
 // Folder folds one match event by event, finding the edition from event 1.
+//
+// It keeps no history: a void or amend ruling changes how earlier events
+// read, so the Folder then folds the match again from event 1, reading the
+// events back through Reread. A Folder as ruled without Reread keeps the
+// events it folds instead (in memory, for folds of an in-memory list);
+// every fold of a stored match sets Reread, so its memory does not grow
+// with the match.
 type Folder struct {
 	State *projector.State
 	Rules projector.Rules
@@ -95,10 +102,17 @@ type Folder struct {
 	// (Lineager); nil means every event must be of this match.
 	Lineage []events.BranchPoint
 
+	// Reread calls fn with the match's events from event 1, in order,
+	// until fn fails (FromLog makes one). It is called only after a void
+	// or amend ruling, as ruled; nil: a Folder as ruled keeps every event
+	// it folds.
+	Reread func(fn func(events.Event) error) error
+
 	id      string // the match folded; "" = whichever match the events say (narration)
 	lookup  Lookup
-	vocab   events.Vocabulary // the core's until event 1 names the edition, then the edition's
-	history []folded
+	vocab   events.Vocabulary             // the core's until event 1 names the edition, then the edition's
+	kept    []events.Event                // the events folded, when there is no Reread
+	last    folded                        // the event folded last
 	rulings map[uint64]*events.RulingMade // ruled event seq → void/amend ruling
 	ruled   bool                          // a void/amend ruling has been seen
 }
@@ -114,15 +128,33 @@ func NewFolder(id string, lookup Lookup) *Folder {
 }
 
 // Resume makes f go on from s, a state of edition r folded elsewhere (a
-// verified snapshot): the next event f applies must follow s.
+// verified snapshot, a narrator's state): the next event f applies must
+// follow s. It takes up the void and amend rulings s records, so as ruled
+// a later ruling refolds under all of them, and events that no longer
+// fold after one are skipped, as in a fold from event 1.
 func (f *Folder) Resume(s *projector.State, r projector.Rules) {
 	f.State, f.Rules, f.vocab = s, r, projector.Vocabulary(r)
+	for _, d := range s.Disputes {
+		if d.Ruling == 0 || d.Decision == events.RulingUphold {
+			continue
+		}
+		f.ruled = true
+		if f.Mode == AsRuled {
+			f.rulings[d.Event] = &events.RulingMade{Dispute: d.Seq, Event: d.Event, Decision: d.Decision, Values: d.Values, Models: d.Models, Note: d.Note}
+		}
+	}
 }
 
 // Decode decodes e's payload with the event types of the match's edition
-// (only the core's before event 1 is folded, which is all event 1 needs).
+// (only the core's before event 1 is folded, which is all event 1 needs),
+// for a caller that reads a payload before folding it (ApplyDecoded).
 func (f *Folder) Decode(e events.Event) (events.Payload, error) {
 	return f.vocab.Decode(e)
+}
+
+// FromLog returns a Reread over match id of log, for a Folder folding it.
+func FromLog(ctx context.Context, log Log, id string) func(fn func(events.Event) error) error {
+	return func(fn func(events.Event) error) error { return log.Scan(ctx, id, 1, fn) }
 }
 
 // Apply decodes and folds the next event.
@@ -152,7 +184,10 @@ func (f *Folder) ApplyDecoded(e events.Event, p events.Payload) error {
 		}
 		f.Rules, f.vocab = r, projector.Vocabulary(r)
 	}
-	f.history = append(f.history, folded{e, p})
+	f.last = folded{e, p}
+	if f.Reread == nil && f.Mode == AsRuled { // as played, nothing is refolded
+		f.kept = append(f.kept, e)
+	}
 	if r, ok := p.(*events.RulingMade); ok && r.Decision != events.RulingUphold {
 		f.ruled = true
 		if f.Mode == AsRuled {
@@ -171,25 +206,79 @@ func (f *Folder) ApplyDecoded(e events.Event, p events.Payload) error {
 	return f.apply(e, p)
 }
 
-// Payload returns the decoded payload of an earlier event of the fold.
+// Last returns the event folded last and its decoded payload (nil before
+// the first).
+func (f *Folder) Last() (events.Event, events.Payload) { return f.last.e, f.last.p }
+
+// Payload decodes an earlier event of the fold (a projector.History, for
+// re-deciding a ruling that names it): from the kept events, or read back
+// through Reread (a rare call, so it costs a scan rather than memory).
 func (f *Folder) Payload(seq uint64) (events.Payload, bool) {
-	if seq < 1 || seq > uint64(len(f.history)) {
+	if seq < 1 || seq > f.last.e.Seq {
 		return nil, false
 	}
-	return f.history[seq-1].p, true
+	if seq == f.last.e.Seq {
+		return f.last.p, f.last.p != nil
+	}
+	if f.Reread == nil {
+		if len(f.kept) == 0 || seq < f.kept[0].Seq || seq-f.kept[0].Seq >= uint64(len(f.kept)) {
+			return nil, false
+		}
+		e := f.kept[seq-f.kept[0].Seq]
+		p, err := f.Decode(e)
+		return p, err == nil && e.Seq == seq
+	}
+	var p events.Payload
+	err := f.Reread(func(e events.Event) error {
+		if e.Seq < seq {
+			return nil
+		}
+		if e.Seq == seq {
+			var err error
+			if p, err = f.Decode(e); err != nil {
+				return err
+			}
+		}
+		return events.ErrStop
+	})
+	return p, p != nil && errors.Is(err, events.ErrStop)
 }
 
 // Ruled reports whether the fold has met a void or amend ruling: from
 // there on events may be skipped rather than fail (see Mode).
 func (f *Folder) Ruled() bool { return f.ruled }
 
-// refold rebuilds the state from event 1 under the rulings known now.
+// refold rebuilds the state from event 1 under the rulings known now,
+// reading the events folded so far again (Reread, or the kept ones).
 func (f *Folder) refold() error {
+	upto := f.last.e.Seq
 	f.State = projector.New(f.State.Match)
-	for _, h := range f.history {
-		if err := f.apply(h.e, h.p); err != nil {
-			return err
+	each := func(e events.Event) error {
+		if e.Seq > upto {
+			return events.ErrStop
 		}
+		p := f.last.p
+		if e.Seq != upto {
+			var err error
+			if p, err = f.Decode(e); err != nil {
+				return err
+			}
+		}
+		return f.apply(e, p)
+	}
+	if f.Reread == nil {
+		for _, e := range f.kept {
+			if err := each(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := f.Reread(each); err != nil && !errors.Is(err, events.ErrStop) {
+		return fmt.Errorf("refold match %s after the ruling at event %d: %w", f.State.Match, upto, err)
+	}
+	if f.State.Seq != upto {
+		return fmt.Errorf("refold match %s after the ruling at event %d: the log gave events up to %d only", f.State.Match, upto, f.State.Seq)
 	}
 	return nil
 }

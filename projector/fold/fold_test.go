@@ -1,6 +1,7 @@
 package fold_test
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
 	"strings"
@@ -46,8 +47,8 @@ func TestFolderReachesTheRecordedState(t *testing.T) {
 	if h, _ := f.State.Hash(); h != want {
 		t.Fatal("the fold differs from the state the decider left")
 	}
-	if p, ok := f.Payload(1); !ok || p.(*events.MatchCreated).Edition != "3e" {
-		t.Fatalf("payload of event 1: %v %v", p, ok)
+	if e, p := f.Last(); e.Seq != f.State.Seq || p == nil || p.EventType() != e.Type {
+		t.Fatalf("the event folded last: %d %v, state at %d", e.Seq, p, f.State.Seq)
 	}
 	if f.Ruled() {
 		t.Fatal("a match without rulings reads as ruled")
@@ -144,5 +145,80 @@ func TestDecodeSnapshotRejectsBadOnes(t *testing.T) {
 		if _, err := fold.DecodeSnapshot(b, editions.Lookup); !errors.Is(err, fold.ErrBadSnapshot) {
 			t.Errorf("%s: %v, want ErrBadSnapshot", name, err)
 		}
+	}
+}
+
+// sliceLog is a fold.Log over events in memory that counts its scans.
+type sliceLog struct {
+	evs   []events.Event
+	scans int
+}
+
+func (l *sliceLog) Scan(_ context.Context, _ string, from uint64, fn func(events.Event) error) error {
+	l.scans++
+	for _, e := range l.evs {
+		if e.Seq < from {
+			continue
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ruled is an autoplayed match whose first roll the opponent disputes
+// at the end and the judge voids: as ruled, the events after that roll no
+// longer fold.
+func ruled(t *testing.T) []events.Event {
+	t.Helper()
+	g := played(t, 4, 2)
+	g.Void(g.FirstRoll())
+	return g.Events
+}
+
+// A Folder that reads the log back for its refolds (Reread) reaches the
+// same state as one that keeps every event, reads the log once per
+// ruling, and fails loudly when the log no longer has what it folded.
+func TestFolderRereadsTheLogOnARuling(t *testing.T) {
+	evs := ruled(t)
+	kept := fold.NewFolder("m1", editions.Lookup)
+	log := &sliceLog{evs: evs}
+	reread := fold.NewFolder("m1", editions.Lookup)
+	reread.Reread = fold.FromLog(context.Background(), log, "m1")
+	played := fold.NewFolder("m1", editions.Lookup)
+	played.Mode = fold.AsPlayed
+	for _, e := range evs {
+		for _, f := range []*fold.Folder{kept, reread, played} {
+			if err := f.Apply(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	hk, _ := kept.State.Hash()
+	hr, _ := reread.State.Hash()
+	hp, _ := played.State.Hash()
+	if hk != hr || log.scans != 1 {
+		t.Fatalf("refold through the log: same state %v, %d scans (want 1)", hk == hr, log.scans)
+	}
+	if hk == hp || !reread.Ruled() || len(reread.State.Skipped) == 0 {
+		t.Fatal("the void ruling changed nothing")
+	}
+	if s, _, err := fold.Fold(context.Background(), &sliceLog{evs: evs}, "m1", 0, editions.Lookup); err != nil {
+		t.Fatal(err)
+	} else if h, _ := s.Hash(); h != hk {
+		t.Fatal("fold.Fold differs from the Folder")
+	}
+
+	short := fold.NewFolder("m1", editions.Lookup)
+	short.Reread = fold.FromLog(context.Background(), &sliceLog{evs: evs[:3]}, "m1")
+	var err error
+	for _, e := range evs {
+		if err = short.Apply(e); err != nil {
+			break
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), "the log gave events up to 3 only") {
+		t.Fatalf("refold from a log missing events: %v", err)
 	}
 }

@@ -71,3 +71,18 @@ func DecodeSnapshot(b []byte, lookup Lookup) (*projector.State, error) {
 	}
 	return s, nil
 }
+
+// snapshotSum returns the state hash a snapshot holds (its checksum, the
+// SHA-256 of the encoded state, which is State.Hash), or the zero hash for
+// one that is damaged or of another StateVersion.
+func snapshotSum(b []byte) events.Hash {
+	var r snapshotRecord
+	if events.DecodeValue(b, &r) != nil || r.Version != projector.StateVersion {
+		return events.Hash{}
+	}
+	sum := sha256.Sum256(r.State)
+	if !bytes.Equal(sum[:], r.Sum) {
+		return events.Hash{}
+	}
+	return sum
+}

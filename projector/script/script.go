@@ -82,12 +82,39 @@ func (s Step) Where(i int) string {
 	return fmt.Sprintf("step %d", i+1)
 }
 
-// Read reads and parses the script file at path; the format follows the
-// extension (.yaml/.yml is YAML, anything else JSON).
-func Read(path string) (*Script, error) {
-	b, err := os.ReadFile(path)
+// DefaultMaxBytes is the size a script may have unless the reader says
+// otherwise (ReadLimit): a script of several thousand steps is well under
+// a megabyte, and parsing costs time and memory in proportion to the
+// bytes, so a larger file is refused before it is parsed.
+const DefaultMaxBytes = 4 << 20
+
+// ErrTooLarge marks a script file over the size limit (it also wraps
+// ErrInvalid).
+var ErrTooLarge = fmt.Errorf("%w: the file is too large", ErrInvalid)
+
+// Read reads and parses the script file at path, of at most
+// DefaultMaxBytes; the format follows the extension (.yaml/.yml is YAML,
+// anything else JSON).
+func Read(path string) (*Script, error) { return ReadLimit(path, DefaultMaxBytes) }
+
+// ReadLimit is Read with a size limit of max bytes. A larger file is
+// refused before anything is parsed, having read at most max+1 bytes of
+// it (a pipe or device has no size to check first).
+func ReadLimit(path string, max int64) (*Script, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > max {
+		return nil, fmt.Errorf("%w: %s is %d bytes, the limit is %d", ErrTooLarge, path, fi.Size(), max)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%w: %s is over the limit of %d bytes", ErrTooLarge, path, max)
 	}
 	return Parse(path, b)
 }

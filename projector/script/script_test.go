@@ -1,11 +1,13 @@
 package script_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -140,5 +142,34 @@ func TestReadScriptMissingFile(t *testing.T) {
 	_, err := script.Read(filepath.Join(t.TempDir(), "nope.yaml"))
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("want a not-exist error, got %v", err)
+	}
+}
+
+// A file over the size limit is refused before it is parsed (the error is
+// the size, not the content), and one with no size to check — a device
+// that never ends — after reading one byte past the limit.
+func TestScriptSizeLimit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("x: [\n"), 1000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := script.ReadLimit(path, 4999); !errors.Is(err, script.ErrTooLarge) || !errors.Is(err, script.ErrInvalid) {
+		t.Fatalf("a 5000-byte script with a 4999-byte limit: %v", err)
+	}
+	if _, err := script.ReadLimit(path, 5000); errors.Is(err, script.ErrTooLarge) || !errors.Is(err, script.ErrInvalid) {
+		t.Fatalf("a 5000-byte script within the limit is parsed (and is no script): %v", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := script.ReadLimit("/dev/zero", 1<<20)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, script.ErrTooLarge) {
+		t.Fatalf("/dev/zero: %v", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 8<<20 {
+		t.Fatalf("refusing /dev/zero at 1 MiB allocated %d bytes", grew)
 	}
 }

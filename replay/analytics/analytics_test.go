@@ -38,7 +38,7 @@ func freshFold(t *testing.T, st store.Store, id string) sums {
 		if err := f.Apply(e); err != nil {
 			return err
 		}
-		p, _ := f.Payload(e.Seq)
+		_, p := f.Last()
 		if r, ok := p.(*events.DiceRolled); ok {
 			s.dice += int64(len(r.Values))
 			switch r.Purpose {

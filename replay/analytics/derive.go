@@ -85,6 +85,16 @@ var successPurposes = map[string]bool{"hit": true, "wound": true, "save": true, 
 
 // apply folds e and adds the rows it derives to b.
 func (d *deriver) apply(e events.Event, b *Batch) error {
+	p, err := d.f.Decode(e)
+	if err != nil {
+		return err
+	}
+	return d.applyDecoded(e, p, b)
+}
+
+// applyDecoded is apply of an event whose payload p is decoded already
+// (by the recorder that recorded it: Updater.Feed).
+func (d *deriver) applyDecoded(e events.Event, p events.Payload, b *Batch) error {
 	s := d.f.State
 	turn, phase := s.Turn, s.Phase
 	var cur *projector.Attack
@@ -97,13 +107,7 @@ func (d *deriver) apply(e events.Event, b *Batch) error {
 		step = *st
 	}
 	skipped := len(s.Skipped)
-	// Decoded here, not read back from the Folder: a fold restored from a
-	// snapshot has no history before the snapshot.
-	p, err := d.f.Decode(e)
-	if err != nil {
-		return err
-	}
-	if err := d.f.Apply(e); err != nil {
+	if err := d.f.ApplyDecoded(e, p); err != nil {
 		return err
 	}
 	s = d.f.State // a refold may have replaced it

@@ -25,6 +25,7 @@ const (
 type exportStream struct {
 	mu      sync.Mutex
 	rows    Rows
+	cancel  context.CancelFunc // ends the stream's context
 	used    time.Time
 	perPage int // rows per page, once measured
 }
@@ -53,17 +54,26 @@ func (s *Service) export(ctx context.Context, body []byte) (any, error) {
 	if _, err := up.CatchUp(ctx, Round{}); err != nil {
 		return nil, err
 	}
-	// The stream outlives this request: it reads with the service's context.
+	// The stream outlives this request: its rows live in a context of
+	// their own, ended when the stream is or the service closes. The
+	// query itself executes within the request's bounds (query.go).
 	var (
 		rows  Rows
 		total int64 = -1
 	)
+	sctx, scancel := context.WithCancel(s.base)
+	qctx, done := s.query(ctx)
+	stop := context.AfterFunc(qctx, scancel)
 	if t != nil {
-		rows, total, err = db.Export(context.WithoutCancel(ctx), t, req.Filter)
+		rows, total, err = db.Export(sctx, t, req.Filter)
 	} else {
-		rows, err = db.Cursor(context.WithoutCancel(ctx), req.Query)
+		rows, err = db.Cursor(sctx, req.Query)
 	}
+	stop()
+	err = s.queryErr(qctx, err)
+	done()
 	if err != nil {
+		scancel()
 		return nil, err
 	}
 	id := newStreamID()
@@ -71,7 +81,7 @@ func (s *Service) export(ctx context.Context, body []byte) (any, error) {
 	if s.exports == nil {
 		s.exports = map[string]*exportStream{}
 	}
-	s.exports[id] = &exportStream{rows: rows, used: time.Now()}
+	s.exports[id] = &exportStream{rows: rows, cancel: scancel, used: time.Now()}
 	s.reapLocked()
 	s.mu.Unlock()
 	cols := rows.Columns()
@@ -141,6 +151,7 @@ func (s *Service) drop(id string) {
 	s.mu.Unlock()
 	if e != nil {
 		_ = e.rows.Close()
+		e.cancel()
 	}
 }
 
@@ -150,6 +161,7 @@ func (s *Service) reapLocked() {
 		if e.mu.TryLock() {
 			if time.Since(e.used) > exportIdle {
 				_ = e.rows.Close()
+				e.cancel()
 				delete(s.exports, id)
 			}
 			e.mu.Unlock()

@@ -3,18 +3,26 @@ package analytics
 import (
 	"context"
 	"time"
+
+	"github.com/matchrec/matchrec/events"
 )
 
-// The live consumer keeps the tables current while a node serves: every
-// match the relay publishes events of is marked dirty (Appended), and a
-// goroutine folds the dirty matches a round at a time (at most every
-// liveEvery, so a burst of appends is folded in a few rounds, never one per
-// event), plus a full round every fullEvery as a safety net. It runs beside
-// the appends and never blocks them.
+// The live consumer keeps the tables current while a node serves. The
+// recorder hands it each event it records, with the payload it decided
+// (Recorded): a goroutine feeds them, a round at a time (at most every
+// liveEvery, so a burst of appends is written in a few transactions,
+// never one per event), into the folds it keeps (Updater.Feed), reading
+// nothing back from the store. A match it has no fold of, or whose events
+// it missed, is caught up from the store instead (Updater.CatchUp), as is
+// every match in a full round every fullEvery, a safety net. It runs
+// beside the appends and never blocks them: when it falls maxPending
+// events behind, it stops taking events and catches those matches up
+// later.
 const (
 	liveEvery  = time.Second
 	fullEvery  = 10 * time.Second
 	liveBudget = time.Second
+	maxPending = 100_000
 )
 
 // StartLive opens the database and starts the live consumer; Close stops
@@ -32,16 +40,31 @@ func (s *Service) StartLive(ctx context.Context) error {
 	return nil
 }
 
-// Appended tells the live consumer that match has new events (the relay
-// calls it for each event it published). Before StartLive it does nothing.
-func (s *Service) Appended(match string) {
+// Recorded hands the live consumer events the recorder has just recorded
+// and the payloads it decided (recorder.Options.Recorded), in order. It
+// never blocks: past maxPending events waiting, the match is marked to be
+// caught up from the store instead. Before StartLive it does nothing.
+func (s *Service) Recorded(evs []events.Event, ps []events.Payload) {
+	if len(evs) == 0 || len(evs) != len(ps) {
+		return
+	}
 	s.dmu.Lock()
 	if s.dirty == nil {
 		s.dmu.Unlock()
 		return
 	}
-	s.dirty[match] = true
+	if len(s.pending)+len(evs) > maxPending {
+		s.dirty[evs[0].Match] = true
+	} else {
+		for i := range evs {
+			s.pending = append(s.pending, Recorded{evs[i], ps[i]})
+		}
+	}
 	s.dmu.Unlock()
+	s.nudge()
+}
+
+func (s *Service) nudge() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
@@ -84,13 +107,24 @@ func (s *Service) live(ctx context.Context) {
 			round(nil)
 		case <-s.wake:
 			s.dmu.Lock()
+			recs := s.pending
+			s.pending = nil
 			ids := make([]string, 0, len(s.dirty))
 			for id := range s.dirty {
 				ids = append(ids, id)
 			}
 			clear(s.dirty)
 			s.dmu.Unlock()
-			round(ids)
+			if len(recs) > 0 {
+				behind, err := s.up.Feed(ctx, recs)
+				if err != nil && ctx.Err() == nil {
+					s.log.Warn().Err(err).Msg("analytics: live rows not written; catching those matches up from the store")
+				}
+				ids = append(ids, behind...)
+			}
+			if len(ids) > 0 {
+				round(ids)
+			}
 			select { // let more events gather before the next round
 			case <-ctx.Done():
 				return

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -48,7 +49,15 @@ type ServiceConfig struct {
 	// that never asks the tables anything never opens DuckDB.
 	Open func(ctx context.Context) (DB, error)
 	Log  zerolog.Logger
+	// QueryTimeout bounds how long one query (sql, export) runs; 0 is
+	// DefaultQueryTimeout. The caller's own deadline applies too.
+	QueryTimeout time.Duration
 }
+
+// DefaultQueryTimeout is how long a caller's query may run before it is
+// interrupted: the reports and grouped queries over ten thousand matches
+// take well under a second.
+const DefaultQueryTimeout = time.Minute
 
 // Service keeps the analytic tables of one store and serves the analytics
 // verbs over them (analytics-sync, sql, export, export-next,
@@ -66,17 +75,29 @@ type Service struct {
 	err     error // why the database is unavailable
 	exports map[string]*exportStream
 
+	// base ends every query and export stream when the service closes;
+	// running counts the queries executing now (query.go).
+	base    context.Context
+	stopAll context.CancelFunc
+	running atomic.Int64
+
 	// The live consumer (live.go).
-	stop  context.CancelFunc
-	done  chan struct{}
-	dmu   sync.Mutex
-	dirty map[string]bool // nil until StartLive
-	wake  chan struct{}
+	stop    context.CancelFunc
+	done    chan struct{}
+	dmu     sync.Mutex
+	dirty   map[string]bool // nil until StartLive
+	pending []Recorded      // events the recorder recorded, not yet fed
+	wake    chan struct{}
 }
 
 // NewService returns a service; nothing is opened until it is used.
 func NewService(cfg ServiceConfig) *Service {
-	return &Service{cfg: cfg, log: cfg.Log.With().Str("component", "analytics").Logger()}
+	if cfg.QueryTimeout <= 0 {
+		cfg.QueryTimeout = DefaultQueryTimeout
+	}
+	s := &Service{cfg: cfg, log: cfg.Log.With().Str("component", "analytics").Logger()}
+	s.base, s.stopAll = context.WithCancel(context.Background())
+	return s
 }
 
 // maxReplyBytes keeps replies well under NATS' default 1 MB payload.
@@ -115,8 +136,10 @@ func (s *Service) open(ctx context.Context) (DB, *Updater, error) {
 	return s.db, s.up, nil
 }
 
-// Close stops the live consumer, the export streams and the database.
+// Close stops the live consumer, interrupts the queries running, closes
+// the export streams and the database.
 func (s *Service) Close() error {
+	s.stopAll()
 	s.stopLive()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -163,7 +186,10 @@ func (s *Service) sql(ctx context.Context, body []byte) (any, error) {
 	if limit <= 0 {
 		limit = api.DefaultSQLRows
 	}
-	res, err := db.Query(ctx, req.Query, limit)
+	qctx, done := s.query(ctx)
+	res, err := db.Query(qctx, req.Query, limit)
+	err = s.queryErr(qctx, err)
+	done()
 	if err != nil {
 		return nil, err
 	}

@@ -245,3 +245,52 @@ func (d Direct) Events(ctx context.Context, match string, from, to uint64, fn fu
 	}
 	return err
 }
+
+// Long records on t one match of at least n events that never ends on
+// its own, for the long-match tests and benchmarks: a random army pair of
+// r's edition (from seed) whose models nobody can wound (T10), played
+// turn after turn with the recorder's digital dice. It returns the match's
+// creation (its tokens) and its last event.
+func Long(ctx context.Context, t Target, r projector.Rules, id string, n int, seed uint64) (api.CreateResult, uint64, error) {
+	created, err := t.Create(ctx, api.CreateRequest{Match: id, MatchCreated: LongSetup(r.Edition(), seed)})
+	if err != nil {
+		return created, 0, err
+	}
+	s := projector.New(id)
+	fold := func(to uint64) error {
+		return t.Events(ctx, id, s.Seq+1, to, func(e events.Event) error { return projector.Apply(r, s, e) })
+	}
+	if err := fold(created.Seq); err != nil {
+		return created, s.Seq, err
+	}
+	ap := &sim.Autoplay{Rules: r, Dice: sim.NewDice(seed + 1), Digital: true}
+	for s.Seq < uint64(n) {
+		actor, c, over := ap.Next(s)
+		if over {
+			return created, s.Seq, fmt.Errorf("the long match %s ended after %d events", id, s.Seq)
+		}
+		res, err := t.Execute(ctx, id, created.Tokens[api.RolePlayer(actor.ID)], c)
+		if err != nil {
+			return created, s.Seq, fmt.Errorf("%s by %s at event %d: %w", c.Type, actor, s.Seq, err)
+		}
+		if len(res.Events) > 0 {
+			if err := fold(res.Events[len(res.Events)-1].Seq); err != nil {
+				return created, s.Seq, err
+			}
+		}
+	}
+	return created, s.Seq, nil
+}
+
+// LongSetup is the match Long plays: a random army pair of edition (from
+// seed) whose models nobody can wound (T10), so it goes on as long as
+// asked.
+func LongSetup(edition string, seed uint64) events.MatchCreated {
+	setup := sim.RandomMatch(edition, rand.New(rand.NewPCG(seed, 12)))
+	for i := range setup.Units {
+		for j := range setup.Units[i].Models {
+			setup.Units[i].Models[j].T = 10
+		}
+	}
+	return setup
+}

@@ -8,11 +8,14 @@ import (
 )
 
 // EventsRequest is the body of events: the match and an optional range of
-// sequence numbers (0 = from the start / to the end).
+// sequence numbers (0 = from the start / to the end). TextOnly leaves the
+// payloads out (null): the narrated text is all `log` prints, and the
+// payloads are most of a page's bytes.
 type EventsRequest struct {
-	Match string `json:"match"`
-	From  uint64 `json:"from,omitempty"`
-	To    uint64 `json:"to,omitempty"`
+	Match    string `json:"match"`
+	From     uint64 `json:"from,omitempty"`
+	To       uint64 `json:"to,omitempty"`
+	TextOnly bool   `json:"text_only,omitempty"`
 }
 
 // EventsResult is one page of a match's events. Next, when not 0, is the
@@ -48,7 +51,8 @@ type EventView struct {
 
 // BundleRequest asks for one page of a match's records. The first page
 // (From 0) also carries the live state hash, the lineage, the ancestors'
-// reveals and, with VerifySnapshots, the cached snapshots found wrong.
+// reveals and, with VerifySnapshots, the state hashes of the cached
+// snapshots (Bundle.Snapshots), for the caller's fold to check.
 type BundleRequest struct {
 	Match           string `json:"match"`
 	From            uint64 `json:"from,omitempty"`
@@ -58,8 +62,14 @@ type BundleRequest struct {
 // BundleResult is a page of a Bundle plus where the next page starts.
 type BundleResult struct {
 	Bundle
-	SnapshotsDiscarded []uint64 `json:"snapshots_discarded,omitempty"`
-	Next               uint64   `json:"next,omitempty"`
+	Next uint64 `json:"next,omitempty"`
+}
+
+// DiscardSnapshotsRequest names cached snapshots of a match an audit found
+// to differ from its fold of the events.
+type DiscardSnapshotsRequest struct {
+	Match string   `json:"match"`
+	Seqs  []uint64 `json:"seqs"`
 }
 
 // BundleFormat names the self-verifying export format, BundleVersion the
@@ -93,6 +103,11 @@ type Bundle struct {
 	// Recorder is the exporting recorder's public key (hex), for
 	// information: a verifier trusts the key it is given, not this.
 	Recorder string `json:"recorder,omitempty"`
+	// Snapshots, when asked for (BundleRequest.VerifySnapshots), are the
+	// state hashes the store's cached snapshots hold, by the sequence they
+	// follow: the audit compares them with its fold (replay's
+	// AuditOptions), so the check costs the recorder no fold.
+	Snapshots map[uint64]events.Hash `json:"snapshots,omitempty"`
 }
 
 // BranchesRequest lists the tree a match belongs to.

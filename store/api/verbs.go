@@ -19,6 +19,8 @@ const (
 	VerbBundle   = "bundle"   // BundleRequest → BundleResult
 	VerbBranches = "branches" // BranchesRequest → BranchesResult
 	VerbDiff     = "diff"     // DiffRequest → Diff
+	// VerbDiscardSnapshots drops cached snapshots an audit found wrong.
+	VerbDiscardSnapshots = "discard-snapshots" // DiscardSnapshotsRequest → nothing
 
 	// The analytic tables (replay/analytics).
 	//

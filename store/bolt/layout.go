@@ -131,7 +131,11 @@ func decodeRecord(match string, key, v []byte) (events.Event, error) {
 	if len(key) != 8 {
 		return events.Event{}, fmt.Errorf("%w: match %q: key %x is not a sequence number", ErrCorrupt, match, key)
 	}
-	seq := binary.BigEndian.Uint64(key)
+	return decodeRecordAt(match, binary.BigEndian.Uint64(key), v)
+}
+
+// decodeRecordAt is decodeRecord of a record stored under sequence seq.
+func decodeRecordAt(match string, seq uint64, v []byte) (events.Event, error) {
 	e, err := events.Unmarshal(v)
 	if err != nil {
 		return events.Event{}, fmt.Errorf("%w: match %q event %d: %w", ErrCorrupt, match, seq, err)

@@ -11,51 +11,29 @@ import (
 	"github.com/matchrec/matchrec/store"
 )
 
-// scanChunk is how many events one read transaction decodes before fn sees
-// them. fn runs outside any transaction: a slow consumer (a projector, a
-// network client) must not hold a read transaction open, because an open
-// read transaction blocks the writer from remapping a growing file and
-// pins freed pages.
-const scanChunk = 1024
-
 // Scan calls fn for every event of match with Seq >= from (0 or 1 = all),
-// in order. Events are decoded in chunks of scanChunk per read transaction
-// and handed to fn outside it, so fn may take its time and may call any
-// method of the store, Append included. Events appended while Scan runs may
-// or may not be seen. ctx is checked between chunks.
+// in order. Records are copied out in short read transactions (chunk.go)
+// and each is decoded only when fn is about to get it, outside any
+// transaction, so fn may take its time, may call any method of the store
+// (Append included), and a scan fn stops early decodes no more than fn
+// saw. Events appended while Scan runs may or may not be seen. ctx is
+// checked between chunks.
 func (s *Store) Scan(ctx context.Context, match string, from uint64, fn func(events.Event) error) error {
-	if from == 0 {
-		from = 1
-	}
-	buf := make([]events.Event, 0, scanChunk)
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		buf = buf[:0]
-		err := s.view(func(tx *bbolt.Tx) error {
-			return readSegments(tx, match, from, func(seg string, k, v []byte) (bool, error) {
-				e, err := decodeRecord(seg, k, v)
-				if err != nil {
-					return false, err
-				}
-				buf = append(buf, e)
-				return len(buf) < scanChunk, nil
-			})
-		})
-		if err != nil {
-			return err
-		}
-		for _, e := range buf {
+	return s.scanChunks(ctx, match, from, func(c *chunk) error {
+		for _, r := range c.recs {
+			if r.badKey {
+				return fmt.Errorf("%w: match %q: a key is not a sequence number", ErrCorrupt, match)
+			}
+			e, err := decodeRecordAt(c.segs[r.seg], r.key, c.record(r))
+			if err != nil {
+				return err
+			}
 			if err := fn(e); err != nil {
 				return err
 			}
 		}
-		if len(buf) < scanChunk {
-			return nil
-		}
-		from = buf[len(buf)-1].Seq + 1
-	}
+		return nil
+	})
 }
 
 // Head returns the last event's seq and hash, or ErrNotFound.

@@ -65,6 +65,12 @@ type replyIn struct {
 type ServeOptions struct {
 	// Concurrency bounds requests in flight; default MaxConcurrentRequests.
 	Concurrency int
+	// MaxRequest bounds how long one handler runs (its context ends
+	// then) when its caller does not cancel it first; 0: no bound.
+	MaxRequest time.Duration
+	// Grace is how long stop lets the handlers already running finish
+	// before it cancels their contexts; default DefaultGrace.
+	Grace time.Duration
 	// Logger receives handler panics and reply failures. Zero discards.
 	Logger zerolog.Logger
 	// Note, when set, is asked at each reply; a non-empty answer goes
@@ -72,6 +78,12 @@ type ServeOptions struct {
 	// are not reaching the bus: the record has them, followers do not).
 	Note func() string
 }
+
+// DefaultGrace is how long stopping the API waits for the handlers
+// already running before it cancels them: a command or a page finishes in
+// far less, a long query is interrupted, and the process stops within
+// seconds whatever is running.
+const DefaultGrace = 3 * time.Second
 
 // ServeAPI answers requests on matchrec.api.> (queue group APIQueue) with
 // h until ctx is done or stop is called. A handler's error is sent as
@@ -87,9 +99,13 @@ func ServeAPI(ctx context.Context, nc *nats.Conn, h api.Handler, opts ServeOptio
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = MaxConcurrentRequests
 	}
+	if opts.Grace <= 0 {
+		opts.Grace = DefaultGrace
+	}
 	s := &apiServer{
 		h:    h,
 		sem:  make(chan struct{}, opts.Concurrency),
+		max:  opts.MaxRequest,
 		log:  opts.Logger.With().Str("component", "api").Logger(),
 		note: opts.Note,
 	}
@@ -99,8 +115,16 @@ func ServeAPI(ctx context.Context, nc *nats.Conn, h api.Handler, opts ServeOptio
 	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.ctx = hctx
 
+	// Every server hears every cancellation (no queue group): the one
+	// running the request cancels it.
+	csub, err := nc.Subscribe(CancelPrefix+"*", s.requests.cancel)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("natsbus: subscribe to %s*: %w", CancelPrefix, err)
+	}
 	sub, err := nc.QueueSubscribe(APIPrefix+">", APIQueue, s.dispatch)
 	if err != nil {
+		_ = csub.Unsubscribe()
 		cancel()
 		return nil, fmt.Errorf("natsbus: subscribe to %s>: %w", APIPrefix, err)
 	}
@@ -128,8 +152,20 @@ func ServeAPI(ctx context.Context, nc *nats.Conn, h api.Handler, opts ServeOptio
 					_ = sub.Unsubscribe()
 				}
 			}
-			s.wg.Wait()
+			// Handlers get Grace to finish; then their contexts end, so
+			// a long one (a query, a page) stops rather than holding the
+			// process up.
+			finished := make(chan struct{})
+			go func() { s.wg.Wait(); close(finished) }()
+			select {
+			case <-finished:
+			case <-time.After(opts.Grace):
+				s.log.Warn().Dur("grace", opts.Grace).Msg("api handlers still running at stop: cancelling them")
+				cancel()
+				<-finished
+			}
 			cancel()
+			_ = csub.Unsubscribe()
 		})
 		<-done
 	}
@@ -144,13 +180,15 @@ func ServeAPI(ctx context.Context, nc *nats.Conn, h api.Handler, opts ServeOptio
 }
 
 type apiServer struct {
-	h     api.Handler
-	known verbKnower
-	ctx   context.Context
-	sem   chan struct{}
-	wg    sync.WaitGroup
-	log   zerolog.Logger
-	note  func() string
+	h        api.Handler
+	known    verbKnower
+	ctx      context.Context
+	sem      chan struct{}
+	wg       sync.WaitGroup
+	max      time.Duration
+	requests requests
+	log      zerolog.Logger
+	note     func() string
 }
 
 // dispatch runs on the subscription's delivery goroutine: it only takes a
@@ -172,13 +210,15 @@ func (s *apiServer) dispatch(m *nats.Msg) {
 
 func (s *apiServer) serve(m *nats.Msg) {
 	verb := strings.TrimPrefix(m.Subject, APIPrefix)
-	if err := m.Respond(s.call(verb, m.Data)); err != nil {
+	ctx, done := s.requests.start(s.ctx, m.Header, s.max)
+	defer done()
+	if err := m.Respond(s.call(ctx, verb, m.Data)); err != nil {
 		s.log.Warn().Err(err).Str("verb", verb).Msg("api reply not sent")
 	}
 }
 
-// call runs the handler and returns the encoded reply.
-func (s *apiServer) call(verb string, body []byte) (out []byte) {
+// call runs the handler with ctx and returns the encoded reply.
+func (s *apiServer) call(ctx context.Context, verb string, body []byte) (out []byte) {
 	var note string
 	if s.note != nil {
 		note = s.note()
@@ -197,7 +237,7 @@ func (s *apiServer) call(verb string, body []byte) (out []byte) {
 			out = errorReply(api.Errorf(projector.CodeInternal, "internal error handling %q", verb), note)
 		}
 	}()
-	res, err := s.h.Handle(s.ctx, verb, body)
+	res, err := s.h.Handle(ctx, verb, body)
 	if err != nil {
 		return errorReply(api.FromError(err), note)
 	}

@@ -56,10 +56,21 @@ func (c *Client) Call(ctx context.Context, verb string, req, resp any) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	m, err := c.Conn.RequestWithContext(ctx, APIPrefix+verb, body)
+	// The server's handler runs as long as this call waits, and no longer
+	// (requestctx.go).
+	msg := nats.NewMsg(APIPrefix + verb)
+	msg.Data = body
+	id := newRequestID()
+	msg.Header.Set(HeaderRequest, id)
+	m, err := c.Conn.RequestMsgWithContext(ctx, msg)
 	if err != nil {
 		if errors.Is(err, nats.ErrNoResponders) {
 			return fmt.Errorf("natsbus: %s: %w", verb, ErrNoRecorder)
+		}
+		if ctx.Err() != nil {
+			// Gave up waiting (timeout, cancel): the handler may still
+			// run; stop it.
+			_ = c.Conn.Publish(CancelPrefix+id, nil)
 		}
 		return fmt.Errorf("natsbus: %s: %w", verb, err)
 	}

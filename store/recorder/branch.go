@@ -8,7 +8,6 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/api"
 )
@@ -30,7 +29,12 @@ func (r *Recorder) Branch(ctx context.Context, req api.BranchRequest) (api.Creat
 	if req.At == 0 {
 		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "branch at which event? (--at SEQ, 1 or more)")
 	}
-	s, rules, err := fold.Fold(ctx, r.st, req.Parent, req.At, r.RulesFor)
+	// The parent's state at the fork, from its nearest verified snapshot.
+	s, err := r.Seeker().StateAt(ctx, req.Parent, req.At)
+	if err != nil {
+		return api.CreateResult{}, err
+	}
+	rules, err := r.RulesFor(s.Edition)
 	if err != nil {
 		return api.CreateResult{}, err
 	}
@@ -44,6 +48,9 @@ func (r *Recorder) Branch(ctx context.Context, req api.BranchRequest) (api.Creat
 		return api.CreateResult{}, err
 	}
 	c := cr.cmd
+	if len(c.Name) > projector.MaxNameLen {
+		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "a branch name of %d bytes: the limit is %d", len(c.Name), projector.MaxNameLen)
+	}
 	if c.At != req.At {
 		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "the statement branches at event %d, the request at %d", c.At, req.At)
 	}

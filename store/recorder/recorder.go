@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sync"
 	"time"
 
@@ -54,6 +55,12 @@ type Options struct {
 	// for byte (testdata/golden); anywhere else it would let whoever
 	// knows the stream predict the dice.
 	Rand io.Reader
+	// Recorded, when set, is told the events each command appended, with
+	// the payloads decided for them, right after the append, in order
+	// within a match (the match is locked). It must not block: the
+	// analytics' live consumer takes them (analytics.Service.Recorded),
+	// so the tables follow without reading or decoding anything again.
+	Recorded func(evs []events.Event, payloads []events.Payload)
 }
 
 // Store is what a recorder needs of a store: the event log, a durable
@@ -68,11 +75,12 @@ type Store interface {
 
 // Recorder records commands as events.
 type Recorder struct {
-	st    Store
-	opts  Options
-	mu    sync.Mutex
-	live  map[string]*match
-	limit int
+	st     Store
+	opts   Options
+	mu     sync.Mutex
+	live   map[string]*match
+	limit  int
+	states *fold.States // decoded snapshots, shared by every seek on st
 }
 
 type match struct {
@@ -99,7 +107,7 @@ func New(st Store, opts Options) *Recorder {
 		}
 		opts.Identity = identity.FromKey(k)
 	}
-	r := &Recorder{st: st, opts: opts, live: map[string]*match{}, limit: 4096}
+	r := &Recorder{st: st, opts: opts, live: map[string]*match{}, limit: 4096, states: &fold.States{}}
 	if opts.NewID == nil {
 		r.opts.NewID = func() string { return r.randomHex(6) }
 	}
@@ -117,6 +125,12 @@ func (r *Recorder) receipt(match string, last events.Event) *auth.Receipt {
 
 // Store returns the recorder's store.
 func (r *Recorder) Store() store.Store { return r.st }
+
+// Seeker seeks in the recorder's store, sharing the snapshot states every
+// seek of the process decoded (fold.States).
+func (r *Recorder) Seeker() *fold.Seeker {
+	return &fold.Seeker{Log: r.st, Lookup: r.RulesFor, States: r.states}
+}
 
 // RulesFor returns the edition rules by id.
 func (r *Recorder) RulesFor(edition string) (projector.Rules, error) {
@@ -390,6 +404,9 @@ func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest)
 	for i := range evs {
 		res.Events = append(res.Events, api.EventRef{Seq: evs[i].Seq, Type: evs[i].Type, Hash: evs[i].Hash})
 	}
+	if r.opts.Recorded != nil {
+		r.opts.Recorded(evs, all)
+	}
 	if needsRefold(payloads) {
 		// A ruling changes how earlier events read: fold the match again,
 		// as ruled, rather than patching the live state.
@@ -445,13 +462,15 @@ func (r *Recorder) load(ctx context.Context, id string) (*match, error) {
 	return m, r.fold(ctx, m, id)
 }
 
-// fold rebuilds m's state from the store; m.mu must be held.
+// fold rebuilds m's state from the store, from the nearest verified
+// snapshot (a long match loads in the time of its last few events); m.mu
+// must be held.
 func (r *Recorder) fold(ctx context.Context, m *match, id string) error {
-	s, rules, err := fold.Fold(ctx, r.st, id, 0, r.RulesFor)
+	f, err := r.Seeker().FolderAt(ctx, id, math.MaxUint64)
 	if err != nil {
-		return err
+		return fmt.Errorf("fold match %s: %w", id, err)
 	}
-	m.state, m.rules = s, rules
+	m.state, m.rules = f.State, f.Rules
 	return nil
 }
 
@@ -462,8 +481,7 @@ func (r *Recorder) State(ctx context.Context, id string, at uint64) (*projector.
 	if at == 0 {
 		return r.Live(ctx, id)
 	}
-	k := &fold.Seeker{Log: r.st, Lookup: r.RulesFor}
-	return k.StateAt(ctx, id, at)
+	return r.Seeker().StateAt(ctx, id, at)
 }
 
 // Live returns a copy of the recorder's live state of a match: the state

@@ -58,7 +58,7 @@ func testScanFrom(t *testing.T, s store.Store) {
 }
 
 // testScanLarge crosses the chunk sizes a backend may read in (the bbolt
-// one reads 1024 events per transaction).
+// one reads 16, 64, 256, then 1024 events per transaction).
 func testScanLarge(t *testing.T, s store.Store) {
 	const n, per = 2600, 650
 	var all []events.Event
@@ -72,7 +72,7 @@ func testScanLarge(t *testing.T, s store.Store) {
 		all = append(all, evs...)
 	}
 	wantLog(t, s, "big", all)
-	for _, from := range []uint64{1023, 1024, 1025, 2048, 2049, n} {
+	for _, from := range []uint64{2, 16, 17, 80, 81, 1023, 1024, 1025, 2048, 2049, n} {
 		got := scan(t, s, "big", from)
 		if len(got) != n-int(from)+1 || got[0].Seq != from || got[len(got)-1].Seq != n {
 			t.Fatalf("Scan from %d: %d events", from, len(got))

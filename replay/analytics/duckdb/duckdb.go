@@ -38,6 +38,14 @@ import (
 // exp_unsaved is unsaved wounds.
 const SchemaVersion = 3
 
+// MemoryLimit is the memory DuckDB may use for the tables and every query
+// together, and TempLimit the disk it may spill to beyond it: a query that
+// needs more fails (bad_query) rather than taking the node's memory.
+const (
+	MemoryLimit = "1GB"
+	TempLimit   = "2GB"
+)
+
 // ErrLocked: another process has the file open.
 var ErrLocked = errors.New("analytics database is in use by another process")
 
@@ -58,9 +66,12 @@ var _ analytics.DB = (*DB)(nil)
 // an in-memory one (tests, benchmarks).
 func Open(ctx context.Context, path string) (*DB, error) {
 	// External access off: the SQL verb runs callers' queries, which must
-	// not reach the node's files. Locking the configuration keeps a query
-	// from turning it back on.
-	dsn := path + "?enable_external_access=false&lock_configuration=true"
+	// not reach the node's files. The memory limit bounds every query (a
+	// query that needs more fails instead of growing the node), and so
+	// does the spill to disk. Locking the configuration keeps a query from
+	// changing any of it.
+	dsn := path + "?enable_external_access=false&memory_limit=" + MemoryLimit +
+		"&max_temp_directory_size=" + TempLimit + "&lock_configuration=true"
 	connector, err := duck.NewConnector(dsn, nil)
 	if err != nil {
 		if strings.Contains(err.Error(), "lock") {

@@ -72,16 +72,34 @@ a dispute or a contested roll has no ruling.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			var (
+				rep       replay.Report
 				b         *api.Bundle
 				discarded []uint64
 				bus       busCheck
 			)
 			err := a.withAPI(ctx, func(c *recorderAPI) error {
 				var err error
-				if b, discarded, err = fetchBundle(ctx, c, args[0], roll == 0); err != nil || roll != 0 {
+				if b, err = fetchBundle(ctx, c, args[0], roll == 0); err != nil || roll != 0 {
 					return err
 				}
 				bus.run(ctx, c, args[0])
+				rc, err := a.kept(b.Match, recorderKey)
+				if err != nil {
+					return err
+				}
+				// The audit runs here, on the records: the recorder only
+				// reads them out. Cached snapshots the fold disagrees with
+				// are then discarded.
+				rep = replay.VerifyBundle(b, editions.Lookup, rc)
+				if rf := rep.Checks.Refold; rf != nil && len(rf.SnapshotsDiffer) > 0 {
+					bad := rf.SnapshotsDiffer
+					req := api.DiscardSnapshotsRequest{Match: b.Match, Seqs: bad}
+					if err := c.call(ctx, api.VerbDiscardSnapshots, req, nil); err != nil {
+						a.log.Warn().Err(err).Msg("discarding the cached snapshots that differ")
+					} else {
+						discarded = bad
+					}
+				}
 				return nil
 			})
 			if err != nil {
@@ -90,11 +108,6 @@ a dispute or a contested roll has no ruling.`,
 			if roll != 0 {
 				return a.explainRoll(b, roll)
 			}
-			rc, err := a.kept(b.Match, recorderKey)
-			if err != nil {
-				return couldNotRun(err)
-			}
-			rep := replay.VerifyBundle(b, editions.Lookup, rc)
 			return a.report(rep, discarded, &bus)
 		},
 	}
@@ -177,25 +190,35 @@ Exit status: 0 CLEAN, 1 FAILED, 2 the file could not be read, 3 UNRESOLVED.`,
 }
 
 // fetchBundle reads a match's records, lineage, reveals and live state hash
-// through the API, page by page.
-func fetchBundle(ctx context.Context, c *recorderAPI, match string, verifySnapshots bool) (*api.Bundle, []uint64, error) {
-	req := api.BundleRequest{Match: match, VerifySnapshots: verifySnapshots}
+// (and with verifySnapshots the cached snapshots' state hashes) through
+// the API, page by page.
+func fetchBundle(ctx context.Context, c *recorderAPI, match string, verifySnapshots bool) (*api.Bundle, error) {
 	var b *api.Bundle
-	var discarded []uint64
+	err := bundlePages(ctx, c, api.BundleRequest{Match: match, VerifySnapshots: verifySnapshots}, func(page *api.BundleResult) error {
+		if b == nil {
+			first := page.Bundle
+			b = &first
+			return nil
+		}
+		b.Keys = append(b.Keys, page.Keys...)
+		b.Records = append(b.Records, page.Records...)
+		return nil
+	})
+	return b, err
+}
+
+// bundlePages calls fn with each page of a match's bundle, in order.
+func bundlePages(ctx context.Context, c *recorderAPI, req api.BundleRequest, fn func(*api.BundleResult) error) error {
 	for {
 		var page api.BundleResult
 		if err := c.call(ctx, api.VerbBundle, req, &page); err != nil {
-			return nil, nil, err
+			return err
 		}
-		if b == nil {
-			first := page.Bundle
-			b, discarded = &first, page.SnapshotsDiscarded
-		} else {
-			b.Keys = append(b.Keys, page.Keys...)
-			b.Records = append(b.Records, page.Records...)
+		if err := fn(&page); err != nil {
+			return err
 		}
 		if page.Next == 0 {
-			return b, discarded, nil
+			return nil
 		}
 		req.From = page.Next
 	}

@@ -8,25 +8,41 @@ import (
 
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // exportBundle writes match's self-verifying bundle (api.Bundle) to
 // file: every stored record, the lineage and ancestors' reveals of a
-// branch, and the recorder's state hash. It writes to a temporary file and
-// renames it, so a failed export leaves no partial file behind.
+// branch, and the recorder's state hash. It writes each page as it
+// arrives (replay.BundleWriter), so memory stays one page however long the
+// match, to a temporary file it renames at the end, so a failed export
+// leaves no partial file behind.
 func (a *app) exportBundle(ctx context.Context, match, file string, mode os.FileMode) error {
 	return a.withAPI(ctx, func(c *recorderAPI) error {
-		b, _, err := fetchBundle(ctx, c, match, false)
-		if err != nil {
-			return err
-		}
 		tmp, err := os.CreateTemp(filepath.Dir(file), ".bundle-*")
 		if err != nil {
 			return &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: err.Error()}
 		}
 		defer os.Remove(tmp.Name())
-		if err := replay.WriteBundle(tmp, b); err != nil {
-			tmp.Close()
+		defer tmp.Close()
+		var (
+			bw *replay.BundleWriter
+			n  int
+		)
+		err = bundlePages(ctx, c, api.BundleRequest{Match: match}, func(page *api.BundleResult) error {
+			if bw == nil {
+				var err error
+				if bw, err = replay.NewBundleWriter(tmp, &page.Bundle); err != nil {
+					return &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: err.Error()}
+				}
+			}
+			n += len(page.Records)
+			return bw.Add(page.Keys, page.Records)
+		})
+		if err != nil {
+			return err
+		}
+		if err := bw.Close(); err != nil {
 			return &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: err.Error()}
 		}
 		if err := tmp.Chmod(mode); err != nil { // CreateTemp makes it 0600
@@ -40,7 +56,7 @@ func (a *app) exportBundle(ctx context.Context, match, file string, mode os.File
 			return &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: err.Error()}
 		}
 		if !a.json {
-			fmt.Fprintf(a.stderr, "wrote %s: %d events of match %s\n", file, len(b.Records), match)
+			fmt.Fprintf(a.stderr, "wrote %s: %d events of match %s\n", file, n, match)
 		}
 		return nil
 	})

@@ -326,30 +326,8 @@ func TestStaleServerFile(t *testing.T) {
 // they could not have opened it themselves), and it cleans up on exit.
 func TestServeThenCommandsUseIt(t *testing.T) {
 	dir := t.TempDir()
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	var serr bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, []string{"--data", dir, "--log-level", "warn", "serve", "--nats-listen", "127.0.0.1:0", "--http", "127.0.0.1:0"}, strings.NewReader(""), &bytes.Buffer{}, &serr)
-	}()
-	var si node.ServerInfo
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var err error
-		if si, err = node.ReadServerFile(dir); err == nil {
-			break
-		}
-		select {
-		case code := <-done:
-			t.Fatalf("serve exited %d: %s", code, serr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("serve never wrote server.json")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	srv := startServe(t, dir)
+	si := srv.info
 	if !strings.HasPrefix(si.NATSURL, "nats://127.0.0.1:") || si.PID != os.Getpid() {
 		t.Fatalf("server.json: %+v", si)
 	}
@@ -362,11 +340,11 @@ func TestServeThenCommandsUseIt(t *testing.T) {
 		t.Fatalf("--server log:\n%s", out)
 	}
 
-	stop()
+	srv.stop()
 	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("serve exited %d: %s", code, serr.String())
+	case <-srv.exited:
+		if srv.code != 0 {
+			t.Fatalf("serve exited %d: %s", srv.code, srv.serr.String())
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not stop")
@@ -381,6 +359,51 @@ func TestServeThenCommandsUseIt(t *testing.T) {
 	code, _, errs := run(t, dir, "--server", si.NATSURL, "matches")
 	if code != ExitUsage || !strings.Contains(errs, "error: unavailable: ") {
 		t.Fatalf("--server of a stopped server: exit %d, %s", code, errs)
+	}
+}
+
+// served is a `matchrec serve` running in the test (startServe).
+type served struct {
+	info   node.ServerInfo
+	stop   func()        // what SIGTERM does
+	exited chan struct{} // closed when serve has returned, with code
+	code   int
+	serr   *bytes.Buffer // its log (warnings)
+}
+
+// startServe runs `serve` on dir (any free ports) until stop or the end of
+// the test, and waits for its server.json.
+func startServe(t *testing.T, dir string) *served {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	s := &served{stop: stop, exited: make(chan struct{}), serr: &bytes.Buffer{}}
+	go func() {
+		defer close(s.exited)
+		s.code = Run(ctx, []string{"--data", dir, "--log-level", "warn", "serve", "--nats-listen", "127.0.0.1:0", "--http", "127.0.0.1:0"}, strings.NewReader(""), &bytes.Buffer{}, s.serr)
+	}()
+	t.Cleanup(func() {
+		stop()
+		select {
+		case <-s.exited:
+		case <-time.After(30 * time.Second):
+			t.Error("serve did not stop")
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var err error
+		if s.info, err = node.ReadServerFile(dir); err == nil {
+			return s
+		}
+		select {
+		case <-s.exited:
+			t.Fatalf("serve exited %d: %s", s.code, s.serr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("serve never wrote server.json")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

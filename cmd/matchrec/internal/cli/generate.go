@@ -73,21 +73,20 @@ the end.`,
 			}
 			ctx := cmd.Context()
 			return a.withAPI(ctx, func(c *recorderAPI) error {
-				js, err := jetstream.New(c.client.Conn)
-				if err != nil {
-					return unavailable("jetstream: %v", err)
-				}
 				check, err := signedBy(ctx, c)
 				if err != nil {
 					return err
 				}
-				t := &apiTarget{c: c, js: js, check: check, feeds: map[string]*feed{}}
+				t, err := newAPITarget(ctx, c, check)
+				if err != nil {
+					return err
+				}
+				defer t.close()
 				bar := a.newProgress("recording matches")
 				start := time.Now()
 				res, err := generate.Run(ctx, t, editions.Lookup, generate.Options{
 					Edition: edition, Matches: n, Seed: seed, Workers: workers, MaxTurns: turns, ManualRatio: manual, Progress: bar.Update})
 				bar.Done()
-				t.closeAll()
 				if err != nil {
 					return err
 				}
@@ -125,22 +124,98 @@ the end.`,
 }
 
 // apiTarget records through the API and reads each match's events back
-// from its JetStream subject (natsbus.Subscribe), the feed every follower
-// reads: digital dice are known only once recorded.
+// from the stream, the feed every follower reads (digital dice are known
+// only once recorded), through one consumer for the whole run, made
+// before the first match: a consumer per match would leave one behind per
+// match for minutes, and the server refuses new ones past its limit.
 type apiTarget struct {
 	c     *recorderAPI
-	js    jetstream.JetStream
 	check natsbus.Check // the recorder's signature
+	stop  func()        // stops the consumer
+	done  chan struct{} // closed when it has stopped
+
 	mu    sync.Mutex
-	feeds map[string]*feed
+	feeds map[string]*feed // by match, made by Create or the match's first event
+	err   error            // why the consumer stopped
 }
 
-// feed follows one match's events.
+// feed is what the stream has delivered of one match and not been read.
 type feed struct {
-	ch     chan events.Event
-	cancel context.CancelFunc
-	done   chan struct{}
-	err    error
+	evs  []events.Event
+	wake chan struct{} // a value when evs grew
+	last store.Head    // the event Events gave last: the next must chain from it
+}
+
+// newAPITarget starts the run's consumer: every match's subject, from
+// the next message on.
+func newAPITarget(ctx context.Context, c *recorderAPI, check natsbus.Check) (*apiTarget, error) {
+	js, err := jetstream.New(c.client.Conn)
+	if err != nil {
+		return nil, unavailable("jetstream: %v", err)
+	}
+	cons, err := js.OrderedConsumer(ctx, natsbus.StreamName, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{natsbus.SubjectPrefix + "*"},
+		DeliverPolicy:  jetstream.DeliverNewPolicy,
+	})
+	if err != nil {
+		return nil, unavailable("follow the event stream: %v", err)
+	}
+	it, err := cons.Messages()
+	if err != nil {
+		return nil, unavailable("follow the event stream: %v", err)
+	}
+	t := &apiTarget{c: c, check: check, stop: it.Stop, done: make(chan struct{}), feeds: map[string]*feed{}}
+	go t.receive(ctx, it)
+	return t, nil
+}
+
+// receive hands each event the stream delivers to its match's feed, once
+// check says it is the recorder's (the feed's reader checks the chain).
+func (t *apiTarget) receive(ctx context.Context, it jetstream.MessagesContext) {
+	defer close(t.done)
+	for {
+		m, err := it.Next()
+		var e events.Event
+		if err == nil {
+			e, err = natsbus.DecodeMsg(m)
+		}
+		if err == nil {
+			if cerr := t.check.Check(ctx, m, e); cerr != nil {
+				err = &natsbus.BusDiffersError{Match: e.Match, Seq: e.Seq, Err: cerr}
+			}
+		}
+		if err != nil {
+			t.mu.Lock()
+			t.err = err
+			t.mu.Unlock()
+			return
+		}
+		f := t.feed(e.Match)
+		t.mu.Lock()
+		f.evs = append(f.evs, e)
+		t.mu.Unlock()
+		select {
+		case f.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (t *apiTarget) close() {
+	t.stop()
+	<-t.done
+}
+
+// feed returns match's feed, making it.
+func (t *apiTarget) feed(match string) *feed {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f := t.feeds[match]
+	if f == nil {
+		f = &feed{wake: make(chan struct{}, 1)}
+		t.feeds[match] = f
+	}
+	return f
 }
 
 func (t *apiTarget) Create(ctx context.Context, req api.CreateRequest) (api.CreateResult, error) {
@@ -148,22 +223,7 @@ func (t *apiTarget) Create(ctx context.Context, req api.CreateRequest) (api.Crea
 	if err := t.c.call(ctx, api.VerbCreate, req, &res); err != nil {
 		return res, err
 	}
-	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	f := &feed{ch: make(chan events.Event, 256), cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(f.done)
-		f.err = natsbus.Subscribe(fctx, t.js, res.Match, store.Head{}, t.check, func(e events.Event) error {
-			select {
-			case f.ch <- e:
-				return nil
-			case <-fctx.Done():
-				return fctx.Err()
-			}
-		})
-	}()
-	t.mu.Lock()
-	t.feeds[res.Match] = f
-	t.mu.Unlock()
+	t.feed(res.Match)
 	return res, nil
 }
 
@@ -181,26 +241,43 @@ func (t *apiTarget) Execute(ctx context.Context, match, token string, c projecto
 const feedTimeout = 30 * time.Second
 
 func (t *apiTarget) Events(ctx context.Context, match string, from, to uint64, fn func(events.Event) error) error {
-	t.mu.Lock()
-	f := t.feeds[match]
-	t.mu.Unlock()
-	if f == nil {
-		return fmt.Errorf("no feed of match %s", match)
-	}
+	f := t.feed(match)
 	timer := time.NewTimer(feedTimeout)
 	defer timer.Stop()
 	for next := from; next <= to; {
-		select {
-		case e := <-f.ch:
-			if e.Seq < next {
+		t.mu.Lock()
+		evs, cerr := f.evs, t.err
+		f.evs = nil
+		t.mu.Unlock()
+		for i, e := range evs {
+			switch {
+			case e.Seq < next:
 				continue
+			case next > to: // not asked for yet: keep it
+				t.mu.Lock()
+				f.evs = append(evs[i:], f.evs...)
+				t.mu.Unlock()
+				return nil
+			case e.Seq > next:
+				return fmt.Errorf("the event feed of match %s skips from %d to %d", match, next, e.Seq)
+			case f.last.Seq != 0 && e.Seq == f.last.Seq+1 && e.PrevHash != f.last.Hash:
+				return &natsbus.BusDiffersError{Match: match, Seq: e.Seq, Err: natsbus.ErrBrokenChain}
 			}
+			f.last = store.Head{Seq: e.Seq, Hash: e.Hash}
 			if err := fn(e); err != nil {
 				return err
 			}
 			next = e.Seq + 1
-		case <-f.done:
-			return fmt.Errorf("the event feed of match %s stopped: %v", match, f.err)
+		}
+		if next > to {
+			return nil
+		}
+		if cerr != nil {
+			return fmt.Errorf("the event feed stopped: %v", cerr)
+		}
+		select {
+		case <-f.wake:
+		case <-t.done:
 		case <-timer.C:
 			return fmt.Errorf("event %d of match %s did not reach the stream in %s", next, match, feedTimeout)
 		case <-ctx.Done():
@@ -210,26 +287,9 @@ func (t *apiTarget) Events(ctx context.Context, match string, from, to uint64, f
 	return nil
 }
 
-// Finish stops following a match.
+// Finish forgets a match the generator is done with.
 func (t *apiTarget) Finish(match string) {
 	t.mu.Lock()
-	f := t.feeds[match]
 	delete(t.feeds, match)
 	t.mu.Unlock()
-	if f != nil {
-		f.cancel()
-		<-f.done
-	}
-}
-
-func (t *apiTarget) closeAll() {
-	t.mu.Lock()
-	ids := make([]string, 0, len(t.feeds))
-	for id := range t.feeds {
-		ids = append(ids, id)
-	}
-	t.mu.Unlock()
-	for _, id := range ids {
-		t.Finish(id)
-	}
 }

@@ -257,7 +257,7 @@ the same report.`,
 			var b *api.Bundle
 			if err := a.withAPI(ctx, func(c *recorderAPI) error {
 				var err error
-				b, _, err = fetchBundle(ctx, c, args[0], false)
+				b, err = fetchBundle(ctx, c, args[0], false)
 				return err
 			}); err != nil {
 				return err

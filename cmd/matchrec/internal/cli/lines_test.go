@@ -15,7 +15,6 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store/api"
@@ -235,41 +234,6 @@ func TestDisputeAndRulingFromTheCLI(t *testing.T) {
 	}
 }
 
-// startServe runs `matchrec serve` on dir until the test ends and returns
-// the server.json it wrote.
-func startServe(t *testing.T, dir string) node.ServerInfo {
-	t.Helper()
-	ctx, stop := context.WithCancel(context.Background())
-	var serr bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, []string{"--data", dir, "--log-level", "warn", "serve", "--nats-listen", "127.0.0.1:0", "--http", "off"}, strings.NewReader(""), &bytes.Buffer{}, &serr)
-	}()
-	t.Cleanup(func() {
-		stop()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			t.Error("serve did not stop")
-		}
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if si, err := node.ReadServerFile(dir); err == nil {
-			return si
-		}
-		select {
-		case code := <-done:
-			t.Fatalf("serve exited %d: %s", code, serr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("serve never wrote server.json")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // syncBuffer is a bytes.Buffer safe to read while a command writes it.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -292,7 +256,7 @@ func (s *syncBuffer) String() string {
 // on the running server, over NATS.
 func TestReplayFollow(t *testing.T) {
 	dir := t.TempDir()
-	si := startServe(t, dir)
+	si := startServe(t, dir).info
 	var created struct {
 		Match  string            `json:"match"`
 		Tokens map[string]string `json:"tokens"`

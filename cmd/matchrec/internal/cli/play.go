@@ -34,6 +34,7 @@ func (a *app) playCmd() *cobra.Command {
 		id          string
 		kf          keyFlags
 		keepPartial bool
+		maxBytes    int64
 	)
 	cmd := &cobra.Command{
 		Use:   "play FILE",
@@ -46,7 +47,8 @@ A step marked expect_refusal: CODE must be refused with exactly that code;
 any other outcome stops the play, with exit code 1 and the step that failed.
 The script is read and checked completely, then played through once
 against a throw-away recorder (a temporary data directory), before anything
-is recorded: a script that stops at a step records nothing. (Steps after a
+is recorded: a script that stops at a step records nothing. A file over
+--max-script-bytes is refused before it is parsed. (Steps after a
 digital roll are checked against the dice rolled there; docs/script.md says
 why they must not depend on them.) --keep-partial skips that rehearsal and
 keeps what was recorded before a failing step. The format is described in
@@ -62,7 +64,7 @@ every player's dice seed (docs/dice.md).`,
   matchrec play --sign examples/6e-grot-wood-assault.yaml`,
 		Args: exactArgs("FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sc, err := readScript(args[0])
+			sc, err := readScript(args[0], maxBytes)
 			if err != nil {
 				return err
 			}
@@ -83,11 +85,20 @@ every player's dice seed (docs/dice.md).`,
 	cmd.Flags().StringVar(&id, "id", "", "match id to use (default: a new random id)")
 	cmd.Flags().BoolVar(&keepPartial, "keep-partial", false, "record step by step without a rehearsal, keeping the steps before a failing one")
 	kf.add(cmd, false)
+	maxScriptFlag(cmd, &maxBytes)
 	return cmd
 }
 
-func readScript(path string) (*script.Script, error) {
-	sc, err := script.Read(path)
+// maxScriptFlag adds --max-script-bytes, the size a script file may have.
+func maxScriptFlag(cmd *cobra.Command, max *int64) {
+	cmd.Flags().Int64Var(max, "max-script-bytes", script.DefaultMaxBytes, "refuse a script file larger than this, before parsing it")
+}
+
+func readScript(path string, maxBytes int64) (*script.Script, error) {
+	if maxBytes <= 0 {
+		return nil, usageErr(fmt.Errorf("--max-script-bytes must be positive, got %d", maxBytes))
+	}
+	sc, err := script.ReadLimit(path, maxBytes)
 	switch {
 	case err == nil:
 		return sc, nil
@@ -272,6 +283,7 @@ func (a *app) newCmd() *cobra.Command {
 		id, name, edition, first string
 		players                  []string
 		kf                       keyFlags
+		maxBytes                 int64
 	)
 	cmd := &cobra.Command{
 		Use:   "new [FILE]",
@@ -306,7 +318,7 @@ keys directory, and prints where; hand each to its participant.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var setup script.Setup
 			if len(args) == 1 {
-				sc, err := readScript(args[0])
+				sc, err := readScript(args[0], maxBytes)
 				if err != nil {
 					return err
 				}
@@ -372,6 +384,7 @@ keys directory, and prints where; hand each to its participant.`,
 	f.StringVar(&first, "first", "", "id of the player who plays first")
 	f.StringArrayVar(&players, "player", nil, "a player as ID or ID:NAME, and for a signed match ID=PUBKEY (repeat for each player)")
 	kf.add(cmd, false)
+	maxScriptFlag(cmd, &maxBytes)
 	return cmd
 }
 

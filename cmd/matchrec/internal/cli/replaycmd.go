@@ -82,7 +82,7 @@ In place of a match id it takes a bundle file written by 'export MATCH
 				return err
 			}
 			return a.withAPI(ctx, func(c *recorderAPI) error {
-				b, _, err := fetchBundle(ctx, c, args[0], false)
+				b, err := fetchBundle(ctx, c, args[0], false)
 				if err != nil {
 					return err
 				}
@@ -113,7 +113,7 @@ In place of a match id it takes a bundle file written by 'export MATCH
 				case errors.Is(err, context.Canceled) || errors.Is(err, events.ErrStop):
 					return nil
 				case errors.Is(err, natsbus.ErrBusDiffers):
-					return unavailable("follow stopped: %v (the record is intact: 'matchrec replay %s' reads it)", err, b.Match)
+					return unavailable("follow stopped: %v (the record is intact: 'matchrec replay %s' reads it)", err, args[0])
 				}
 				return err
 			})

@@ -49,7 +49,7 @@ In place of a match id it takes a bundle file written by 'export MATCH
 				return a.printEvents(views)
 			}
 			return a.withAPI(ctx, func(c *recorderAPI) error {
-				req := api.EventsRequest{Match: args[0], From: from, To: to}
+				req := api.EventsRequest{Match: args[0], From: from, To: to, TextOnly: !a.json}
 				for {
 					var page api.EventsResult
 					if err := c.call(ctx, api.VerbEvents, req, &page); err != nil {

@@ -48,7 +48,7 @@ func (a *app) matchEvents(ctx context.Context, arg string) (*api.Bundle, []event
 		}
 	} else if err := a.withAPI(ctx, func(c *recorderAPI) error {
 		var err error
-		b, _, err = fetchBundle(ctx, c, arg, false)
+		b, err = fetchBundle(ctx, c, arg, false)
 		return err
 	}); err != nil {
 		return nil, nil, err

@@ -29,9 +29,13 @@ const fullPathMatches = 500
 // BenchmarkFullPath is issue 2's append benchmark: 500 concurrent matches,
 // each driven by its own client goroutine (over 8 TCP connections), every
 // command going API request → decide → group commit (fsync) → reply, and
-// the run ends only when the relay has published every event to JetStream.
-// Beside it, in the same run, the raw figures of the two dependencies it
-// sits on: JetStream async publish and bbolt batched writes.
+// the run ends only when the relay has published every event to JetStream
+// and the live analytics have written it. Beside it, in the same run: the
+// same without the live analytics (what they cost), and the raw figures of
+// the two dependencies it sits on: JetStream async publish and bbolt
+// batched writes. Each reports events/s and the process's CPU per event
+// (client, API, recorder, store, relay, NATS server and analytics: one
+// process).
 //
 // full-path-signed is the same with signed matches: every command a
 // statement signed by the participant's key (Ed25519, on the client, which
@@ -39,22 +43,44 @@ const fullPathMatches = 500
 // its receipt; full-path sends tokens, with request ids and heads, and
 // gets receipts too.
 //
-// Both run as served: the embedded server closed by its users and
+// All run as served: the embedded server closed by its users and
 // permissions, outbox acks folded into the next append. full-path-no-auth
 // is full-path with --insecure-no-auth (no users, no permission checks),
 // full-path-eager-acks with each outbox ack committed at once, as before
 // acks were folded.
 func BenchmarkFullPath(b *testing.B) {
-	b.Run("full-path", func(b *testing.B) { benchFullPath(b, Config{}, false) })
-	b.Run("full-path-signed", func(b *testing.B) { benchFullPath(b, Config{}, true) })
-	b.Run("full-path-no-auth", func(b *testing.B) { benchFullPath(b, Config{Insecure: true}, false) })
-	b.Run("full-path-eager-acks", func(b *testing.B) { benchFullPath(b, Config{AckDelay: -1}, false) })
+	b.Run("full-path", func(b *testing.B) { benchFullPath(b, Config{}, false, true) })
+	b.Run("full-path-no-analytics", func(b *testing.B) { benchFullPath(b, Config{}, false, false) })
+	b.Run("full-path-signed", func(b *testing.B) { benchFullPath(b, Config{}, true, true) })
+	b.Run("full-path-no-auth", func(b *testing.B) { benchFullPath(b, Config{Insecure: true}, false, true) })
+	b.Run("full-path-eager-acks", func(b *testing.B) { benchFullPath(b, Config{AckDelay: -1}, false, true) })
 	b.Run("raw-jetstream-async", benchRawJetStream)
 	b.Run("raw-bbolt-batch", benchRawBolt)
 }
 
-func benchFullPath(b *testing.B, cfg Config, signed bool) {
+// report reports events/s and CPU µs per event of n events in elapsed
+// wall time and cpu process time.
+func report(b *testing.B, n int, elapsed, cpu time.Duration) {
+	b.ReportMetric(float64(n)/elapsed.Seconds(), "events/s")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(n), "cpu-µs/event")
+}
+
+// cpuTime is the CPU time (user and system) this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func benchFullPath(b *testing.B, cfg Config, signed, analytics bool) {
 	n := serveWith(b, cfg)
+	if !analytics {
+		if err := n.an.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
 	ctx := context.Background()
 	sc := readScript(b, filepath.Join(examplesDir, "3e-boltguns-vs-boyz.yaml"))
 	conns := make([]*natsbus.Client, 8)
@@ -104,6 +130,11 @@ func benchFullPath(b *testing.B, cfg Config, signed bool) {
 	if err := n.Relay().Drained(ctx); err != nil {
 		b.Fatal(err)
 	}
+	if analytics { // the tables hold the matches: from here on, they are fed
+		if _, err := n.an.Verbs()[api.VerbSync](ctx, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
 	var next atomic.Int64
 	total := int64(b.N)
 	b.ResetTimer()
@@ -129,24 +160,34 @@ func benchFullPath(b *testing.B, cfg Config, signed bool) {
 	if err := n.Relay().Drained(ctx); err != nil {
 		b.Fatal(err)
 	}
+	if analytics {
+		var recorded uint64
+		for _, m := range ms {
+			recorded += m.head.Seq
+		}
+		waitTables(b, n, recorded)
+	}
 	elapsed, cpu := time.Since(start), cpuTime()-cpu0
 	close(errs)
 	for err := range errs {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "events/s")
-	// CPU per event (this process: clients, API, recorder, store, NATS):
-	// what a shared, noisy machine changes least.
-	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/event")
+	report(b, b.N, elapsed, cpu)
 }
 
-// cpuTime is the CPU time (user and system) this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+// waitTables waits until the node's tables hold events events in all.
+func waitTables(b *testing.B, n *Node, events uint64) {
+	sql := n.an.Verbs()[api.VerbSQL]
+	for {
+		res, err := sql(context.Background(), []byte(`{"query":"SELECT coalesce(sum(events), 0) FROM matches","no_sync":true}`))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if got, _ := res.(*api.SQLResult).Rows[0][0].(int64); uint64(got) >= events {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func benchRawJetStream(b *testing.B) {
@@ -174,8 +215,7 @@ func benchRawJetStream(b *testing.B) {
 		}
 	}
 	<-js.PublishAsyncComplete()
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/event")
+	report(b, b.N, time.Since(start), cpuTime()-cpu0)
 }
 
 func benchRawBolt(b *testing.B) {
@@ -189,7 +229,7 @@ func benchRawBolt(b *testing.B) {
 	var next atomic.Int64
 	total := int64(b.N)
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	var wg sync.WaitGroup
 	for w := 0; w < fullPathMatches; w++ {
 		wg.Add(1)
@@ -207,5 +247,5 @@ func benchRawBolt(b *testing.B) {
 		}()
 	}
 	wg.Wait()
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+	report(b, b.N, time.Since(start), cpuTime()-cpu0)
 }

@@ -195,8 +195,9 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 		return nil, err
 	}
 
-	// The analytic tables follow what the relay publishes; the database
-	// itself opens on first use.
+	// The analytic tables follow what the recorder records (its events and
+	// payloads, handed over as they are appended); the database itself
+	// opens on first use.
 	n.an = analytics.NewService(analytics.ServiceConfig{
 		Store: n.store, Lookup: cfg.Rules, Log: cfg.Log,
 		Open: func(ctx context.Context) (analytics.DB, error) {
@@ -211,7 +212,7 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 		},
 	})
 	n.relay = natsbus.NewRelay(n.store, natsbus.RelayOptions{
-		Connect: connect, Sign: n.id, Logger: cfg.Log, Published: n.an.Appended, Reconnect: cfg.Reconnect,
+		Connect: connect, Sign: n.id, Logger: cfg.Log, Reconnect: cfg.Reconnect,
 	})
 	rctx, rstop := context.WithCancel(context.WithoutCancel(ctx))
 	n.relayStop, n.relayDone = rstop, make(chan struct{})
@@ -222,7 +223,7 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 		}
 	}()
 
-	n.rec = recorder.New(n.store, recorder.Options{Rules: cfg.Rules, Log: cfg.Log, Identity: n.id})
+	n.rec = recorder.New(n.store, recorder.Options{Rules: cfg.Rules, Log: cfg.Log, Identity: n.id, Recorded: n.an.Recorded})
 	// One API: the recorder's verbs, the readers', the analytics' and the
 	// bus's.
 	verbs, err := api.Merge(n.rec.Verbs(AbsDir(cfg.DataDir)), (&replay.Reader{Recorder: n.rec}).Verbs(), n.an.Verbs(), n.relay.Verbs(js))

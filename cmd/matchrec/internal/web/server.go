@@ -86,7 +86,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		rec: cfg.Recorder, st: cfg.Recorder.Store(),
 		done: make(chan struct{}),
 	}
-	s.seeker = &fold.Seeker{Log: s.st, Lookup: s.rec.RulesFor}
+	s.seeker = s.rec.Seeker() // shares the decoded snapshots with every seek of the node
 	s.vis = newVisibility(s.st, cfg.Delay)
 
 	nc, err := cfg.Connect(nats.Name("matchrec-web"))
