@@ -84,6 +84,7 @@ type Permissions struct {
 func RolePermissions(r Role) Permissions {
 	events := SubjectPrefix + ">"
 	apis := APIPrefix + ">"
+	cancels := CancelPrefix + "*" // a caller that stops waiting cancels its request
 	switch r {
 	case RoleRecorder:
 		return Permissions{
@@ -93,18 +94,20 @@ func RolePermissions(r Role) Permissions {
 			PubAllow: []string{events, jsAPI + ">"},
 			PubDeny:  []string{jsAPI + "STREAM.DELETE.>", jsAPI + "STREAM.PURGE.>", jsAPI + "STREAM.MSG.DELETE.>"},
 			// Only as the API's queue group.
-			SubAllow:       []string{apis + " " + APIQueue, InboxPrefix(r) + ".>"},
+			// The cancellations of the requests it runs (requestctx.go).
+			SubAllow:       []string{apis + " " + APIQueue, cancels, InboxPrefix(r) + ".>"},
 			AllowResponses: true,
 		}
 	case RoleClient:
 		return Permissions{
-			PubAllow: append([]string{apis}, streamReaders...),
+			PubAllow: append([]string{apis, cancels}, streamReaders...),
 			PubDeny:  append([]string{events}, rewriteStream...),
 			SubAllow: []string{events, InboxPrefix(r) + ".>"},
 			SubDeny:  []string{apis, "_INBOX.>"},
 		}
 	case RoleViewer:
-		pub := make([]string, 0, len(ViewerVerbs)+len(streamReaders))
+		pub := make([]string, 0, len(ViewerVerbs)+1+len(streamReaders))
+		pub = append(pub, cancels)
 		for _, v := range ViewerVerbs {
 			pub = append(pub, APIPrefix+v)
 		}

@@ -120,7 +120,7 @@ func TestRulingsAreVisibleEverywhere(t *testing.T) {
 		"event "+q(heavyHits)+" as ruled: 4 1 6 → 4 5 6 — 3 hits instead of 2",
 		"later events the ruling discards (they no longer fold as ruled): "+q(heavyWounds)+", "+q(orkSaves),
 		"event "+q(orkSaves)+" no longer counts",
-		"event "+q(boltWounds)+" by alice contested: cocked die",
+		"event "+q(boltWounds)+" by alice contested at event ", ": cocked die",
 	)
 
 	contains(t, "audit --roll", mustRun(t, dir, "audit", id, "--roll", q(heavyHits)),

@@ -66,12 +66,13 @@ func TestGenerateLeavesNoConsumersBehind(t *testing.T) {
 	dir := t.TempDir()
 	srv := startServe(t, dir)
 	mustRun(t, dir, "generate", "--edition", "3e", "--matches", "12", "--seed", "3", "--turns", "1")
-	nc, err := nats.Connect(srv.info.NATSURL)
+	// As a client of the locked bus (its credentials and inbox prefix).
+	nc, err := nats.Connect(srv.info.NATSURL, nats.UserCredentials(srv.info.ClientCreds), nats.CustomInboxPrefix(srv.info.InboxPrefix))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	js, err := jetstream.New(nc)
+	js, err := jetstream.NewWithAPIPrefix(nc, "$JS.API")
 	if err != nil {
 		t.Fatal(err)
 	}
