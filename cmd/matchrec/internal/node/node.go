@@ -13,6 +13,7 @@ package node
 import (
 	"context"
 	"crypto/ed25519"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -189,8 +190,11 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// The claim (natsbus/claim.go) comes before anything is written: a
+	// recorder that would split a match's truth stops here.
+	claim := natsbus.Claim{Mode: natsbus.ModeSingle, Owner: hex.EncodeToString(n.id.PublicKey())}
 	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	_, _, err = natsbus.EnsureStream(sctx, js)
+	_, _, err = natsbus.EnsureClaimed(sctx, js, claim)
 	cancel()
 	if err != nil {
 		return nil, err
@@ -212,7 +216,7 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 		},
 	})
 	n.relay = natsbus.NewRelay(n.store, natsbus.RelayOptions{
-		Connect: connect, Sign: n.id, Logger: cfg.Log, Published: n.an.Appended, Reconnect: cfg.Reconnect,
+		Connect: connect, Sign: n.id, Logger: cfg.Log, Published: n.an.Appended, Reconnect: cfg.Reconnect, Claim: &claim,
 	})
 	rctx, rstop := context.WithCancel(context.WithoutCancel(ctx))
 	n.relayStop, n.relayDone = rstop, make(chan struct{})
