@@ -148,4 +148,3 @@ func waitMsgs(t *testing.T, ctx context.Context, js jetstream.JetStream, n uint6
 		}
 	}
 }
-
