@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -223,4 +224,28 @@ func compatible(have jetstream.StreamConfig) error {
 		return fmt.Errorf("natsbus: %w: stream %s: %v; fix or remove it (nats stream edit/rm), nothing was written", ErrIncompatible, StreamName, bad)
 	}
 	return nil
+}
+
+// WaitJetStream waits until the server (a cluster: its JetStream meta
+// leader) answers JetStream requests, asking every second until ctx ends.
+// A server without JetStream, or credentials without the right to it,
+// fail at once with a clear error.
+func WaitJetStream(ctx context.Context, js jetstream.JetStream) error {
+	for {
+		actx, cancel := context.WithTimeout(ctx, time.Second)
+		_, err := js.AccountInfo(actx)
+		cancel()
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount):
+			return fmt.Errorf("natsbus: the NATS server has no JetStream for this user's account (enable it: docs/cluster.md): %w", err)
+		case ctx.Err() != nil:
+			return fmt.Errorf("natsbus: JetStream did not answer (no quorum, or no JetStream): %w", err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }

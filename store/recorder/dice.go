@@ -22,7 +22,7 @@ func (r *Recorder) commitSeed(ctx context.Context, match string, epoch int) (*ev
 	if _, err := rand.Read(seed); err != nil {
 		return nil, fmt.Errorf("draw dice seed: %w", err)
 	}
-	if err := r.st.PutSecret(ctx, match, epoch, seed); err != nil {
+	if err := r.opts.Secrets.PutSecret(ctx, match, epoch, seed); err != nil {
 		return nil, fmt.Errorf("store dice seed of match %s epoch %d: %w", match, epoch, err)
 	}
 	return &events.DiceCommitted{Epoch: epoch, Commit: dice.Commit(seed), Scheme: dice.SchemeV2}, nil
@@ -61,7 +61,7 @@ func (r *Recorder) seed(ctx context.Context, m *match, s *projector.State, c *pr
 	if m.seedCommit == c.Commit {
 		return m.seed, nil
 	}
-	seed, err := r.st.Secret(ctx, s.Match, c.Epoch)
+	seed, err := r.opts.Secrets.Secret(ctx, s.Match, c.Epoch)
 	if err != nil {
 		return nil, fmt.Errorf("dice seed of match %s epoch %d: %w", s.Match, c.Epoch, err)
 	}
