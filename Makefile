@@ -7,12 +7,14 @@ LDFLAGS := -X github.com/matchrec/matchrec/cmd/matchrec/internal/cli.Version=$(V
 EXAMPLES := $(wildcard examples/*.yaml examples/*.json)
 BENCHTIME ?= 2s
 
-.PHONY: help build test demo bench clean
+.PHONY: help build test test-cluster demo cluster-demo bench clean
 
 help:
 	@echo "make build   build $(BIN)"
 	@echo "make test    go vet, then every test with the race detector"
+	@echo "make test-cluster  the multi-process cluster test: 3 NATS nodes, 3 recorders, kills (docs/cluster.md)"
 	@echo "make demo    play every example into a fresh data dir and print its log and state"
+	@echo "make cluster-demo  3 NATS nodes and 2 recorders on this machine, a kill of each kind, a summary"
 	@echo "make bench   run the benchmarks (BENCHTIME=$(BENCHTIME))"
 
 build:
@@ -21,6 +23,11 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -race -timeout 20m ./...
+
+# The cluster test runs recorder processes (built by the test) on an
+# in-process 3-node NATS cluster and kills some (docs/cluster.md).
+test-cluster:
+	$(GO) test -race -tags cluster -timeout 5m -count=1 -v -run 'TestCluster' ./cmd/matchrec/internal/clusterrun/
 
 # Each example is played through the CLI into a throw-away data directory
 # (an in-process recorder: no server, no port), then told back.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -94,7 +95,7 @@ func TestClusterSurvivesKills(t *testing.T) {
 		waitAcks(0.25)
 		killed := time.Now()
 		recs[0].Kill()
-		t.Logf("killed %s with SIGKILL at %d acked events", recs[0].Name, tally.Count())
+		t.Logf("killed %s with SIGKILL at %d acked events (%s)", recs[0].Name, tally.Count(), killed.Sub(began).Round(time.Millisecond))
 		time.Sleep(time.Second)
 		if err := recs[0].Start(ctx); err != nil {
 			errs <- err
@@ -111,7 +112,7 @@ func TestClusterSurvivesKills(t *testing.T) {
 		}
 		c.Stop(leader)
 		stopped := time.Now()
-		t.Logf("stopped NATS node n%d, the stream's leader, at %d acked events", leader+1, tally.Count())
+		t.Logf("stopped NATS node n%d, the stream's leader, at %d acked events (%s)", leader+1, tally.Count(), stopped.Sub(began).Round(time.Millisecond))
 		time.Sleep(2 * time.Second)
 		if err := c.Restart(leader); err != nil {
 			errs <- err
@@ -147,6 +148,11 @@ func TestClusterSurvivesKills(t *testing.T) {
 	}
 	t.Logf("%s", rep.Summary())
 	t.Logf("retries %d, longest step %s (the failover), %d steps over 1s", tally.Retries, tally.MaxStep.Round(time.Millisecond), len(tally.Stalls))
+	stalls := tally.Stalls
+	sort.Slice(stalls, func(i, j int) bool { return stalls[i].Took > stalls[j].Took })
+	for _, st := range stalls[:min(5, len(stalls))] {
+		t.Logf("stall: a step begun at %s took %s", st.At.Sub(began).Round(time.Millisecond), st.Took.Round(time.Millisecond))
+	}
 	if !rep.OK() {
 		t.Fatal("the cluster lost, doubled or split events")
 	}
