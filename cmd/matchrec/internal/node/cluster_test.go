@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
-	"path/filepath"
 	"testing"
 	"time"
 
