@@ -142,7 +142,9 @@ func Play(ctx context.Context, c *natsbus.Client, id string, sc *script.Script, 
 	head := store.Head{Seq: created.Seq, Hash: created.Receipt.Hash}
 	for i, st := range sc.Steps {
 		if st.Cmd.Type == projector.CmdRoll && st.Cmd.Digital {
-			return fmt.Errorf("%s: digital dice are not for clusterrun.Play", st.Where(i))
+			if head, err = seeds(ctx, c, created, head, t); err != nil {
+				return fmt.Errorf("match %s %s: %w", id, st.Where(i), err)
+			}
 		}
 		role := api.RolePlayer(st.As)
 		if st.As == script.RoleJudge {
@@ -169,4 +171,42 @@ func Play(ctx context.Context, c *natsbus.Client, id string, sc *script.Script, 
 		}
 	}
 	return nil
+}
+
+// seeds commits, then reveals, every player's dice seed of the current
+// epoch, reading the state at least as far as head (read-your-writes on
+// whichever recorder answers), and returns the new head.
+func seeds(ctx context.Context, c *natsbus.Client, m api.CreateResult, head store.Head, t *Tally) (store.Head, error) {
+	for range 8 {
+		var s projector.State
+		if _, err := call(ctx, c, api.VerbState, api.StateRequest{Match: m.Match, After: head.Seq}, &s); err != nil {
+			return head, err
+		}
+		sent := false
+		for _, p := range s.Players {
+			tok := m.Tokens[api.RolePlayer(p.ID)]
+			sc, ok := s.SeedCommand(p.ID, []byte(tok))
+			if !ok {
+				continue
+			}
+			h := head
+			var res api.Result
+			start := time.Now()
+			n, err := call(ctx, c, api.VerbDeclare, api.ExecuteRequest{Match: m.Match, Token: tok, Command: &sc, RequestID: randomHex(16), Head: &h}, &res)
+			t.step(start, n)
+			if err != nil {
+				return head, fmt.Errorf("%s's seed: %w", p.ID, err)
+			}
+			t.ack(m.Match, res.Events)
+			if k := len(res.Events); k > 0 {
+				head = store.Head{Seq: res.Events[k-1].Seq, Hash: res.Events[k-1].Hash}
+			}
+			sent = true
+			break
+		}
+		if !sent {
+			return head, nil
+		}
+	}
+	return head, nil
 }
