@@ -110,6 +110,23 @@ func TestClusterRecordersShareOneTruth(t *testing.T) {
 		t.Fatalf("audit: %+v %v", rep, err)
 	}
 
+	// The dice seeds are the recorders' only: a client can neither open
+	// the bucket nor fetch a seed directly.
+	cnc, err := c.Connect("client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cnc.Close()
+	cjs, _ := jetstream.New(cnc)
+	kctx, kcancel := context.WithTimeout(ctx, time.Second)
+	if _, err := cjs.KeyValue(kctx, natsbus.SecretsBucket); err == nil {
+		t.Fatal("a client opened the seeds' bucket")
+	}
+	kcancel()
+	if msg, err := cnc.Request("$JS.API.DIRECT.GET.KV_"+natsbus.SecretsBucket+".$KV."+natsbus.SecretsBucket+"."+m.Match+".0", nil, time.Second); err == nil && len(msg.Data) > 0 && msg.Header.Get("Status") == "" {
+		t.Fatal("a client read a dice seed")
+	}
+
 	// A new recorder fills itself.
 	fresh := clusterRecorder(t, c, t.TempDir())
 	if cf := chain(t, fresh, m.Match); len(cf) != len(ca) || cf[len(cf)-1].Hash != ca[len(ca)-1].Hash {
