@@ -138,6 +138,39 @@ func (s *Store) Followed(ctx context.Context) (uint64, error) {
 	return pos, err
 }
 
+// MarkFollower records that this store is a cluster recorder's copy of
+// the stream (info/followed exists from then on), so a single-machine
+// recorder never appends to it behind the cluster's back (IsFollower).
+func (s *Store) MarkFollower(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	return s.db.Update(func(tx *bbolt.Tx) error {
+		if tx.Bucket(bktInfo).Get(keyFollowed) != nil {
+			return nil
+		}
+		return tx.Bucket(bktInfo).Put(keyFollowed, u64(0))
+	})
+}
+
+// IsFollower says the store is a cluster recorder's copy (MarkFollower).
+func (s *Store) IsFollower(ctx context.Context) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	var yes bool
+	err := s.view(func(tx *bbolt.Tx) error {
+		yes = tx.Bucket(bktInfo).Get(keyFollowed) != nil
+		return nil
+	})
+	return yes, err
+}
+
 // StreamHead implements store.Streamed: the match's head and the stream
 // sequence of its last event, read together.
 func (s *Store) StreamHead(ctx context.Context, match string) (head store.Head, streamSeq uint64, err error) {

@@ -75,6 +75,9 @@ func (n *Node) openCluster(ctx context.Context, js jetstream.JetStream, ropts *r
 	if err != nil {
 		return err
 	}
+	if err := n.store.MarkFollower(sctx); err != nil {
+		return err
+	}
 	replicas := s.CachedInfo().Config.Replicas
 	secrets, recorders, err := natsbus.EnsureBuckets(sctx, js, replicas)
 	if err != nil {

@@ -362,4 +362,15 @@ func TestClusterMigrateASingleDataDirectory(t *testing.T) {
 	if st := migrated.Cluster().Stats(); st.Diverged != 0 {
 		t.Fatalf("divergences after the migration: %+v", st)
 	}
+	// The migrated directory is a cluster recorder's copy now: a
+	// single-machine recorder (a CLI command without serve) refuses it.
+	if err := migrated.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := Open(ctx, Config{DataDir: dir, InProcess: true}); !errors.Is(err, natsbus.ErrModeMismatch) {
+		if err == nil {
+			n.Close()
+		}
+		t.Fatalf("single-machine recorder on a cluster copy: %v", err)
+	}
 }

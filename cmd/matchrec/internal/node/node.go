@@ -222,6 +222,13 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	// recorder that would split a match's truth stops here.
 	if cfg.Cluster {
 		err = n.openCluster(ctx, js, &ropts)
+	} else if follower, ferr := n.store.IsFollower(ctx); ferr != nil || follower {
+		// A cluster recorder's copy: appending to it here would fork the
+		// cluster's matches (docs/cluster.md).
+		err = ferr
+		if err == nil {
+			err = fmt.Errorf("node: %w: %s is a cluster recorder's copy of the stream; start it with serve --cluster --nats URL,... (its matches are read through any cluster recorder)", natsbus.ErrModeMismatch, cfg.DataDir)
+		}
 	} else {
 		err = n.openSingle(ctx, js, connect, natsbus.Claim{Mode: natsbus.ModeSingle, Owner: hex.EncodeToString(n.id.PublicKey())})
 	}
