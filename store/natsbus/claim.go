@@ -119,6 +119,9 @@ func EnsureClaimed(ctx context.Context, js jetstream.JetStream, c Claim) (s jets
 			return s, true, nil
 		}
 		if !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			if want.Replicas > 1 {
+				return nil, false, fmt.Errorf("natsbus: create stream %s with %d replicas (a cluster of fewer JetStream nodes needs --replicas): %w", StreamName, want.Replicas, err)
+			}
 			return nil, false, fmt.Errorf("natsbus: create stream %s: %w", StreamName, err)
 		}
 		s, err = js.Stream(ctx, StreamName) // created meanwhile: check it
