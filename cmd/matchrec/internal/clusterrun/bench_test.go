@@ -216,4 +216,3 @@ func BenchmarkClusterRead(b *testing.B) {
 		})
 	}
 }
-
