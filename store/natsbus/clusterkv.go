@@ -68,50 +68,47 @@ func EnsureBuckets(ctx context.Context, js jetstream.JetStream, replicas int) (s
 type ClusterSecrets struct {
 	KV    jetstream.KeyValue
 	Local store.Secrets
-	// Exists says whether a match has events (the cluster's stream): a
-	// seed left by a create that never reached the stream is replaced,
-	// one of an existing match never.
-	Exists func(ctx context.Context, match string) (bool, error)
 }
 
 var _ store.Secrets = (*ClusterSecrets)(nil)
 
 func secretKey(match string, epoch int) string { return match + "." + strconv.Itoa(epoch) }
 
-// PutSecret implements store.Secrets. The bucket's compare-and-set
-// (create, or update of a known revision) keeps two recorders that race
-// to create one match from overwriting each other's seed: the loser of
-// the bucket gets store.ErrConflict, like the loser of the stream.
-func (s *ClusterSecrets) PutSecret(ctx context.Context, match string, epoch int, secret []byte) error {
+// ClaimSecret implements recorder.SecretClaimer with the bucket's
+// compare-and-set: the first seed created for an epoch stays, and every
+// later writer gets it back (and keeps it locally), so two recorders that
+// race to create one match, or a create resent after an unconfirmed one,
+// commit to the same seed — whichever append the stream then takes.
+func (s *ClusterSecrets) ClaimSecret(ctx context.Context, match string, epoch int, secret []byte) ([]byte, error) {
 	k := secretKey(match, epoch)
 	_, err := s.KV.Create(ctx, k, secret)
 	if errors.Is(err, jetstream.ErrKeyExists) {
 		e, gerr := s.KV.Get(ctx, k)
 		if gerr != nil {
-			return fmt.Errorf("natsbus: seed %s: %w", k, gerr)
+			return nil, fmt.Errorf("%w: seed %s: %v", store.ErrUnavailable, k, gerr)
 		}
-		if string(e.Value()) != string(secret) {
-			exists, xerr := s.Exists(ctx, match)
-			if xerr != nil {
-				return fmt.Errorf("natsbus: seed %s: %w", k, xerr)
-			}
-			if exists && epoch == 0 {
-				return fmt.Errorf("%w: match %s has a seed already", store.ErrConflict, match)
-			}
-			// A create that never reached the stream, or an epoch whose
-			// commitment did not: this recorder's seed replaces it.
-			_, err = s.KV.Update(ctx, k, secret, e.Revision())
-		} else {
-			err = nil
-		}
+		secret, err = e.Value(), nil
 	}
 	if err != nil {
-		if errors.Is(err, jetstream.ErrKeyExists) {
-			return fmt.Errorf("%w: seed %s written meanwhile by another recorder", store.ErrConflict, k)
-		}
-		return fmt.Errorf("%w: seed %s: %v", store.ErrUnavailable, k, err)
+		return nil, fmt.Errorf("%w: seed %s: %v", store.ErrUnavailable, k, err)
 	}
-	return s.Local.PutSecret(ctx, match, epoch, secret)
+	if err := s.Local.PutSecret(ctx, match, epoch, secret); err != nil {
+		return nil, err
+	}
+	return secret, nil
+}
+
+// PutSecret implements store.Secrets: ClaimSecret, with store.ErrConflict
+// if another seed was kept first.
+func (s *ClusterSecrets) PutSecret(ctx context.Context, match string, epoch int, secret []byte) error {
+	kept, err := s.ClaimSecret(ctx, match, epoch, secret)
+	if err != nil {
+		return err
+	}
+	if string(kept) != string(secret) {
+		return fmt.Errorf("%w: match %s epoch %d has another seed already", store.ErrConflict, match, epoch)
+	}
+	return nil
 }
 
 // Secret implements store.Secrets: the local copy, else the bucket's

@@ -97,17 +97,7 @@ func (n *Node) openCluster(ctx context.Context, js jetstream.JetStream, ropts *r
 		return err
 	}
 	ropts.Appender, ropts.NoBranches = n.cluster, true
-	ropts.Secrets = &natsbus.ClusterSecrets{KV: secrets, Local: n.store, Exists: func(ctx context.Context, match string) (bool, error) {
-		subj, err := natsbus.Subject(match)
-		if err != nil {
-			return false, err
-		}
-		_, err = s.GetLastMsgForSubject(ctx, subj)
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return false, nil
-		}
-		return err == nil, err
-	}}
+	ropts.Secrets = &natsbus.ClusterSecrets{KV: secrets, Local: n.store}
 	n.log.Info().Int("replicas", replicas).Str("identity", owner).Msg("cluster recorder")
 	return nil
 }
