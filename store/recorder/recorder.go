@@ -4,7 +4,9 @@
 // appends the resulting events to the store; it folds them into the live
 // state it keeps (projector/fold for a cold start). Publishing happens
 // after the commit, from the store's outbox (see store/natsbus.Relay), so
-// an acknowledged event is never lost to a bus outage.
+// an acknowledged event is never lost to a bus outage. In a cluster the
+// append goes through the replicated stream first (Options.Appender,
+// appender.go; docs/cluster.md).
 //
 // It serves its own API verbs (verbs.go: ping, create, declare, roll,
 // branch, state, matches), with the request and result types of store/api
