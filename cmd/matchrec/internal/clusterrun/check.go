@@ -109,15 +109,12 @@ func Check(ctx context.Context, js jetstream.JetStream, dirs []string, t *Tally)
 	}
 
 	// The stream: each match's subject holds its events once, in order.
-	s, err := js.Stream(ctx, natsbus.StreamName)
+	all, dups, err := streamed(ctx, js)
 	if err != nil {
 		return rep, err
 	}
 	for _, id := range ids {
-		chain, dup, err := streamed(ctx, js, s, id)
-		if err != nil {
-			return rep, err
-		}
+		chain, dup := all[id], dups[id]
 		rep.Doubled += dup
 		if dup > 0 {
 			rep.problem("stream: match %s holds %d events twice", id, dup)
@@ -168,51 +165,65 @@ func linked(chain []events.Event) bool {
 	return true
 }
 
-// streamed reads a match's subject and returns its events in order (one
-// per sequence) and how many messages repeat a sequence.
-func streamed(ctx context.Context, js jetstream.JetStream, s jetstream.Stream, id string) ([]events.Event, int, error) {
-	subj, err := natsbus.Subject(id)
+// streamed reads the whole stream and returns each match's events in
+// order (one per sequence) and how many messages repeat a sequence. It
+// reads with an ordered consumer, made again from where it stopped if a
+// fetch comes back empty early (a node restarted under it).
+func streamed(ctx context.Context, js jetstream.JetStream) (map[string][]events.Event, map[string]int, error) {
+	s, err := js.Stream(ctx, natsbus.StreamName)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
-	info, err := s.Info(ctx, jetstream.WithSubjectFilter(subj))
-	if err != nil {
-		return nil, 0, err
-	}
-	total := info.State.Subjects[subj]
-	cons, err := js.OrderedConsumer(ctx, natsbus.StreamName, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
-	if err != nil {
-		return nil, 0, err
-	}
-	var chain []events.Event
-	dup := 0
-	seen := map[uint64]bool{}
-	for read := uint64(0); read < total; {
-		batch, err := cons.Fetch(int(min(total-read, 500)), jetstream.FetchMaxWait(5*time.Second))
+	last := s.CachedInfo().State.LastSeq
+	chains, dups := map[string][]events.Event{}, map[string]int{}
+	seen := map[string]map[uint64]bool{}
+	var pos uint64 // the last stream sequence read
+	for tries := 0; pos < last; tries++ {
+		if tries == 20 {
+			return nil, nil, fmt.Errorf("stream: read up to %d of %d", pos, last)
+		}
+		cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: pos + 1}
+		cons, err := js.OrderedConsumer(ctx, natsbus.StreamName, cfg)
 		if err != nil {
-			return nil, 0, err
+			time.Sleep(250 * time.Millisecond)
+			continue
 		}
-		got := 0
-		for m := range batch.Messages() {
-			got++
-			e, err := natsbus.DecodeMsg(m)
+		for pos < last {
+			batch, err := cons.Fetch(int(min(last-pos, 500)), jetstream.FetchMaxWait(2*time.Second))
 			if err != nil {
-				return nil, 0, fmt.Errorf("stream: match %s: %w", id, err)
+				break
 			}
-			if seen[e.Seq] {
-				dup++
-				continue
+			got := 0
+			for m := range batch.Messages() {
+				got++
+				md, err := m.Metadata()
+				if err != nil {
+					return nil, nil, err
+				}
+				pos = md.Sequence.Stream
+				e, err := natsbus.DecodeMsg(m)
+				if err != nil {
+					return nil, nil, fmt.Errorf("stream sequence %d: %w", pos, err)
+				}
+				if seen[e.Match] == nil {
+					seen[e.Match] = map[uint64]bool{}
+				}
+				if seen[e.Match][e.Seq] {
+					dups[e.Match]++
+					continue
+				}
+				seen[e.Match][e.Seq] = true
+				chains[e.Match] = append(chains[e.Match], e)
 			}
-			seen[e.Seq] = true
-			chain = append(chain, e)
+			if got == 0 {
+				break // make the consumer again
+			}
 		}
-		if got == 0 {
-			return nil, 0, fmt.Errorf("stream: match %s: read %d of %d messages", id, read, total)
-		}
-		read += uint64(got)
 	}
-	sort.Slice(chain, func(i, j int) bool { return chain[i].Seq < chain[j].Seq })
-	return chain, dup, nil
+	for _, chain := range chains {
+		sort.Slice(chain, func(i, j int) bool { return chain[i].Seq < chain[j].Seq })
+	}
+	return chains, dups, nil
 }
 
 // Summary is the report in a few lines.
