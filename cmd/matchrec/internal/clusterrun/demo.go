@@ -102,10 +102,11 @@ func Demo(ctx context.Context, cfg DemoConfig) (DemoResult, error) {
 
 	// Recorder 1 dies under a match in play.
 	done := make(chan error, 1)
-	go func() { done <- Play(ctx, client, "failover-recorder", scripts[0], tally) }()
-	time.Sleep(300 * time.Millisecond)
+	ended := make(chan struct{})
+	go func() { done <- Play(ctx, client, "failover-recorder", scripts[0], tally); close(ended) }()
+	tally.WaitEvents(ctx, "failover-recorder", len(scripts[0].Steps)/3, ended)
 	recs[0].Kill()
-	say("recorder-1 killed with SIGKILL in the middle of match failover-recorder")
+	say("recorder-1 killed with SIGKILL in the middle of match failover-recorder (at its event %d)", tally.Events("failover-recorder"))
 	if err := <-done; err != nil {
 		return res, err
 	}
@@ -143,10 +144,12 @@ func Demo(ctx context.Context, cfg DemoConfig) (DemoResult, error) {
 		return res, fmt.Errorf("no stream leader")
 	}
 	tally.MaxStep = 0
-	go func() { done <- Play(ctx, client, "failover-node", scripts[len(scripts)-1], tally) }()
-	time.Sleep(300 * time.Millisecond)
+	ended = make(chan struct{})
+	last := scripts[len(scripts)-1]
+	go func() { done <- Play(ctx, client, "failover-node", last, tally); close(ended) }()
+	tally.WaitEvents(ctx, "failover-node", len(last.Steps)/3, ended)
 	c.Stop(leader)
-	say("NATS node n%d, the stream's leader, stopped in the middle of match failover-node", leader+1)
+	say("NATS node n%d, the stream's leader, stopped in the middle of match failover-node (at its event %d)", leader+1, tally.Events("failover-node"))
 	if err := <-done; err != nil {
 		return res, err
 	}

@@ -77,6 +77,27 @@ func (t *Tally) Acked() map[string][]api.EventRef {
 	return out
 }
 
+// Events is the number of acknowledged events of match.
+func (t *Tally) Events(match string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.acked[match])
+}
+
+// WaitEvents waits until match has n acknowledged events, or done is
+// closed (the play ended), or ctx ends.
+func (t *Tally) WaitEvents(ctx context.Context, match string, n int, done <-chan struct{}) {
+	for t.Events(match) < n {
+		select {
+		case <-ctx.Done():
+			return
+		case <-done:
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
 // Count is the number of acknowledged events.
 func (t *Tally) Count() int {
 	t.mu.Lock()
