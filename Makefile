@@ -16,7 +16,7 @@ FUZZTIME ?= 1m
 FUZZ := ./events:FuzzUnmarshal ./projector/script:FuzzParse \
 	./replay:FuzzAPIRequest ./replay:FuzzReadBundle ./replay:FuzzBundleRecord
 
-.PHONY: help build demo-build test test-long golden golden-record demo bench fuzz clean
+.PHONY: help build demo-build test test-long test-cluster golden golden-record demo cluster-demo bench fuzz clean
 
 help:
 	@echo "make build   build $(BIN)"
@@ -24,6 +24,8 @@ help:
 	@echo "make test-long  the statistical checks at 100x the runs, long matches (no -race)"
 	@echo "make golden  pin the golden histories' final state for this build's StateVersion (after a deliberate state change)"
 	@echo "make golden-record  record the golden histories that do not exist yet (a new edition or example)"
+	@echo "make test-cluster  the multi-process cluster test: 3 NATS nodes, 3 recorders, kills (docs/cluster.md)"
+	@echo "make cluster-demo  3 NATS nodes and 2 recorders on this machine, a kill of each kind, a summary"
 	@echo "make demo    build $(DEMO_BIN) (no analytics), play every example into a fresh data dir, print its log, state and audit"
 	@echo "make bench   run the benchmarks (BENCHTIME=$(BENCHTIME))"
 	@echo "make fuzz    run each fuzz target in turn (FUZZTIME=$(FUZZTIME) each)"
@@ -55,6 +57,11 @@ golden-record:
 test-long:
 	MATCHREC_TEST_LONG=1 $(GO) test -timeout 60m ./...
 
+# The cluster test runs recorder processes (built by the test) on an
+# in-process 3-node NATS cluster and kills some (docs/cluster.md).
+test-cluster:
+	$(GO) test -race -tags cluster -timeout 5m -count=1 -v -run 'TestCluster' ./cmd/matchrec/internal/clusterrun/
+
 # Each example is played through the CLI into a throw-away data directory
 # (an in-process recorder: no server, no port), then told back.
 demo: demo-build
@@ -68,6 +75,13 @@ demo: demo-build
 		echo "== audit $$id"; $(DEMO_BIN) --data "$$data" audit "$$id"; echo; \
 	done; \
 	$(DEMO_BIN) --data "$$data" matches
+
+# Three NATS nodes and two recorder processes on this machine, a recorder
+# killed and the stream's leader node stopped under matches in play, then
+# everything checked (docs/cluster.md). Exits 1 if anything was lost,
+# doubled or unequal.
+cluster-demo: build
+	$(BIN) cluster-demo --doc docs/cluster.md $(EXAMPLES)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./...

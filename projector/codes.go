@@ -66,7 +66,7 @@ const (
 	CodeBadFile      Code = "bad_file"      // a bundle or output file that cannot be read or written
 	CodeBadOutput    Code = "bad_output"    // an export's output file cannot be created
 	CodeLocked       Code = "locked"        // the data directory is held by another process
-	CodeUnavailable  Code = "unavailable"   // no recorder reachable
+	CodeUnavailable  Code = "unavailable"   // no recorder reachable, or a cluster without quorum (nothing recorded; retry)
 	CodeAuditFailed  Code = "audit_failed"  // the audit ran and found a problem
 	CodeUnresolved   Code = "unresolved"    // the audit found the record sound, but a dispute or contested roll has no ruling
 	CodeBadKey       Code = "bad_key"       // a key file that cannot be read, or that is not a participant's of the match

@@ -26,6 +26,14 @@ var (
 	// ErrDuplicate: AppendRequest's request key is already in the index:
 	// the command was recorded before. Nothing was written.
 	ErrDuplicate = errors.New("request already recorded")
+	// ErrDiverged: an event read from the cluster's stream differs from
+	// the one stored at its place (docs/cluster.md). Nothing was
+	// overwritten; it is an alarm, never a retry.
+	ErrDiverged = errors.New("the store diverges from the stream")
+	// ErrUnavailable: a cluster's stream could not confirm an append
+	// (quorum lost, no stream leader, timeout). Nothing is in the store;
+	// if the stream did take the events, the follower brings them.
+	ErrUnavailable = errors.New("the cluster is unavailable")
 )
 
 // Head is the last event of a match.
@@ -170,4 +178,37 @@ type Snapshots interface {
 type Brancher interface {
 	Branch(ctx context.Context, id, parent string, at uint64, evs []events.Event) error
 	Lineage(ctx context.Context, id string) ([]events.BranchPoint, error)
+}
+
+// StreamEvent is an event as a cluster's stream holds it: its stream
+// sequence and, on the last event of a command, the request index entry
+// the command made (Requests), so a retried command is recognised by
+// every recorder (docs/cluster.md).
+type StreamEvent struct {
+	Event     events.Event
+	StreamSeq uint64
+	Key       []byte // nil: no index entry
+	Request   Request
+}
+
+// Streamed is an optional ability (found by type assertion), required by a
+// cluster recorder: a store that is a full local copy of the cluster's
+// stream. Both ways in are idempotent — an event stored already is
+// skipped if it is the same, and ErrDiverged if it differs — because the
+// recorder's own appends and its follower write the same events in
+// either order.
+type Streamed interface {
+	// AppendStream writes the events of one command that the stream has
+	// acknowledged, returning once they are durable.
+	AppendStream(ctx context.Context, match string, evs []StreamEvent) error
+	// Follow applies events read from the stream in stream order, in one
+	// transaction, and records the stream position pos. It returns the
+	// matches whose head moved (with the new head) and the events it
+	// refused (divergences, gaps), having applied the others.
+	Follow(ctx context.Context, evs []StreamEvent, pos uint64) (moved map[string]uint64, rejected []error, err error)
+	// Followed is the position Follow last recorded (0: none).
+	Followed(ctx context.Context) (uint64, error)
+	// StreamHead is a match's head and the stream sequence of its last
+	// event (zero values for an unknown match), read together.
+	StreamHead(ctx context.Context, match string) (head Head, streamSeq uint64, err error)
 }

@@ -64,6 +64,20 @@ func (s *Service) Recorded(evs []events.Event, ps []events.Payload) {
 	s.nudge()
 }
 
+// Appended tells the live consumer that match has events it was not
+// handed (a cluster's follower applied another recorder's): the match is
+// caught up from the store. Before StartLive it does nothing.
+func (s *Service) Appended(match string) {
+	s.dmu.Lock()
+	if s.dirty == nil {
+		s.dmu.Unlock()
+		return
+	}
+	s.dirty[match] = true
+	s.dmu.Unlock()
+	s.nudge()
+}
+
 func (s *Service) nudge() {
 	select {
 	case s.wake <- struct{}{}:

@@ -41,7 +41,8 @@ func Errorf(code projector.Code, format string, args ...any) *Error {
 //   - an *Error anywhere in err's chain keeps its code, with err's full
 //     message (which carries the context added by wrapping);
 //   - fold.ErrBeyondEnd is bad_request (the caller asked past the end);
-//   - store.ErrConflict is conflict, store.ErrNotFound not_found;
+//   - store.ErrConflict is conflict, store.ErrNotFound not_found,
+//     store.ErrUnavailable unavailable;
 //   - anything else is internal, with err's message.
 //
 // nil stays nil.
@@ -65,6 +66,8 @@ func FromError(err error) *Error {
 		return &Error{Code: projector.CodeConflict, Message: err.Error()}
 	case errors.Is(err, store.ErrNotFound):
 		return &Error{Code: projector.CodeNotFound, Message: notFound(err)}
+	case errors.Is(err, store.ErrUnavailable):
+		return &Error{Code: projector.CodeUnavailable, Message: err.Error()}
 	default:
 		return &Error{Code: projector.CodeInternal, Message: err.Error()}
 	}

@@ -132,6 +132,10 @@ type BranchRequest struct {
 type StateRequest struct {
 	Match string `json:"match"`
 	At    uint64 `json:"at,omitempty"`
+	// After is the head the caller last saw (from any recorder of a
+	// cluster): the recorder waits briefly until it holds it, so reads
+	// follow writes across recorders (docs/cluster.md).
+	After uint64 `json:"after,omitempty"`
 }
 
 // MatchSummary is one entry of matches: the store's view plus what event 1

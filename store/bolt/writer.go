@@ -46,6 +46,10 @@ type request struct {
 	records  [][]byte    // events.Marshal of each event, seq expected+1...
 	reqKey   []byte      // AppendRequest: the index key, nil for a plain Append
 	reqVal   []byte      // and its value (requestValue)
+
+	// AppendStream: the events JetStream acknowledged, written
+	// idempotently (stream.go) instead of the fields above.
+	stream []streamWrite
 }
 
 // Append writes evs as the continuation of match after seq expected; see
@@ -209,6 +213,19 @@ func (s *Store) commit(batch []*request) {
 		}
 		for i, r := range live {
 			var err error
+			if r.stream != nil {
+				for _, sw := range r.stream {
+					var reject error
+					if _, reject, err = w.applyStream(sw); err != nil || reject != nil {
+						results[i] = reject
+						break
+					}
+				}
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			results[i], err = w.append(r)
 			if results[i] == nil && err == nil {
 				written += len(r.records)

@@ -15,6 +15,12 @@
 // holds what the recorder did not write is flagged (relay.go,
 // reconcile.go, buscheck.go). Followers deliver only the recorder's events
 // (subscribe.go). docs/security.md has the whole picture.
+//
+// In a cluster (docs/cluster.md) the roles turn: the replicated stream is
+// the truth, claimed for the cluster (claim.go); recorders append through
+// it with the expected subject sequence (cluster.go), follow it into
+// their stores (follower.go), and keep dice seeds and their identities in
+// KV buckets (clusterkv.go).
 package natsbus
 
 import (

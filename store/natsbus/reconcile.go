@@ -39,7 +39,16 @@ func (r *Relay) checkStream(ctx context.Context, js jetstream.JetStream) error {
 	sctx, cancel := context.WithTimeout(ctx, r.opts.AckTimeout)
 	defer cancel()
 	if r.stream == nil {
-		s, created, err := EnsureStream(sctx, js)
+		var (
+			s       jetstream.Stream
+			created bool
+			err     error
+		)
+		if r.opts.Claim != nil {
+			s, created, err = EnsureClaimed(sctx, js, *r.opts.Claim)
+		} else {
+			s, created, err = EnsureStream(sctx, js)
+		}
 		if err != nil {
 			return err
 		}

@@ -62,6 +62,10 @@ type RelayOptions struct {
 	// block. At least once: after a crash an event may be told again. The
 	// node feeds the analytics' live consumer with it.
 	Published func(match string)
+	// Claim, when set, is the claim the relay makes whenever it ensures
+	// the stream (claim.go), so a stream it re-creates is claimed again;
+	// nil ensures it unclaimed (tests of the relay alone).
+	Claim *Claim
 	// Logger for outages, recoveries and differences. Zero discards.
 	Logger zerolog.Logger
 }

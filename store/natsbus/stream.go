@@ -115,7 +115,11 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream) (s jetstream.Stre
 			created = err == nil
 		}
 	case err == nil && !sameConfig(s.CachedInfo().Config, StreamConfig()):
-		s, err = js.UpdateStream(ctx, StreamConfig())
+		// Keep the claim (claim.go) and the replicas: only what
+		// StreamConfig decides is put right.
+		cfg, have := StreamConfig(), s.CachedInfo().Config
+		cfg.Metadata, cfg.Replicas, cfg.AllowAtomicPublish = have.Metadata, have.Replicas, have.AllowAtomicPublish
+		s, err = js.UpdateStream(ctx, cfg)
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("natsbus: ensure stream %s: %w", StreamName, err)

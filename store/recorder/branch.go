@@ -20,8 +20,8 @@ import (
 // branch that was created returns the original result.
 func (r *Recorder) Branch(ctx context.Context, req api.BranchRequest) (api.CreateResult, error) {
 	br, ok := r.st.(store.Brancher)
-	if !ok {
-		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "this store cannot keep branches")
+	if !ok || r.opts.NoBranches {
+		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "this recorder cannot keep branches (a cluster recorder records matches only: docs/cluster.md)")
 	}
 	if !events.ValidMatchID(req.Parent) || (req.Match != "" && !events.ValidMatchID(req.Match)) {
 		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "match ids must be 1-64 letters, digits, '-' or '_'")

@@ -22,10 +22,26 @@ func (r *Recorder) commitSeed(ctx context.Context, match string, epoch int) (*ev
 	if _, err := io.ReadFull(r.opts.Rand, seed); err != nil {
 		return nil, fmt.Errorf("draw dice seed: %w", err)
 	}
-	if err := r.st.PutSecret(ctx, match, epoch, seed); err != nil {
+	var err error
+	if c, ok := r.opts.Secrets.(SecretClaimer); ok {
+		seed, err = c.ClaimSecret(ctx, match, epoch, seed)
+	} else {
+		err = r.opts.Secrets.PutSecret(ctx, match, epoch, seed)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("store dice seed of match %s epoch %d: %w", match, epoch, err)
 	}
 	return &events.DiceCommitted{Epoch: epoch, Commit: dice.Commit(seed), Scheme: dice.SchemeV2}, nil
+}
+
+// SecretClaimer is an optional ability of the recorder's seed keeper
+// (Options.Secrets, found by type assertion): the first seed written for
+// an epoch stays, and every later writer gets it back. Recorders of a
+// cluster racing to open the same epoch, or a create resent after an
+// unconfirmed attempt, so all commit to the one seed that is kept
+// (natsbus.ClusterSecrets).
+type SecretClaimer interface {
+	ClaimSecret(ctx context.Context, match string, epoch int, secret []byte) ([]byte, error)
 }
 
 // digital derives the dice of the next event from the current epoch's
@@ -61,7 +77,7 @@ func (r *Recorder) seed(ctx context.Context, m *match, s *projector.State, c *pr
 	if m.seedCommit == c.Commit {
 		return m.seed, nil
 	}
-	seed, err := r.st.Secret(ctx, s.Match, c.Epoch)
+	seed, err := r.opts.Secrets.Secret(ctx, s.Match, c.Epoch)
 	if err != nil {
 		return nil, fmt.Errorf("dice seed of match %s epoch %d: %w", s.Match, c.Epoch, err)
 	}

@@ -4,7 +4,9 @@
 // appends the resulting events to the store; it folds them into the live
 // state it keeps (projector/fold for a cold start). Publishing happens
 // after the commit, from the store's outbox (see store/natsbus.Relay), so
-// an acknowledged event is never lost to a bus outage.
+// an acknowledged event is never lost to a bus outage. In a cluster the
+// append goes through the replicated stream first (Options.Appender,
+// appender.go; docs/cluster.md).
 //
 // It serves its own API verbs (verbs.go: ping, create, declare, roll,
 // branch, state, matches), with the request and result types of store/api
@@ -23,6 +25,7 @@ import (
 	"io"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -61,6 +64,15 @@ type Options struct {
 	// analytics' live consumer takes them (analytics.Service.Recorded),
 	// so the tables follow without reading or decoding anything again.
 	Recorded func(evs []events.Event, payloads []events.Payload)
+	// Appender writes decided events (appender.go); default the store
+	// itself (one machine). A cluster recorder passes natsbus.Cluster.
+	Appender Appender
+	// Secrets keeps the dice seeds; default the store. A cluster
+	// recorder passes natsbus.ClusterSecrets, which every recorder reads.
+	Secrets store.Secrets
+	// NoBranches refuses branches (a cluster recorder: a branch's events
+	// point into another match's, which the stream cannot serialise).
+	NoBranches bool
 }
 
 // Store is what a recorder needs of a store: the event log, a durable
@@ -90,6 +102,9 @@ type match struct {
 	// seed is the current epoch's dice seed, checked against seedCommit.
 	seed       []byte
 	seedCommit string
+	// moved is the head a cluster's follower has brought the store to
+	// (Moved); a live state behind it is stale.
+	moved atomic.Uint64
 }
 
 // New returns a Recorder on st.
@@ -106,6 +121,12 @@ func New(st Store, opts Options) *Recorder {
 			panic(fmt.Sprintf("recorder identity: %v", err)) // crypto/rand failed: nothing sensible to do
 		}
 		opts.Identity = identity.FromKey(k)
+	}
+	if opts.Appender == nil {
+		opts.Appender = storeAppender{st}
+	}
+	if opts.Secrets == nil {
+		opts.Secrets = st
 	}
 	r := &Recorder{st: st, opts: opts, live: map[string]*match{}, limit: 4096, states: &fold.States{}}
 	if opts.NewID == nil {
@@ -201,9 +222,12 @@ func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.Creat
 	if err != nil {
 		return api.CreateResult{}, err
 	}
-	if err := r.st.Append(ctx, id, 0, []events.Event{e, e2}); err != nil {
+	if err := r.opts.Appender.Append(ctx, id, 0, []events.Event{e, e2}, nil, nil); err != nil {
 		if errors.Is(err, store.ErrConflict) {
-			return api.CreateResult{}, fmt.Errorf("match %s already exists: %w", id, err)
+			// Created meanwhile (by another recorder of a cluster, whose
+			// events the store now has): the same request's retry, or a
+			// conflict.
+			return r.createdBefore(ctx, id, p, toks)
 		}
 		return api.CreateResult{}, fmt.Errorf("create match %s: %w", id, err)
 	}
@@ -287,8 +311,16 @@ func (r *Recorder) Submit(ctx context.Context, req api.ExecuteRequest) (api.Resu
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.fresh(); m.state == nil {
+		if err := r.fold(ctx, m, req.Match); err != nil {
+			return api.Result{}, err
+		}
+	}
 	for attempt := 0; ; attempt++ {
 		res, err := r.submit(ctx, m, req)
+		if attempt == 0 && err != nil && !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrUnavailable) && r.behind(ctx, m, req.Match) {
+			err = store.ErrConflict // refused on a copy behind the cluster: decide again
+		}
 		if errors.Is(err, store.ErrConflict) && attempt == 0 {
 			// Another writer moved the match on: reload; the head check
 			// then says whether the command still applies.
@@ -328,6 +360,11 @@ func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest)
 		if res, done, err := r.recordedBefore(ctx, s, key, cr.auth.Statement); done {
 			return res, err
 		}
+	}
+	if cr.statement.HeadSeq > s.Seq && r.reach(ctx, s.Match, cr.statement.HeadSeq) {
+		// Decided at a head another recorder of the cluster recorded,
+		// which this one's store now has: fold it in and decide again.
+		return api.Result{}, fmt.Errorf("%w: match %s moved to event %d on another recorder", store.ErrConflict, s.Match, cr.statement.HeadSeq)
 	}
 	if err := checkHead(s, cr.statement); err != nil {
 		return api.Result{}, err
@@ -393,7 +430,7 @@ func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest)
 		}
 	}
 	entry := store.Request{Statement: auth.Sum(cr.auth.Statement), First: evs[0].Seq, Last: evs[len(evs)-1].Seq}
-	if err := r.st.AppendRequest(ctx, s.Match, s.Seq, evs, key, entry); err != nil {
+	if err := r.opts.Appender.Append(ctx, s.Match, s.Seq, evs, key, &entry); err != nil {
 		if errors.Is(err, store.ErrDuplicate) {
 			return api.Result{}, api.Errorf(projector.CodeNonceReused, "request %s of %s was recorded already", hex.EncodeToString(cr.statement.Nonce[:]), cr.statement.Role)
 		}
@@ -456,10 +493,16 @@ func (r *Recorder) load(ctx context.Context, id string) (*match, error) {
 	m := r.entry(id)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.fresh()
 	if m.state != nil {
 		return m, nil
 	}
-	return m, r.fold(ctx, m, id)
+	err := r.fold(ctx, m, id)
+	if errors.Is(err, store.ErrNotFound) && r.behind(ctx, m, id) {
+		// Created on another recorder of the cluster a moment ago.
+		err = r.fold(ctx, m, id)
+	}
+	return m, err
 }
 
 // fold rebuilds m's state from the store, from the nearest verified
@@ -494,8 +537,10 @@ func (r *Recorder) Live(ctx context.Context, id string) (*projector.State, error
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.state == nil {
-		return nil, fmt.Errorf("match %s has no live state", id)
+	if m.fresh(); m.state == nil {
+		if err := r.fold(ctx, m, id); err != nil {
+			return nil, err
+		}
 	}
 	return m.state.Clone(), nil
 }

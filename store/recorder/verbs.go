@@ -97,6 +97,7 @@ func (r *Recorder) stateVerb(ctx context.Context, body []byte) (any, error) {
 	if req.Match == "" {
 		return nil, api.Errorf(projector.CodeBadRequest, "match is required")
 	}
+	r.reach(ctx, req.Match, max(req.After, req.At))
 	return r.State(ctx, req.Match, req.At)
 }
 

@@ -17,7 +17,8 @@ import (
 func (a *app) serveCmd() *cobra.Command {
 	var listen, natsURL, httpAddr, tlsCert, tlsKey string
 	var delay time.Duration
-	var insecure bool
+	var insecure, cluster, migrate bool
+	var replicas int
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the recorder: store, NATS, relay, API and web pages, until interrupted",
@@ -51,6 +52,20 @@ enabled) instead of starting one, logging in with --nats-creds,
 --nats-nkey or --nats-user (TLS: --nats-ca, --nats-cert, --nats-key); the
 server's configuration for matchrec is in docs/security.md.
 
+With --nats URL[,URL...] --cluster the recorder is one of a cluster's
+(docs/cluster.md): any number of recorders share the NATS cluster's
+MATCHREC stream, which is then the truth (created with --replicas
+replicas, default 3; an existing stream with fewer is scaled up). A
+command may reach any recorder; each appends through JetStream with the
+match's expected last sequence, so two recorders can never fork a match,
+and acknowledges only once a quorum and its own store have the events.
+Every recorder keeps a full copy of every match, so reads are local.
+--migrate moves a single-machine data directory's matches into the
+cluster first (its store is published whole, then the stream is handed to
+the cluster). A single-machine recorder refuses a cluster's stream, a
+cluster recorder a single one's, and a second single-machine recorder
+another's: nobody splits a match's truth.
+
 It also serves the matches to browsers on --http (default
 127.0.0.1:8080; "off" for none): a match list, a live board with replay,
 and an overlay for streaming software (/matches/ID?overlay=1), beside a
@@ -62,6 +77,7 @@ stream for hidden information; the judge's view
 		Example: `  matchrec serve
   matchrec --data /var/lib/matchrec serve --nats-listen 0.0.0.0:4222 --tls-cert nats.crt --tls-key nats.key
   matchrec serve --nats nats://nats.example:4222 --nats-creds recorder.creds
+  matchrec serve --cluster --nats nats://n1:4222,nats://n2:4222,nats://n3:4222 --nats-creds recorder.creds
   matchrec serve --http 0.0.0.0:8080 --delay 30s   # a delayed broadcast
 
   # from another terminal, with the stock NATS CLI:
@@ -79,6 +95,15 @@ stream for hidden information; the judge's view
 			if natsURL != "" && (insecure || tlsCert != "") {
 				return usageErr(errors.New("--insecure-no-auth and --tls-cert are for the embedded server; with --nats the server's own configuration decides"))
 			}
+			if (cluster || migrate || replicas != 0) && natsURL == "" {
+				return usageErr(errors.New("--cluster, --migrate and --replicas need the cluster's servers: --nats URL[,URL...]"))
+			}
+			if (migrate || replicas != 0) && !cluster {
+				return usageErr(errors.New("--migrate and --replicas go with --cluster"))
+			}
+			if replicas < 0 || replicas > 5 {
+				return usageErr(fmt.Errorf("--replicas %d: JetStream keeps 1 to 5", replicas))
+			}
 			if httpAddr == "off" {
 				httpAddr = ""
 			}
@@ -89,6 +114,7 @@ stream for hidden information; the judge's view
 				DataDir: a.data, NATSURL: natsURL, NATSAuth: a.natsAuth.credentials(natsbus.RoleRecorder),
 				Listen: listen, Insecure: insecure, TLSCert: tlsCert, TLSKey: tlsKey,
 				WriteServerFile: true, Log: a.log, HTTP: httpAddr, Delay: delay,
+				Cluster: cluster, Replicas: replicas, Migrate: migrate,
 			})
 			if err != nil {
 				if errors.Is(err, node.ErrLocked) {
@@ -120,6 +146,9 @@ stream for hidden information; the judge's view
 	}
 	cmd.Flags().StringVar(&listen, "nats-listen", node.DefaultListen, "HOST:PORT the embedded NATS server listens on (port 0: any free port)")
 	cmd.Flags().StringVar(&natsURL, "nats", "", "use this NATS server (JetStream enabled; URL[,URL...]) instead of the embedded one; log in with --nats-creds/--nats-nkey/--nats-user")
+	cmd.Flags().BoolVar(&cluster, "cluster", false, "be one of a cluster's recorders on --nats (docs/cluster.md)")
+	cmd.Flags().IntVar(&replicas, "replicas", 0, "replicas of the cluster's stream and buckets (default 3)")
+	cmd.Flags().BoolVar(&migrate, "migrate", false, "with --cluster: move this data directory's single-machine matches into the cluster first")
 	cmd.Flags().BoolVar(&insecure, "insecure-no-auth", false, "DANGER: no users, no permissions: anyone who reaches the port may forge events or delete the stream")
 	cmd.Flags().StringVar(&tlsCert, "tls-cert", "", "TLS certificate (PEM) of the embedded server's port (with --tls-key)")
 	cmd.Flags().StringVar(&tlsKey, "tls-key", "", "TLS key (PEM) of --tls-cert")

@@ -13,6 +13,7 @@ package node
 import (
 	"context"
 	"crypto/ed25519"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -79,6 +80,14 @@ type Config struct {
 	// must have JetStream enabled; NATSAuth logs the recorder in.
 	NATSURL  string
 	NATSAuth natsbus.Credentials
+	// Cluster makes the recorder one of a cluster's (docs/cluster.md):
+	// the stream on NATSURL is the truth, shared with every other
+	// cluster recorder; Replicas is its replica count (0: 3); Migrate
+	// first relays this data directory's single-machine store into the
+	// stream and hands it to the cluster.
+	Cluster  bool
+	Replicas int
+	Migrate  bool
 	// Insecure leaves the embedded server open: no users, no
 	// permissions, anyone may publish events or rewrite the stream
 	// (`--insecure-no-auth`, for experiments).
@@ -128,6 +137,10 @@ type Node struct {
 	url   string
 	an    *analytics.Service // the analytic tables, opened on first use
 	web   *web.Server        // nil without Config.HTTP (web.go)
+
+	cluster   *natsbus.Cluster // nil on one machine (cluster.go)
+	follower  context.CancelFunc
+	following chan struct{}
 
 	relayStop context.CancelFunc
 	relayDone chan struct{}
@@ -188,16 +201,9 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
-	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	_, _, err = natsbus.EnsureStream(sctx, js)
-	cancel()
-	if err != nil {
-		return nil, err
-	}
-
 	// The analytic tables follow what the recorder records (its events and
-	// payloads, handed over as they are appended); the database itself
-	// opens on first use.
+	// payloads, handed over as they are appended) and, in a cluster, what
+	// the follower applies; the database itself opens on first use.
 	n.an = analytics.NewService(analytics.ServiceConfig{
 		Store: n.store, Lookup: cfg.Rules, Log: cfg.Log,
 		Open: func(ctx context.Context) (analytics.DB, error) {
@@ -211,28 +217,44 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 			return db, err
 		},
 	})
-	n.relay = natsbus.NewRelay(n.store, natsbus.RelayOptions{
-		Connect: connect, Sign: n.id, Logger: cfg.Log, Reconnect: cfg.Reconnect,
-	})
-	rctx, rstop := context.WithCancel(context.WithoutCancel(ctx))
-	n.relayStop, n.relayDone = rstop, make(chan struct{})
-	go func() {
-		defer close(n.relayDone)
-		if err := n.relay.Run(rctx); err != nil {
-			n.log.Error().Err(err).Msg("relay stopped")
+	ropts := recorder.Options{Rules: cfg.Rules, Log: cfg.Log, Identity: n.id, Recorded: n.an.Recorded}
+	// The claim (natsbus/claim.go) comes before anything is written: a
+	// recorder that would split a match's truth stops here.
+	if cfg.Cluster {
+		err = n.openCluster(ctx, js, &ropts)
+	} else if follower, ferr := n.store.IsFollower(ctx); ferr != nil || follower {
+		// A cluster recorder's copy: appending to it here would fork the
+		// cluster's matches (docs/cluster.md).
+		err = ferr
+		if err == nil {
+			err = fmt.Errorf("node: %w: %s is a cluster recorder's copy of the stream; start it with serve --cluster --nats URL,... (its matches are read through any cluster recorder)", natsbus.ErrModeMismatch, cfg.DataDir)
 		}
-	}()
-
-	n.rec = recorder.New(n.store, recorder.Options{Rules: cfg.Rules, Log: cfg.Log, Identity: n.id, Recorded: n.an.Recorded})
-	// One API: the recorder's verbs, the readers', the analytics' and the
-	// bus's.
-	verbs, err := api.Merge(n.rec.Verbs(AbsDir(cfg.DataDir)), (&replay.Reader{Recorder: n.rec}).Verbs(), n.an.Verbs(), n.relay.Verbs(js))
+	} else {
+		err = n.openSingle(ctx, js, connect, natsbus.Claim{Mode: natsbus.ModeSingle, Owner: hex.EncodeToString(n.id.PublicKey())})
+	}
+	if err != nil {
+		return nil, err
+	}
+	n.rec = recorder.New(n.store, ropts)
+	// One API: the recorder's verbs, the readers', the analytics' and,
+	// on one machine, the bus's.
+	all := []api.Verbs{n.rec.Verbs(AbsDir(cfg.DataDir)), (&replay.Reader{Recorder: n.rec}).Verbs(), n.an.Verbs()}
+	var note func() string
+	if n.relay != nil {
+		all, note = append(all, n.relay.Verbs(js)), n.relay.Lag
+	}
+	if n.cluster != nil {
+		if err := n.startFollower(ctx); err != nil {
+			return nil, err
+		}
+	}
+	verbs, err := api.Merge(all...)
 	if err != nil {
 		return nil, err
 	}
 	// The API outlives the ctx that opened it: Close stops it, in order.
 	// Every reply says so while the bus is behind the record.
-	n.stopAPI, err = natsbus.ServeAPI(context.WithoutCancel(ctx), n.nc, verbs, natsbus.ServeOptions{Logger: cfg.Log, Note: n.relay.Lag})
+	n.stopAPI, err = natsbus.ServeAPI(context.WithoutCancel(ctx), n.nc, verbs, natsbus.ServeOptions{Logger: cfg.Log, Note: note})
 	if err != nil {
 		return nil, err
 	}
@@ -320,6 +342,7 @@ func (n *Node) Close() error {
 		if n.stopAPI != nil {
 			n.stopAPI()
 		}
+		n.stopFollower()
 		if n.relayStop != nil {
 			// Bounded: with NATS down the outbox simply keeps the events
 			// for the next start.

@@ -71,6 +71,7 @@ func play(t *testing.T, c *natsbus.Client, sc *script.Script, upTo int) (api.Cre
 		t.Fatal(err)
 	}
 	var pending projector.Pending
+	head := created.Seq // the last event seen, for reads on any recorder of a cluster
 	for i, st := range sc.Steps {
 		if upTo >= 0 && i >= upTo {
 			break
@@ -80,7 +81,7 @@ func play(t *testing.T, c *natsbus.Client, sc *script.Script, upTo int) (api.Cre
 			role = api.RoleJudge
 		}
 		if st.Cmd.Type == projector.CmdRoll && st.Cmd.Digital {
-			seedAll(t, c, created)
+			head = seedAll(t, c, created, head)
 		}
 		var res api.Result
 		err := c.Call(ctx, api.VerbDeclare, api.ExecuteRequest{Match: created.Match, Token: created.Tokens[role], Command: &st.Cmd}, &res)
@@ -92,6 +93,9 @@ func play(t *testing.T, c *natsbus.Client, sc *script.Script, upTo int) (api.Cre
 			t.Fatalf("%s: want refusal %s, got %v", st.Where(i), st.ExpectRefusal, err)
 		case err == nil:
 			pending = res.Pending
+			if n := len(res.Events); n > 0 {
+				head = res.Events[n-1].Seq
+			}
 		}
 	}
 	return created, pending
@@ -99,29 +103,36 @@ func play(t *testing.T, c *natsbus.Client, sc *script.Script, upTo int) (api.Cre
 
 // seedAll commits, then reveals, every player's dice seed of the current
 // epoch, as each player's CLI does before digital dice (docs/dice.md).
-func seedAll(t *testing.T, c *natsbus.Client, m api.CreateResult) {
+// It reads the state at least as far as head, the last event the caller
+// saw, and returns the last event it saw.
+func seedAll(t *testing.T, c *natsbus.Client, m api.CreateResult, head uint64) uint64 {
 	t.Helper()
 	ctx := context.Background()
 	for round := 0; round < 4; round++ {
 		var s projector.State
-		if err := c.Call(ctx, api.VerbState, api.StateRequest{Match: m.Match}, &s); err != nil {
+		if err := c.Call(ctx, api.VerbState, api.StateRequest{Match: m.Match, After: head}, &s); err != nil {
 			t.Fatal(err)
 		}
 		sent := false
 		for _, p := range s.Players {
 			tok := m.Tokens[api.RolePlayer(p.ID)]
 			if sc, ok := s.SeedCommand(p.ID, []byte(tok)); ok {
-				if err := c.Call(ctx, api.VerbDeclare, api.ExecuteRequest{Match: m.Match, Token: tok, Command: &sc}, &api.Result{}); err != nil {
+				var res api.Result
+				if err := c.Call(ctx, api.VerbDeclare, api.ExecuteRequest{Match: m.Match, Token: tok, Command: &sc}, &res); err != nil {
 					t.Fatalf("%s's seed: %v", p.ID, err)
+				}
+				if n := len(res.Events); n > 0 {
+					head = res.Events[n-1].Seq
 				}
 				sent = true
 				break
 			}
 		}
 		if !sent {
-			return
+			return head
 		}
 	}
+	return head
 }
 
 func readScript(t testing.TB, path string) *script.Script {

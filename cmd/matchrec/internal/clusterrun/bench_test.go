@@ -1,0 +1,218 @@
+package clusterrun
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/matchrec/matchrec/cmd/matchrec/internal/natscluster"
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/store/bolt"
+	"github.com/matchrec/matchrec/store/natsbus"
+	"github.com/matchrec/matchrec/store/storetest"
+)
+
+// The cluster benchmarks (docs/PERFORMANCE.md, "Cluster"): a 3-node NATS
+// cluster in this process, configured by docs/cluster.md, and 1 to 3
+// recorders' write paths (natsbus.Cluster on a bbolt file with fsync, each
+// with its follower applying every event), 500 matches appended to
+// concurrently, one event per append; beside raw JetStream R3 publishes
+// from 500 concurrent publishers in the same run. Run with a fixed count,
+// as each sub-benchmark starts its own cluster:
+//
+//	go test -run '^$' -bench BenchmarkCluster -benchtime 6000x -count 3 ./cmd/matchrec/internal/clusterrun/
+
+const benchMatches = 500
+
+func benchCluster(b *testing.B) *natscluster.Cluster {
+	b.Helper()
+	c, err := natscluster.Start(b.TempDir(), "../../../../docs/cluster.md", 3, natscluster.Passwords{Recorder: "r", Client: "c", Viewer: "v"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(c.Shutdown)
+	return c
+}
+
+func BenchmarkClusterAppend(b *testing.B) {
+	for _, k := range []int{1, 2, 3} {
+		b.Run(fmt.Sprintf("recorders=%d", k), func(b *testing.B) { benchAppend(b, k) })
+	}
+	b.Run("raw-jetstream-R3", benchRawR3)
+}
+
+// benchRecorder is one recorder's write path.
+type benchRecorder struct {
+	st *bolt.Store
+	cl *natsbus.Cluster
+}
+
+func startBenchRecorders(b *testing.B, c *natscluster.Cluster, k int) []benchRecorder {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var out []benchRecorder
+	for i := range k {
+		st, err := bolt.Open(filepath.Join(b.TempDir(), "events.db"), bolt.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = st.Close() })
+		nc, err := c.Connect("recorder")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(nc.Close)
+		js, _ := jetstream.New(nc)
+		if i == 0 {
+			if _, _, err := natsbus.EnsureClaimed(ctx, js, natsbus.Claim{Mode: natsbus.ModeCluster}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		cl, err := natsbus.NewCluster(st, natsbus.ClusterOptions{Conn: nc})
+		if err != nil {
+			b.Fatal(err)
+		}
+		fctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); _ = cl.Follow(fctx) }()
+		b.Cleanup(func() { stop(); <-done })
+		out = append(out, benchRecorder{st: st, cl: cl})
+	}
+	return out
+}
+
+func benchAppend(b *testing.B, k int) {
+	c := benchCluster(b)
+	recs := startBenchRecorders(b, c, k)
+	ctx := context.Background()
+	per := max(1, b.N/benchMatches)
+	var appended atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start, cpu0 := time.Now(), cpuTime()
+	for m := range benchMatches {
+		wg.Go(func() {
+			r := recs[m%k]
+			id := "bench-" + strconv.Itoa(m)
+			var prev events.Hash
+			for i := range per {
+				evs := storetest.MakeEvents(id, uint64(i)+1, prev, 1)
+				if err := r.cl.Append(ctx, id, uint64(i), evs, nil, nil); err != nil {
+					b.Error(err)
+					return
+				}
+				prev = evs[0].Hash
+				appended.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	el := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(appended.Load())/el.Seconds(), "events/s")
+	// The process's CPU per event: the 3 NATS nodes, the recorders and
+	// their followers all run in it.
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(appended.Load()), "cpu-µs/event")
+	// Every recorder's follower brings every event: the copies are full.
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for _, r := range recs {
+		if err := r.cl.CaughtUp(cctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchRawR3(b *testing.B) {
+	c := benchCluster(b)
+	nc, err := c.Connect("recorder")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx := context.Background()
+	if _, _, err := natsbus.EnsureClaimed(ctx, js, natsbus.Claim{Mode: natsbus.ModeCluster}); err != nil {
+		b.Fatal(err)
+	}
+	per := max(1, b.N/benchMatches)
+	payload := events.Marshal(storetest.MakeEvents("x", 1, events.Hash{}, 1)[0])
+	var wg sync.WaitGroup
+	var published atomic.Int64
+	b.ResetTimer()
+	start, cpu0 := time.Now(), cpuTime()
+	for m := range benchMatches {
+		wg.Go(func() {
+			subj := natsbus.SubjectPrefix + "raw-" + strconv.Itoa(m)
+			for range per {
+				if _, err := js.PublishMsg(ctx, &nats.Msg{Subject: subj, Data: payload}); err != nil {
+					b.Error(err)
+					return
+				}
+				published.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	b.ReportMetric(float64(published.Load())/time.Since(start).Seconds(), "events/s")
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(published.Load()), "cpu-µs/event")
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkClusterRead reads a match's state at a random event through 1
+// or 3 recorders' stores at once (the seek of docs/PERFORMANCE.md, from
+// the local copy each recorder keeps): reads never touch the cluster.
+func BenchmarkClusterRead(b *testing.B) {
+	c := benchCluster(b)
+	recs := startBenchRecorders(b, c, 3)
+	ctx := context.Background()
+	// One match of 200 events, through recorder 1; every recorder follows.
+	var prev events.Hash
+	for i := range 200 {
+		evs := storetest.MakeEvents("read", uint64(i)+1, prev, 1)
+		if err := recs[0].cl.Append(ctx, "read", uint64(i), evs, nil, nil); err != nil {
+			b.Fatal(err)
+		}
+		prev = evs[0].Hash
+	}
+	for _, r := range recs {
+		if err := r.cl.WaitHead(ctx, "read", 200); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, k := range []int{1, 3} {
+		b.Run(fmt.Sprintf("recorders=%d", k), func(b *testing.B) {
+			var n atomic.Int64
+			b.SetParallelism(4)
+			b.RunParallel(func(pb *testing.PB) {
+				i := int(n.Add(1))
+				r := recs[i%k]
+				for pb.Next() {
+					seq := uint64(1 + i%200)
+					i += 7
+					if err := r.st.Scan(ctx, "read", seq, func(events.Event) error { return nil }); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,265 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/store"
+)
+
+// A cluster recorder's store follows the MATCHREC stream (docs/cluster.md):
+// the stream is the truth, the store a full local copy of it. Events come
+// in from two sides — the recorder's own appends, written once JetStream
+// has acknowledged them, and the follower, which reads every event of the
+// stream in stream order — so writing one is idempotent: an event already
+// stored is skipped if it is byte for byte the same, and a different event
+// at the same place is a divergence (store.ErrDiverged), never an
+// overwrite. No outbox entry is made: the event is on the stream already.
+//
+// Two buckets beside the events, created on first use so older files open
+// unchanged:
+//
+//	streams/<match id>   the stream sequence of the match's last event (8):
+//	                     the expected last subject sequence of its next append
+//	info/followed        the stream sequence the follower has applied up to (8)
+var (
+	bktStreams  = []byte("streams")
+	keyFollowed = []byte("followed")
+)
+
+var _ store.Streamed = (*Store)(nil)
+
+// streamWrite is one store.StreamEvent ready for a transaction.
+type streamWrite struct {
+	match  string
+	seq    uint64
+	prev   events.Hash
+	hash   events.Hash
+	time   int64
+	record []byte
+	sseq   uint64
+	key    []byte
+	reqVal []byte
+}
+
+func newStreamWrite(e store.StreamEvent) streamWrite {
+	w := streamWrite{match: e.Event.Match, seq: e.Event.Seq, prev: e.Event.PrevHash, hash: e.Event.Hash,
+		time: e.Event.Time, record: events.Marshal(e.Event), sseq: e.StreamSeq}
+	if e.Key != nil {
+		w.key, w.reqVal = bytes.Clone(e.Key), requestValue(e.Request)
+	}
+	return w
+}
+
+// AppendStream writes the events of one command that JetStream has
+// acknowledged at the given stream sequences, through the group commit,
+// idempotently (see above): the follower may have written them first.
+func (s *Store) AppendStream(ctx context.Context, match string, evs []store.StreamEvent) error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(evs) == 0 {
+		return fmt.Errorf("%w: match %q: no events", store.ErrInvalid, match)
+	}
+	r := &request{ctx: ctx, done: make(chan error, 1), match: match}
+	for _, e := range evs {
+		if e.Event.Match != match {
+			return fmt.Errorf("%w: event of match %q in an append to %q", store.ErrInvalid, e.Event.Match, match)
+		}
+		r.stream = append(r.stream, newStreamWrite(e))
+	}
+	return s.submit(ctx, r)
+}
+
+// Follow applies events read from the stream, in stream order, in one
+// transaction, and records that the stream has been applied up to pos.
+// It returns each match whose head moved, with its new head. An event
+// that diverges from the stored one, or does not continue its match, is
+// not written and is returned in rejected (the rest are applied): the
+// follower reports it loudly; nothing is overwritten.
+func (s *Store) Follow(ctx context.Context, evs []store.StreamEvent, pos uint64) (moved map[string]uint64, rejected []error, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	writes := make([]streamWrite, len(evs))
+	for i, e := range evs {
+		writes[i] = newStreamWrite(e)
+	}
+	s.mu.RLock() // Close waits for the transaction
+	defer s.mu.RUnlock()
+	if s.closed.Load() {
+		return nil, nil, store.ErrClosed
+	}
+	moved = map[string]uint64{}
+	err = s.db.Update(func(tx *bbolt.Tx) error {
+		moved, rejected = map[string]uint64{}, nil
+		w := txWriter{tx: tx, matches: tx.Bucket(bktMatches), heads: tx.Bucket(bktHeads), outbox: tx.Bucket(bktOutbox)}
+		for _, sw := range writes {
+			applied, reject, err := w.applyStream(sw)
+			if err != nil {
+				return err
+			}
+			if reject != nil {
+				rejected = append(rejected, reject)
+			}
+			if applied {
+				moved[sw.match] = sw.seq
+			}
+		}
+		return tx.Bucket(bktInfo).Put(keyFollowed, u64(pos))
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("follow %s: %w", s.path, err)
+	}
+	return moved, rejected, nil
+}
+
+// Followed is the stream sequence the follower has applied up to (0:
+// nothing yet).
+func (s *Store) Followed(ctx context.Context) (uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	var pos uint64
+	err := s.view(func(tx *bbolt.Tx) error {
+		if v := tx.Bucket(bktInfo).Get(keyFollowed); len(v) == 8 {
+			pos = binary.BigEndian.Uint64(v)
+		}
+		return nil
+	})
+	return pos, err
+}
+
+// MarkFollower records that this store is a cluster recorder's copy of
+// the stream (info/followed exists from then on), so a single-machine
+// recorder never appends to it behind the cluster's back (IsFollower).
+func (s *Store) MarkFollower(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	return s.db.Update(func(tx *bbolt.Tx) error {
+		if tx.Bucket(bktInfo).Get(keyFollowed) != nil {
+			return nil
+		}
+		return tx.Bucket(bktInfo).Put(keyFollowed, u64(0))
+	})
+}
+
+// IsFollower says the store is a cluster recorder's copy (MarkFollower).
+func (s *Store) IsFollower(ctx context.Context) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	var yes bool
+	err := s.view(func(tx *bbolt.Tx) error {
+		yes = tx.Bucket(bktInfo).Get(keyFollowed) != nil
+		return nil
+	})
+	return yes, err
+}
+
+// StreamHead implements store.Streamed: the match's head and the stream
+// sequence of its last event, read together.
+func (s *Store) StreamHead(ctx context.Context, match string) (head store.Head, streamSeq uint64, err error) {
+	if err := ctx.Err(); err != nil {
+		return store.Head{}, 0, err
+	}
+	err = s.view(func(tx *bbolt.Tx) error {
+		if v := tx.Bucket(bktHeads).Get([]byte(match)); v != nil {
+			h, err := decodeHead(match, v)
+			if err != nil {
+				return err
+			}
+			head = h.head
+		}
+		if b := tx.Bucket(bktStreams); b != nil {
+			if v := b.Get([]byte(match)); len(v) == 8 {
+				streamSeq = binary.BigEndian.Uint64(v)
+			}
+		}
+		return nil
+	})
+	return head, streamSeq, err
+}
+
+// applyStream writes one stream event idempotently. applied says the
+// event was new; reject is a divergence or a gap (nothing written); err
+// aborts the transaction.
+func (w txWriter) applyStream(sw streamWrite) (applied bool, reject, err error) {
+	name := []byte(sw.match)
+	var h headRecord
+	if v := w.heads.Get(name); v != nil {
+		if h, err = decodeHead(sw.match, v); err != nil {
+			return false, nil, err
+		}
+	}
+	switch {
+	case sw.seq <= h.head.Seq:
+		var have []byte
+		if b := w.matches.Bucket(name); b != nil {
+			have = b.Get(u64(sw.seq))
+		}
+		if !bytes.Equal(have, sw.record) {
+			return false, fmt.Errorf("%w: match %q event %d (stream sequence %d) differs from the stored one", store.ErrDiverged, sw.match, sw.seq, sw.sseq), nil
+		}
+	case sw.seq != h.head.Seq+1:
+		return false, fmt.Errorf("%w: match %q: event %d (stream sequence %d) after head %d", store.ErrInvalid, sw.match, sw.seq, sw.sseq, h.head.Seq), nil
+	case sw.prev != h.head.Hash:
+		return false, fmt.Errorf("%w: match %q event %d (stream sequence %d): prev_hash does not link to the head", store.ErrDiverged, sw.match, sw.seq, sw.sseq), nil
+	default:
+		b, err := w.matches.CreateBucketIfNotExists(name)
+		if err != nil {
+			return false, nil, fmt.Errorf("match %q: %w", sw.match, err)
+		}
+		b.FillPercent = 1.0
+		if err := b.Put(u64(sw.seq), sw.record); err != nil {
+			return false, nil, fmt.Errorf("match %q event %d: %w", sw.match, sw.seq, err)
+		}
+		if h.head.Seq == 0 {
+			h.created = sw.time
+		}
+		h.head = store.Head{Seq: sw.seq, Hash: sw.hash}
+		if err := w.heads.Put(name, h.encode()); err != nil {
+			return false, nil, fmt.Errorf("match %q head: %w", sw.match, err)
+		}
+		applied = true
+	}
+	if sw.key != nil {
+		root, err := w.tx.CreateBucketIfNotExists(bktRequests)
+		if err != nil {
+			return false, nil, fmt.Errorf("requests: %w", err)
+		}
+		index, err := root.CreateBucketIfNotExists(name)
+		if err != nil {
+			return false, nil, fmt.Errorf("requests of match %q: %w", sw.match, err)
+		}
+		if index.Get(sw.key) == nil {
+			if err := index.Put(sw.key, sw.reqVal); err != nil {
+				return false, nil, fmt.Errorf("requests of match %q: %w", sw.match, err)
+			}
+		}
+	}
+	streams, err := w.tx.CreateBucketIfNotExists(bktStreams)
+	if err != nil {
+		return false, nil, fmt.Errorf("streams: %w", err)
+	}
+	if v := streams.Get(name); len(v) != 8 || binary.BigEndian.Uint64(v) < sw.sseq {
+		if err := streams.Put(name, u64(sw.sseq)); err != nil {
+			return false, nil, fmt.Errorf("match %q stream sequence: %w", sw.match, err)
+		}
+	}
+	return applied, nil, nil
+}

@@ -1,0 +1,119 @@
+package recorder
+
+import (
+	"context"
+	"time"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/store"
+)
+
+// Appender writes the events a command was decided into: the one step
+// that differs between a single machine and a cluster (docs/cluster.md),
+// behind the same token or signature check, decision and receipt.
+//
+//   - On one machine (the default, storeAppender) the store is the truth:
+//     the events are committed to bbolt with the request index entry, and
+//     the outbox relay publishes them afterwards.
+//   - In a cluster (natsbus.Cluster) the replicated stream is the truth:
+//     the events are published with the match's expected last subject
+//     sequence, and written to the store once a quorum has them.
+//
+// Append writes evs (numbered expected+1, ...) with the index entry key →
+// req (nil key: none, a match's creation). It returns store.ErrConflict if
+// the match has moved on (nothing written; the store has caught up),
+// store.ErrDuplicate if key is indexed already, store.ErrUnavailable if a
+// cluster could not confirm the append. Only a nil error means the events
+// are durable — on a quorum and in this recorder's store, in a cluster.
+type Appender interface {
+	Append(ctx context.Context, match string, expected uint64, evs []events.Event, key []byte, req *store.Request) error
+}
+
+// storeAppender is the single-machine Appender: the store itself.
+type storeAppender struct{ st Store }
+
+var _ Appender = storeAppender{}
+
+func (a storeAppender) Append(ctx context.Context, match string, expected uint64, evs []events.Event, key []byte, req *store.Request) error {
+	if key == nil || req == nil {
+		return a.st.Append(ctx, match, expected, evs)
+	}
+	return a.st.AppendRequest(ctx, match, expected, evs, key, *req)
+}
+
+// Moved tells the recorder that its store's copy of a match has moved to
+// head without it (a cluster's follower wrote another recorder's events):
+// its live state of the match, if older, is folded again before the next
+// command or read.
+func (r *Recorder) Moved(match string, head uint64) {
+	r.mu.Lock()
+	m := r.live[match]
+	r.mu.Unlock()
+	if m == nil {
+		return
+	}
+	for {
+		old := m.moved.Load()
+		if old >= head || m.moved.CompareAndSwap(old, head) {
+			return
+		}
+	}
+}
+
+// fresh drops m's live state if the store has moved past it; m.mu must be
+// held.
+func (m *match) fresh() {
+	if m.state != nil && m.state.Seq < m.moved.Load() {
+		m.state = nil
+	}
+}
+
+// Waiter is an optional ability of an Appender (found by type assertion):
+// waiting until the store holds a match's event seq. A cluster recorder
+// whose follower is a moment behind another recorder uses it, so a client
+// that saw event seq anywhere is served at least that far here
+// (read-your-writes across recorders).
+type Waiter interface {
+	WaitHead(ctx context.Context, match string, seq uint64) error
+}
+
+// waitFor is how long a command or a read waits for the store to reach
+// the head its caller saw elsewhere.
+const waitFor = 3 * time.Second
+
+// reach waits (up to waitFor) until the store holds match's event seq. It
+// reports whether the store has it; without a Waiter it never waits.
+func (r *Recorder) reach(ctx context.Context, match string, seq uint64) bool {
+	w, ok := r.opts.Appender.(Waiter)
+	if !ok || seq == 0 {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, waitFor)
+	defer cancel()
+	return w.WaitHead(ctx, match, seq) == nil
+}
+
+// CatcherUp is an optional ability of an Appender (found by type
+// assertion): bringing the store up to the cluster's stream for one
+// match. A command refused against this recorder's state may have been
+// decided on a copy a moment behind another recorder's appends; before
+// the refusal stands, the recorder catches up and, if that moved the
+// match, decides once more.
+type CatcherUp interface {
+	CatchUp(ctx context.Context, match string) (moved bool, err error)
+}
+
+// behind reports whether m's live state is behind the cluster's stream:
+// it catches the store up with the stream, then compares. Without a
+// CatcherUp (one machine) it is never behind. m.mu must be held.
+func (r *Recorder) behind(ctx context.Context, m *match, id string) bool {
+	c, ok := r.opts.Appender.(CatcherUp)
+	if !ok {
+		return false
+	}
+	if _, err := c.CatchUp(ctx, id); err != nil {
+		r.opts.Log.Debug().Err(err).Str("match", id).Msg("catching up with the stream")
+	}
+	h, err := r.st.Head(ctx, id)
+	return err == nil && (m.state == nil || h.Seq > m.state.Seq)
+}
