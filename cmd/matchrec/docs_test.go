@@ -14,7 +14,7 @@ package main
 //   - ```sh, ```bash, ```shell and ```console blocks are shell commands,
 //     run by bash in order, in one shell per document (so a variable a
 //     block exports is there for the next), in a scratch directory where
-//     examples/ is the repository's, with `matchrec` on the PATH. In a
+//     examples/ and tools/ are the repository's, with `matchrec` on the PATH. In a
 //     block where some lines start with "$ ", only those are commands
 //     (the others are what they print); otherwise every line is, but
 //     comments. A line ending in "\" goes on on the next.
@@ -224,8 +224,10 @@ func newSandbox(t *testing.T, root string, from *sandbox) *sandbox {
 	if err := os.WriteFile(filepath.Join(sb.bin, "matchrec"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(filepath.Join(root, "examples"), filepath.Join(sb.dir, "examples")); err != nil {
-		t.Fatal(err)
+	for _, d := range []string{"examples", "tools"} { // what the documents name by path
+		if err := os.Symlink(filepath.Join(root, d), filepath.Join(sb.dir, d)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	sb.env = append(os.Environ(), "PATH="+sb.bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"MATCHREC_DATA="+sb.data, "HOME="+sb.dir, "MATCHREC_TOKEN=")
