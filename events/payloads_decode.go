@@ -245,6 +245,9 @@ func (p *MatchCreated) decodeMsgpack(r *reader) {
 		case "keys":
 			p.Keys = r.stringMap()
 			return 8
+		case "rules":
+			p.Rules = int(r.int())
+			return 9
 		}
 		return -1
 	})
