@@ -104,6 +104,7 @@ type Store struct {
 var (
 	_ store.Store  = (*Store)(nil)
 	_ store.Outbox = (*Store)(nil)
+	_ store.Index  = (*Store)(nil)
 )
 
 // Open opens (creating if needed) the store file at path and starts its
@@ -129,6 +130,10 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	if err := db.Update(initLayout); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := ensureIndex(db); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}

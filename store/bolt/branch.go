@@ -98,7 +98,7 @@ func (s *Store) Branch(ctx context.Context, id, parent string, at uint64, evs []
 		return err
 	}
 	r := &request{match: id, expected: at, prev: evs[0].PrevHash,
-		last: store.Head{Seq: evs[len(evs)-1].Seq, Hash: evs[len(evs)-1].Hash}, records: make([][]byte, len(evs))}
+		last: store.Head{Seq: evs[len(evs)-1].Seq, Hash: evs[len(evs)-1].Hash}, records: make([][]byte, len(evs)), evs: evs}
 	for i, e := range evs {
 		r.records[i] = events.Marshal(e)
 	}
@@ -137,7 +137,16 @@ func (s *Store) Branch(ctx context.Context, id, parent string, at uint64, evs []
 		if err := heads.Put([]byte(id), start.encode()); err != nil {
 			return err
 		}
-		w := txWriter{matches: tx.Bucket(bktMatches), heads: heads, outbox: tx.Bucket(bktOutbox)}
+		w := newTxWriter(tx)
+		pe, ok, err := w.ix.entry(parent)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w: parent match %q has no index entry", ErrCorrupt, parent)
+		}
+		be := store.BranchEntry(pe, id, at)
+		r.indexStart = &be
 		rej, err := w.append(r)
 		if rej != nil {
 			reject = rej

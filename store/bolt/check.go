@@ -64,7 +64,8 @@ func (s *Store) Check() error {
 //     verifying from event 1, the head record naming the last event and the
 //     time of event 1;
 //   - every outbox entry pointing at a stored event, with keys not beyond
-//     the outbox's sequence.
+//     the outbox's sequence;
+//   - the match index: one entry per match, at its head, in both orders.
 //
 // It reads and hashes every event: it is for tests and offline repair, not
 // for a hot path.
@@ -172,5 +173,6 @@ func CheckTx(tx *bbolt.Tx) error {
 	if lastKey != nil && bytes.Compare(lastKey, u64(outbox.Sequence())) > 0 {
 		errs = append(errs, corruptf("outbox key %x is beyond the outbox sequence %d", lastKey, outbox.Sequence()))
 	}
+	errs = append(errs, checkIndex(tx)...)
 	return errors.Join(errs...)
 }

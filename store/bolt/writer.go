@@ -46,6 +46,10 @@ type request struct {
 	records  [][]byte    // events.Marshal of each event, seq expected+1...
 	reqKey   []byte      // AppendRequest: the index key, nil for a plain Append
 	reqVal   []byte      // and its value (requestValue)
+	evs      []events.Event
+	// indexStart is the index entry a new branch starts from (nil for an
+	// append): the writer applies evs to it, or to the match's entry.
+	indexStart *store.MatchEntry
 
 	// AppendStream: the events JetStream acknowledged, written
 	// idempotently (stream.go) instead of the fields above.
@@ -95,6 +99,7 @@ func (s *Store) append(ctx context.Context, match string, expected uint64, evs [
 		records:  make([][]byte, len(evs)),
 		reqKey:   reqKey,
 		reqVal:   reqVal,
+		evs:      evs,
 	}
 	for i, e := range evs {
 		r.records[i] = events.Marshal(e)
@@ -205,12 +210,7 @@ func (s *Store) commit(batch []*request) {
 	results := make([]error, len(live))
 	var written int
 	err := s.db.Update(func(tx *bbolt.Tx) error {
-		w := txWriter{
-			tx:      tx,
-			matches: tx.Bucket(bktMatches),
-			heads:   tx.Bucket(bktHeads),
-			outbox:  tx.Bucket(bktOutbox),
-		}
+		w := newTxWriter(tx)
 		for i, r := range live {
 			var err error
 			if r.stream != nil {
@@ -267,6 +267,11 @@ func (s *Store) commit(batch []*request) {
 type txWriter struct {
 	tx                     *bbolt.Tx
 	matches, heads, outbox *bbolt.Bucket
+	ix                     indexTx
+}
+
+func newTxWriter(tx *bbolt.Tx) txWriter {
+	return txWriter{tx: tx, matches: tx.Bucket(bktMatches), heads: tx.Bucket(bktHeads), outbox: tx.Bucket(bktOutbox), ix: openIndex(tx)}
 }
 
 // append writes r if it continues its match's head. It returns the
@@ -331,6 +336,9 @@ func (w txWriter) append(r *request) (reject, fatal error) {
 	h.head = r.last
 	if err := w.heads.Put(name, h.encode()); err != nil {
 		return nil, fmt.Errorf("match %q head: %w", r.match, err)
+	}
+	if err := w.ix.update(r.match, r.evs, r.indexStart); err != nil {
+		return nil, fmt.Errorf("match %q index: %w", r.match, err)
 	}
 	return nil, nil
 }

@@ -43,6 +43,8 @@ func (s *Store) Branch(ctx context.Context, id, parent string, at uint64, evs []
 		s.outbox = append(s.outbox, outboxRef{key: s.nextKey, match: id, seq: e.Seq})
 	}
 	s.matches[id] = l
+	start := store.BranchEntry(*s.entries[parent], id, at)
+	s.index(id, l.evs[at:], &start)
 	select {
 	case s.notify <- struct{}{}:
 	default:

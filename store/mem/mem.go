@@ -27,6 +27,8 @@ type Store struct {
 	secrets map[secretKey][]byte
 	snaps   map[string]map[uint64][]byte
 	reqs    map[string]map[string]store.Request // match → request key → entry
+	entries map[string]*store.MatchEntry        // the match index (index.go)
+	rev     uint64                              // the index revision
 }
 
 // matchLog is one match. evs only grows, and its elements are never modified
@@ -51,7 +53,7 @@ var (
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{matches: map[string]*matchLog{}, notify: make(chan struct{}, 1)}
+	return &Store{matches: map[string]*matchLog{}, notify: make(chan struct{}, 1), entries: map[string]*store.MatchEntry{}}
 }
 
 // Append implements store.Store. The checks and their order match the bbolt
@@ -133,6 +135,7 @@ func (s *Store) append(ctx context.Context, match string, expected uint64, evs [
 		}
 		s.reqs[match][string(key)] = req
 	}
+	s.index(match, cp, nil)
 	for _, e := range cp {
 		s.nextKey++
 		s.outbox = append(s.outbox, outboxRef{key: s.nextKey, match: match, seq: e.Seq})

@@ -83,6 +83,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RawScan", testRawScan},
 		{"Branch", testBranch},
 		{"BranchOfBranch", testBranchOfBranch},
+		{"IndexEntries", testIndexEntries},
+		{"IndexListing", testIndexListing},
+		{"IndexBranch", testIndexBranch},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
