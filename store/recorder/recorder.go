@@ -452,6 +452,7 @@ func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest)
 			return api.Result{}, err
 		}
 		res.Pending = m.state.Pending
+		r.keepSnapshot(s.Match, evs[0].Seq-1, m.state)
 		return res, nil
 	}
 	for i := range evs {
@@ -465,6 +466,7 @@ func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest)
 		}
 	}
 	res.Pending = s.Pending
+	r.keepSnapshot(s.Match, evs[0].Seq-1, s)
 	return res, nil
 }
 
