@@ -138,11 +138,18 @@ type StateRequest struct {
 	After uint64 `json:"after,omitempty"`
 }
 
-// MatchSummary is one entry of matches: the store's view plus what event 1
-// says about the match.
-type MatchSummary struct {
-	store.MatchInfo
-	Edition string   `json:"edition,omitempty"`
-	Name    string   `json:"name,omitempty"`
-	Players []string `json:"players,omitempty"`
-}
+// MatchesRequest is the body of matches, every field optional: filters
+// (edition, player, status, text), the order (sort: updated, the default,
+// or created; newest first), paging (limit, cursor: the previous page's
+// next) or, instead of an order, the changes after an index revision
+// (since). The store's match index answers it (store.Index).
+type MatchesRequest = store.MatchQuery
+
+// MatchesResult is a page of matches, the cursor of the next page and the
+// index revision it was read at.
+type MatchesResult = store.MatchPage
+
+// MatchSummary is one match of a MatchesResult: its index entry (name,
+// edition, players and armies, created and last event time, status and
+// winner, head, parent and fork event).
+type MatchSummary = store.MatchEntry

@@ -11,7 +11,7 @@ const (
 	VerbBranch  = "branch"  // BranchRequest → CreateResult
 	VerbStatus  = "status"  // StatusRequest → StatusResult
 	VerbState   = "state"   // StateRequest → projector.State
-	VerbMatches = "matches" // nothing → []MatchSummary
+	VerbMatches = "matches" // MatchesRequest (or nothing) → MatchesResult
 
 	// The readers (replay): narrated events, raw records for the audit
 	// and the lines of play.

@@ -102,8 +102,9 @@ func (r *Recorder) stateVerb(ctx context.Context, body []byte) (any, error) {
 }
 
 func (r *Recorder) matchesVerb(ctx context.Context, body []byte) (any, error) {
-	if err := api.Bind(body, &struct{}{}); err != nil {
+	var req api.MatchesRequest
+	if err := api.Bind(body, &req); err != nil {
 		return nil, err
 	}
-	return r.Summaries(ctx)
+	return r.ListMatches(ctx, req)
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -158,36 +157,3 @@ func (a *app) printEvents(views []api.EventView) error {
 	return nil
 }
 
-func (a *app) matchesCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:     "matches",
-		Short:   "List the recorded matches",
-		Example: "  matchrec matches\n  matchrec --json matches",
-		Args:    noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			return a.withAPI(ctx, func(c *recorderAPI) error {
-				var ms []api.MatchSummary
-				if err := c.call(ctx, api.VerbMatches, nil, &ms); err != nil {
-					return err
-				}
-				if a.json {
-					if ms == nil {
-						ms = []api.MatchSummary{}
-					}
-					return a.printJSON(ms)
-				}
-				if len(ms) == 0 {
-					fmt.Fprintln(a.stdout, "no matches recorded")
-					return nil
-				}
-				fmt.Fprintf(a.stdout, "%-20s %-7s %6s  %-20s %s\n", "MATCH", "EDITION", "EVENTS", "CREATED", "NAME")
-				for _, m := range ms {
-					created := time.Unix(0, m.Created).UTC().Format("2006-01-02 15:04 MST")
-					fmt.Fprintf(a.stdout, "%-20s %-7s %6d  %-20s %s\n", m.ID, m.Edition, m.Head.Seq, created, m.Name)
-				}
-				return nil
-			})
-		},
-	}
-}

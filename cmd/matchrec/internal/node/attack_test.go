@@ -448,7 +448,9 @@ func TestForgeryAheadOfTheRecorderIsDetectedAndNeverShown(t *testing.T) {
 	if !errors.Is(err, natsbus.ErrNotRecorders) {
 		t.Errorf("outside: %v, want ErrNotRecorders", err)
 	}
-	body := sse.read(t, "feed-error")
+	// The web's hub pauses the match's feed (event: feed-status, state
+	// paused) and shows nothing of the forgery.
+	body := sse.read(t, "feed paused: the bus copy differs from the record")
 	if strings.Contains(body, fake.Hash.String()) || strings.Contains(body, `"seq":`+strconv.FormatUint(fake.Seq, 10)) {
 		t.Fatalf("the web stream showed the forgery:\n%s", body)
 	}

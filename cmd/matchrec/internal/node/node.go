@@ -117,10 +117,15 @@ type Config struct {
 	// folded outbox acks with eager ones (-1).
 	AckDelay time.Duration
 	// HTTP is the HOST:PORT of the web pages and HTTP API (web.go); "" =
-	// none. Delay is their broadcast delay for public viewers.
-	HTTP  string
-	Delay time.Duration
-	Log   zerolog.Logger
+	// none. Delay is their broadcast delay for public viewers; HTTPCORS
+	// the one other origin allowed to read the API (web.Config.CORS);
+	// HTTPTLSCert and HTTPTLSKey serve the pages over HTTPS.
+	HTTP                    string
+	Delay                   time.Duration
+	HTTPCORS                string
+	HTTPTLSCert, HTTPTLSKey string
+	WebTuning               web.Tuning // what viewers may cost (zero: defaults)
+	Log                     zerolog.Logger
 }
 
 // Node is a running recorder.

@@ -20,6 +20,7 @@ func (n *Node) startWeb(ctx context.Context) error {
 	connect := func(opts ...nats.Option) (*nats.Conn, error) { return n.ConnectAs(natsbus.RoleViewer, opts...) }
 	s, err := web.Start(ctx, web.Config{
 		Addr: n.cfg.HTTP, Delay: n.cfg.Delay, Recorder: n.rec, Connect: connect, Log: n.cfg.Log,
+		CORS: n.cfg.HTTPCORS, TLSCert: n.cfg.HTTPTLSCert, TLSKey: n.cfg.HTTPTLSKey, Tuning: n.cfg.WebTuning,
 	})
 	if err != nil {
 		return err
@@ -36,6 +37,15 @@ func (n *Node) stopWeb() {
 	if err := n.web.Close(); err != nil {
 		n.log.Warn().Err(err).Msg("stopping the web server")
 	}
+}
+
+// WebStats counts the web server's open hubs and streams (zero without
+// Config.HTTP).
+func (n *Node) WebStats() web.Stats {
+	if n.web == nil {
+		return web.Stats{}
+	}
+	return n.web.Stats()
 }
 
 // HTTPURL is the base URL of the web pages ("" without Config.HTTP).

@@ -9,12 +9,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // Paging of /events: a page is at most maxLimit events, defaultLimit when
@@ -24,17 +24,21 @@ const (
 	maxLimit     = 5000
 )
 
-// MatchSummary is one entry of /api/matches.
-type MatchSummary struct {
-	ID      string             `json:"id"`
-	Name    string             `json:"name,omitempty"`
-	Edition string             `json:"edition,omitempty"`
-	Players []projector.Player `json:"players"`
-	// Head is the last event the caller may see (public: delayed).
-	Head    uint64 `json:"head"`
-	Created string `json:"created"` // RFC 3339
-	Parent  string `json:"parent,omitempty"`
-	At      uint64 `json:"at,omitempty"`
+// Event is an event as the pages read it: the same shape as the events
+// verb and `log --json` (api.EventView), so one reader serves both.
+type Event = api.EventView
+
+// MatchSummary is one match of /api/matches: its index entry as the
+// caller may see it (public: as of the public head).
+type MatchSummary = api.MatchSummary
+
+// MatchesResponse is the body of /api/matches.
+type MatchesResponse struct {
+	Matches []MatchSummary `json:"matches"`
+	// Next, when not empty, is the cursor of the next page.
+	Next string `json:"next,omitempty"`
+	// Rev is the since of the next refresh.
+	Rev uint64 `json:"rev"`
 }
 
 // StateResponse is the body of /api/matches/{id}/state.
@@ -127,6 +131,32 @@ func matchID(w http.ResponseWriter, r *http.Request) (string, bool) {
 	return id, true
 }
 
+// matchQuery reads the {id} and the query string of a match endpoint,
+// answering the request itself (400) when either is wrong.
+func (s *Server) matchQuery(w http.ResponseWriter, r *http.Request, allowed ...string) (string, query, bool) {
+	id, ok := matchID(w, r)
+	if !ok {
+		return "", query{}, false
+	}
+	q, err := parseQuery(r, allowed...)
+	if err != nil {
+		writeError(w, projector.CodeBadRequest, err.Error())
+		return "", query{}, false
+	}
+	return id, q, true
+}
+
+// viewer reads who asks (the judge or the public) and the last event
+// they may see, answering the request itself (401, 403, 404) when that
+// cannot be had.
+func (s *Server) viewer(w http.ResponseWriter, r *http.Request, id string, q query) (judge bool, head uint64, ok bool) {
+	if judge, ok = s.judge(w, r, id, q); !ok {
+		return false, 0, false
+	}
+	head, ok = s.visibleHead(w, r, id, judge)
+	return judge, head, ok
+}
+
 // visibleHead is the last event of match the caller may see; it answers
 // the request itself (404) when there is none.
 func (s *Server) visibleHead(w http.ResponseWriter, r *http.Request, id string, judge bool) (uint64, bool) {
@@ -149,44 +179,100 @@ func (s *Server) beyondEnd(w http.ResponseWriter, id string, head, seq uint64, j
 	writeError(w, projector.CodeBeyondEnd, fmt.Sprintf("match %s has %d %s; there is no event %d", id, head, what, seq))
 }
 
+// apiMatches is a page of the match index (store.Index): the filters,
+// order and paging of the matches verb as query parameters. Public views
+// see each match as of its public head and not before its first event is
+// public; Rev then stays below the matches whose public view may still
+// change with time alone, so a refresh from it (since) sends them again.
 func (s *Server) apiMatches(w http.ResponseWriter, r *http.Request) {
-	if _, err := parseQuery(r); err != nil {
-		writeError(w, projector.CodeBadRequest, err.Error())
+	q, err := parseQuery(r, "edition", "player", "status", "text", "sort", "limit", "cursor", "since")
+	var mq store.MatchQuery
+	if err == nil {
+		mq = store.MatchQuery{Edition: q.v.Get("edition"), Player: q.v.Get("player"), Status: q.v.Get("status"),
+			Text: q.v.Get("text"), Sort: q.v.Get("sort"), Cursor: q.v.Get("cursor")}
+		if l := q.v.Get("limit"); l != "" {
+			if mq.Limit, err = strconv.Atoi(l); err != nil || mq.Limit < 1 {
+				err = fmt.Errorf("limit=%q: want a whole number from 1 to %d", l, store.MaxMatchLimit)
+			}
+		}
+		if v := q.v.Get("since"); v != "" && err == nil {
+			if mq.Since, err = strconv.ParseUint(v, 10, 64); err != nil {
+				err = fmt.Errorf("since=%q: want an index revision (the rev of an earlier answer)", v)
+			}
+		}
+	}
+	if err == nil {
+		err = mq.Check()
+	}
+	if err != nil {
+		writeError(w, projector.CodeBadRequest, strings.TrimPrefix(err.Error(), store.ErrInvalid.Error()+": "))
 		return
 	}
 	ctx := r.Context()
-	infos, err := s.st.Matches(ctx)
+	stored := mq
+	if s.cfg.Delay > 0 {
+		// A status the delay still holds back must neither filter a match
+		// in nor out: filter on the public status below instead.
+		stored.Status = ""
+	}
+	page, err := s.ix.ListMatches(ctx, stored)
 	if err != nil {
 		s.writeStoreError(w, r, "", err)
 		return
 	}
-	out := make([]MatchSummary, 0, len(infos))
-	for _, mi := range infos {
-		head, err := s.vis.Head(ctx, mi.ID, false)
-		if err != nil || head == 0 {
-			continue // vanished meanwhile, or not public yet
+	res := MatchesResponse{Matches: make([]MatchSummary, 0, len(page.Matches)), Next: page.Next, Rev: page.Rev}
+	for _, e := range page.Matches {
+		pub, ok, err := s.vis.Public(ctx, e)
+		if err != nil {
+			s.writeStoreError(w, r, e.ID, err)
+			return
 		}
-		sum := MatchSummary{ID: mi.ID, Head: head, Players: []projector.Player{}, Parent: mi.Parent, At: mi.At,
-			Created: time.Unix(0, mi.Created).UTC().Format(time.RFC3339)}
-		if mc, err := s.rec.Created(ctx, mi.ID); err == nil {
-			sum.Name, sum.Edition = mc.Name, mc.Edition
-			for _, p := range mc.Players {
-				sum.Players = append(sum.Players, projector.Player{ID: p.ID, Name: p.Name})
-			}
+		if ok && mq.Passes(store.FilterRecord(&pub)) { // a status the delay holds back does not filter in
+			res.Matches = append(res.Matches, pub)
 		}
-		out = append(out, sum)
 	}
-	writeJSON(w, http.StatusOK, out)
+	if s.cfg.Delay > 0 {
+		oldest, err := s.oldestRecent(r, mq.Since)
+		if err != nil {
+			s.writeStoreError(w, r, "", err)
+			return
+		}
+		res.Rev = min(res.Rev, oldest)
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// oldestRecent is the revision just below the oldest change of a match
+// that had events within the delay (at least floor): its public view
+// still changes as time passes, so a refresh must look at it again.
+func (s *Server) oldestRecent(r *http.Request, floor uint64) (uint64, error) {
+	cutoff := s.vis.cutoff()
+	q := store.MatchQuery{Limit: store.MaxMatchLimit}
+	if err := q.Check(); err != nil {
+		return 0, err
+	}
+	oldest := uint64(1<<63 - 1)
+	for {
+		page, err := s.ix.ListMatches(r.Context(), q)
+		if err != nil {
+			return 0, err
+		}
+		for _, e := range page.Matches {
+			if e.Updated <= cutoff || e.Rev <= floor {
+				return oldest, nil
+			}
+			oldest = e.Rev - 1
+		}
+		if page.Next == "" {
+			return oldest, nil
+		}
+		q.Cursor = page.Next
+	}
 }
 
 func (s *Server) apiState(w http.ResponseWriter, r *http.Request) {
-	id, ok := matchID(w, r)
+	id, q, ok := s.matchQuery(w, r, "at")
 	if !ok {
-		return
-	}
-	q, err := parseQuery(r, "at")
-	if err != nil {
-		writeError(w, projector.CodeBadRequest, err.Error())
 		return
 	}
 	at, given, err := q.seq("at")
@@ -194,11 +280,7 @@ func (s *Server) apiState(w http.ResponseWriter, r *http.Request) {
 		writeError(w, projector.CodeBadRequest, err.Error())
 		return
 	}
-	judge, ok := s.judge(w, r, id, q)
-	if !ok {
-		return
-	}
-	head, ok := s.visibleHead(w, r, id, judge)
+	judge, head, ok := s.viewer(w, r, id, q)
 	if !ok {
 		return
 	}
@@ -211,7 +293,11 @@ func (s *Server) apiState(w http.ResponseWriter, r *http.Request) {
 		s.beyondEnd(w, id, head, at, judge)
 		return
 	}
-	st, err := s.seeker.StateAt(r.Context(), id, at)
+	var st *projector.State
+	err = s.worker(r.Context(), func() (err error) {
+		st, err = s.seeker.StateAt(r.Context(), id, at)
+		return err
+	})
 	if err != nil {
 		s.writeStoreError(w, r, id, err)
 		return
@@ -219,20 +305,15 @@ func (s *Server) apiState(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, StateResponse{State: publicState(st), Head: head, View: viewName(judge), DelayMS: s.delayMS(judge)})
 }
 
+// apiEvents is a page of narrated events. Without from, it is the last
+// limit events up to the visible head (the tail a page shows first);
+// from=head+1 is the empty tail a follower asks for.
 func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
-	id, ok := matchID(w, r)
+	id, q, ok := s.matchQuery(w, r, "from", "limit")
 	if !ok {
 		return
 	}
-	q, err := parseQuery(r, "from", "limit")
-	if err != nil {
-		writeError(w, projector.CodeBadRequest, err.Error())
-		return
-	}
-	from, given, err := q.seq("from")
-	if err == nil && !given {
-		from = 1
-	}
+	from, fromGiven, err := q.seq("from")
 	limit, given, lerr := q.seq("limit")
 	switch {
 	case err != nil:
@@ -247,15 +328,14 @@ func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
 		writeError(w, projector.CodeBadRequest, err.Error())
 		return
 	}
-	judge, ok := s.judge(w, r, id, q)
+	judge, head, ok := s.viewer(w, r, id, q)
 	if !ok {
 		return
 	}
-	head, ok := s.visibleHead(w, r, id, judge)
-	if !ok {
-		return
+	if !fromGiven {
+		from = head - min(head, limit) + 1
 	}
-	if from > head+1 { // head+1 is the (empty) tail a follower asks for
+	if from > head+1 {
 		s.beyondEnd(w, id, head, from, judge)
 		return
 	}
@@ -265,9 +345,15 @@ func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
 		res.Next = to + 1
 	}
 	if from <= to {
-		_, err = s.narrate(r.Context(), id, from, to, func(_ events.Event, ev Event, _ *replay.Narrator) error {
-			res.Events = append(res.Events, ev)
-			return nil
+		err = s.worker(r.Context(), func() error {
+			n, err := s.tell(r.Context(), id, from, to, func(_ events.Event, ev Event, _ *replay.Narrator) error {
+				res.Events = append(res.Events, ev)
+				return nil
+			})
+			if n != nil && err == nil {
+				s.narrators.Put(id, n) // the next page starts where this one ends
+			}
+			return err
 		})
 		if err != nil {
 			s.writeStoreError(w, r, id, err)

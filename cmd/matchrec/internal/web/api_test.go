@@ -23,13 +23,14 @@ func TestAPIStateEventsAndMatches(t *testing.T) {
 	m := r.create(readScript(t, "3e-boltguns-vs-boyz.yaml"))
 	head := r.playTo(m, 20)
 
-	var list []web.MatchSummary
-	if code, b := r.get("/api/matches", nil, &list); code != http.StatusOK {
+	var res web.MatchesResponse
+	if code, b := r.get("/api/matches", nil, &res); code != http.StatusOK {
 		t.Fatalf("matches: %d %s", code, b)
 	}
+	list := res.Matches
 	if len(list) != 1 || list[0].ID != m.id || list[0].Head != head || list[0].Name != "Boltguns vs Boyz" ||
-		len(list[0].Players) != 2 || list[0].Players[0].Name != "Alice" {
-		t.Fatalf("matches: %+v", list)
+		len(list[0].Players) != 2 || list[0].Players[0].Name != "Alice" || list[0].Status != "live" || res.Rev == 0 {
+		t.Fatalf("matches: %+v", res)
 	}
 
 	for _, at := range []uint64{0, 1, 11, head} {
@@ -73,8 +74,14 @@ func TestAPIStateEventsAndMatches(t *testing.T) {
 		}
 	}
 	var first web.EventsResponse
-	if _, b := r.get("/api/matches/"+m.id+"/events?limit=1", nil, &first); bytes.Contains(b, []byte("tokens")) {
+	if _, b := r.get("/api/matches/"+m.id+"/events?from=1&limit=1", nil, &first); bytes.Contains(b, []byte("tokens")) || first.Events[0].Seq != 1 {
 		t.Fatalf("match.created leaks the token hashes: %s", b)
+	}
+	// Without from: the last events, the tail a page shows first.
+	var last web.EventsResponse
+	if code, b := r.get("/api/matches/"+m.id+"/events?limit=4", nil, &last); code != http.StatusOK ||
+		len(last.Events) != 4 || last.Events[0].Seq != head-3 || last.Events[3].Seq != head || last.Next != 0 {
+		t.Fatalf("the last 4 events: %d %s", code, b)
 	}
 	var tail web.EventsResponse
 	if code, b := r.get(fmt.Sprintf("/api/matches/%s/events?from=%d", m.id, head+1), nil, &tail); code != http.StatusOK || len(tail.Events) != 0 || tail.Next != 0 {
@@ -158,6 +165,15 @@ func TestAPIBadInput(t *testing.T) {
 		{"stream from not a number", "GET", id + "/stream?from=abc", nil, 400, projector.CodeBadRequest},
 		{"bad Last-Event-ID", "GET", id + "/stream", http.Header{"Last-Event-Id": {"abc"}}, 400, projector.CodeBadRequest},
 		{"matches with a parameter", "GET", "/api/matches?x=1", nil, 400, projector.CodeBadRequest},
+		{"matches of a bad status", "GET", "/api/matches?status=over", nil, 400, projector.CodeBadRequest},
+		{"matches in a bad order", "GET", "/api/matches?sort=name", nil, 400, projector.CodeBadRequest},
+		{"matches, limit zero", "GET", "/api/matches?limit=0", nil, 400, projector.CodeBadRequest},
+		{"matches, limit too big", "GET", "/api/matches?limit=1001", nil, 400, projector.CodeBadRequest},
+		{"matches, a bad cursor", "GET", "/api/matches?cursor=xyz", nil, 400, projector.CodeBadRequest},
+		{"matches, a bad since", "GET", "/api/matches?since=-1", nil, 400, projector.CodeBadRequest},
+		{"turns of an unknown match", "GET", "/api/matches/nosuchmatch/turns", nil, 404, projector.CodeNotFound},
+		{"turns with a parameter", "GET", id + "/turns?at=3", nil, 400, projector.CodeBadRequest},
+		{"overlay of an unknown kind", "GET", "/matches/" + m.id + "?overlay=huge", nil, 400, projector.CodeBadRequest},
 
 		{"judge view without a token", "GET", id + "/stream?view=judge", nil, 401, projector.CodeUnauthorized},
 		{"a wrong token", "GET", id + "/state", bearer("0123456789abcdef"), 401, projector.CodeUnauthorized},

@@ -22,8 +22,8 @@ func TestBroadcastDelay(t *testing.T) {
 	if code, b := r.get(id+"/state", nil, nil); code != http.StatusNotFound {
 		t.Fatalf("public state of a match created just now: %d %s", code, b)
 	}
-	var list []web.MatchSummary
-	if r.get("/api/matches", nil, &list); len(list) != 0 {
+	var list web.MatchesResponse
+	if r.get("/api/matches", nil, &list); len(list.Matches) != 0 {
 		t.Fatalf("listed before the delay: %+v", list)
 	}
 	var js web.StateResponse
@@ -110,7 +110,8 @@ func TestBroadcastDelay(t *testing.T) {
 	for _, c := range resp.Cookies() {
 		cookie = c
 	}
-	if resp.StatusCode != http.StatusOK || cookie == nil || !cookie.HttpOnly || cookie.Path != id+"/" {
+	if resp.StatusCode != http.StatusOK || cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode ||
+		cookie.Value == m.judge() || len(cookie.Value) < 32 {
 		t.Fatalf("judge cookie: %d %+v", resp.StatusCode, cookie)
 	}
 	withCookie := http.Header{"Cookie": {cookie.Name + "=" + cookie.Value}}

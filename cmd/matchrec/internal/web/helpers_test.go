@@ -34,11 +34,16 @@ type rig struct {
 
 func newRig(t testing.TB, delay time.Duration) *rig {
 	t.Helper()
+	return newRigWith(t, node.Config{DataDir: t.TempDir(), Delay: delay})
+}
+
+// newRigWith is newRig on cfg (its DataDir set), listening on free ports.
+func newRigWith(t testing.TB, cfg node.Config) *rig {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	n, err := node.Open(ctx, node.Config{
-		DataDir: t.TempDir(), Listen: "127.0.0.1:0", HTTP: "127.0.0.1:0", Delay: delay,
-	})
+	cfg.Listen, cfg.HTTP = "127.0.0.1:0", "127.0.0.1:0"
+	n, err := node.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,12 +115,35 @@ func (r *rig) step(m *match) api.Result {
 	if st.Cmd.Type == projector.CmdRoll {
 		verb = api.VerbRoll
 	}
+	if st.Cmd.Type == projector.CmdRoll && st.Cmd.Digital {
+		r.seedAll(m)
+	}
 	var res api.Result
 	cmd := st.Cmd
 	if err := r.api.Call(context.Background(), verb, api.ExecuteRequest{Match: m.id, Token: m.tokens[role], Command: &cmd}, &res); err != nil {
 		r.t.Fatalf("%s: %v", st.Where(m.next-1), err)
 	}
 	return res
+}
+
+// seedAll commits and reveals every player's dice seed the match waits
+// for before a digital roll (scheme 2), as a player's CLI does.
+func (r *rig) seedAll(m *match) {
+	r.t.Helper()
+	for round := 0; round < 8; round++ {
+		st := r.state(m.id, 0)
+		due := false
+		for _, pl := range st.Players {
+			if c, ok := st.SeedCommand(pl.ID, []byte("web test secret of "+pl.ID)); ok {
+				r.command(m, api.RolePlayer(pl.ID), c)
+				due = true
+				break // the state moved on: look again
+			}
+		}
+		if !due {
+			return
+		}
+	}
 }
 
 // playTo plays steps until the match's head is at least seq.
@@ -175,6 +203,7 @@ func bearer(tok string) http.Header {
 type sseMsg struct {
 	id, event string
 	data      web.StreamMessage
+	raw       string    // the data as sent
 	at        time.Time // when the client read it
 }
 
@@ -237,7 +266,7 @@ func (c *sseClient) read(body io.ReadCloser) {
 		switch {
 		case line == "":
 			if data.Len() > 0 {
-				m.at = time.Now()
+				m.at, m.raw = time.Now(), data.String()
 				if m.event == "" {
 					if err := json.Unmarshal([]byte(data.String()), &m.data); err != nil {
 						c.done <- err
@@ -293,4 +322,19 @@ func (c *sseClient) close() {
 	c.cancel()
 	for range c.msgs { // wait for the reader to stop
 	}
+}
+
+// command records c as role (api.RoleJudge or api.RolePlayer(id)) through
+// the NATS API.
+func (r *rig) command(m *match, role string, c projector.Command) api.Result {
+	r.t.Helper()
+	verb := api.VerbDeclare
+	if c.Type == projector.CmdRoll {
+		verb = api.VerbRoll
+	}
+	var res api.Result
+	if err := r.api.Call(context.Background(), verb, api.ExecuteRequest{Match: m.id, Token: m.tokens[role], Command: &c}, &res); err != nil {
+		r.t.Fatalf("%s as %s: %v", c.Type, role, err)
+	}
+	return res
 }

@@ -1,19 +1,15 @@
 package web
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/replay"
-	"github.com/matchrec/matchrec/store"
-	"github.com/matchrec/matchrec/store/natsbus"
 )
 
 // StreamMessage is the data of one message of /api/matches/{id}/stream;
@@ -26,31 +22,17 @@ type StreamMessage struct {
 	State *projector.State `json:"state,omitempty"`
 }
 
-// streamItem is one event on its way to the client: the board after it,
-// and when it may be sent.
-type streamItem struct {
-	ev      Event
-	state   *projector.State
-	release time.Time
-}
-
 // apiStream is the Server-Sent Events stream of a match: every event from
 // ?from= (or, on a reconnect, from the Last-Event-ID the browser sends,
 // which wins) in order, each once, then each new one as it is recorded.
 //
-// History comes from the store, then the stream follows the match's NATS
-// subject (natsbus.Subscribe, an ordered JetStream consumer) from the event
-// after the last one the store gave: no gap and no duplicate between the
-// two, and a branch's inherited events, which its subject lacks, come from
-// the store. Public clients get each event at its release (visibility).
+// New events come from the match's hub (hub.go), which follows the bus
+// once for all its viewers; events older than the hub's ring come from
+// the store first, narrated from the nearest snapshot before them, on a
+// viewers' worker. Public clients get each event at its release.
 func (s *Server) apiStream(w http.ResponseWriter, r *http.Request) {
-	id, ok := matchID(w, r)
+	id, q, ok := s.matchQuery(w, r, "from")
 	if !ok {
-		return
-	}
-	q, err := parseQuery(r, "from")
-	if err != nil {
-		writeError(w, projector.CodeBadRequest, err.Error())
 		return
 	}
 	from, given, err := q.seq("from")
@@ -68,11 +50,7 @@ func (s *Server) apiStream(w http.ResponseWriter, r *http.Request) {
 		writeError(w, projector.CodeBadRequest, err.Error())
 		return
 	}
-	judge, ok := s.judge(w, r, id, q)
-	if !ok {
-		return
-	}
-	head, ok := s.visibleHead(w, r, id, judge)
+	judge, head, ok := s.viewer(w, r, id, q)
 	if !ok {
 		return
 	}
@@ -81,178 +59,119 @@ func (s *Server) apiStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	ctx := r.Context()
 	rc := http.NewResponseController(w)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no") // a proxy in front must not buffer the stream
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Accel-Buffering", "no") // a proxy in front must not buffer the stream
 	w.WriteHeader(http.StatusOK)
+	st := &stream{s: s, w: w, rc: rc}
 	// retry: reconnect after a second, not the browser's default three.
-	if _, err := io.WriteString(w, "retry: 1000\n\n"); err != nil || rc.Flush() != nil {
+	if st.write([]byte("retry: 1000\n\n")) != nil || st.flush() != nil {
 		return
 	}
 
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	items := make(chan streamItem, 64)
-	fail := make(chan error, 1)
-	go func() {
-		defer close(items)
-		fail <- s.follow(ctx, id, from, judge, items)
-	}()
-	s.send(ctx, w, rc, items)
-	cancel()
-	for range items { // let follow finish before its error is read
+	h, err := s.hubs.join(ctx, id)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn().Err(err).Str("match", id).Msg("event stream stopped")
+			st.event("feed-status", feedStatus{State: "stalled", Message: err.Error()})
+		}
+		return
 	}
-	if err := <-fail; err != nil {
-		s.log.Warn().Err(err).Str("match", id).Msg("event stream stopped")
-		b, _ := json.Marshal(map[string]string{"code": string(projector.CodeInternal), "message": err.Error()})
-		// Named "feed-error": a message named "error" would look like a
-		// connection error to EventSource, which then reconnects anyway.
-		_, _ = fmt.Fprintf(w, "event: feed-error\ndata: %s\n\n", b)
-		_ = rc.Flush()
+	defer s.hubs.leave(h)
+	v := &viewer{judge: judge, next: from, wake: make(chan struct{}, 1)}
+	h.add(v)
+	defer h.remove(v)
+
+	// Older than the ring: from the store, narrated from the nearest
+	// snapshot. The hub's events meanwhile wait in its ring.
+	if first := h.first(); v.next < first {
+		err := s.worker(ctx, func() error {
+			_, err := s.tell(ctx, id, v.next, first-1, func(e events.Event, ev Event, _ *replay.Narrator) error {
+				b, err := json.Marshal(ev)
+				if err != nil {
+					return err
+				}
+				return st.write(frame(e.Seq, b, nil))
+			})
+			return err
+		})
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Warn().Err(err).Str("match", id).Msg("event stream catch-up failed")
+			}
+			return
+		}
+		v.next = first
+	}
+
+	ping := time.NewTicker(s.cfg.KeepAlive)
+	defer ping.Stop()
+	for {
+		frames, status, behind := h.pull(v)
+		if status != nil && st.event("feed-status", status) != nil {
+			return
+		}
+		if behind {
+			// Too slow for the ring: drop it; the browser reconnects
+			// with Last-Event-ID and catches up from the store.
+			_ = st.write([]byte(": behind: reconnect to catch up\n\n"))
+			return
+		}
+		for _, f := range frames {
+			if st.write(f) != nil {
+				return
+			}
+		}
+		if (len(frames) > 0 || status != nil) && st.flush() != nil {
+			return
+		}
+		select {
+		case <-v.wake:
+		case <-ping.C:
+			if st.write([]byte(": keep-alive\n\n")) != nil || st.flush() != nil {
+				return
+			}
+		case <-ctx.Done():
+			return
+		case <-h.ctx.Done():
+			return
+		}
 	}
 }
 
-// follow narrates the match from the store and then from the bus, queueing
-// every event from from on with the board after it and its release time.
-func (s *Server) follow(ctx context.Context, id string, from uint64, judge bool, out chan<- streamItem) error {
-	var prev time.Time
-	emit := func(ev Event, e events.Event, n *replay.Narrator) error {
-		st := n.State().Clone()
-		st.Match = id // the narrator folds without a match id
-		prev = s.vis.release(judge, e.Time, prev)
-		select {
-		case out <- streamItem{ev: ev, state: publicState(st), release: prev}:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	var last events.Event
-	t, err := s.narrate(ctx, id, 1, 0, func(e events.Event, ev Event, n *replay.Narrator) error {
-		last = e
-		if e.Seq < from {
-			return nil
-		}
-		return emit(ev, e, n)
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil // the client left, or the server stops
-		}
-		return err
-	}
-	// Only events that chain from the store's and are the store's own
-	// (natsbus.RecordCheck) are delivered; anything else stops the feed
-	// with natsbus.ErrBusDiffers.
-	after := store.Head{Seq: last.Seq, Hash: last.Hash}
-	err = natsbus.Subscribe(ctx, s.js, id, after, natsbus.RecordCheck{Store: s.st}, func(e events.Event) error {
-		last = e
-		ev, err := t.next(e)
-		if err != nil {
-			return err
-		}
-		if e.Seq < from {
-			return nil
-		}
-		return emit(ev, e, t.n)
-	})
-	if ctx.Err() != nil {
-		return nil
-	}
+// stream writes one event stream, each burst within Config.WriteTimeout:
+// a client that stops reading is dropped instead of holding the frames
+// it has not taken.
+type stream struct {
+	s  *Server
+	w  io.Writer
+	rc *http.ResponseController
+}
+
+func (st *stream) write(b []byte) error {
+	_ = st.rc.SetWriteDeadline(time.Now().Add(st.s.cfg.WriteTimeout))
+	_, err := st.w.Write(b)
 	return err
 }
 
-// send writes queued events as they are released, each with its id, and
-// the board only with the last event of what is ready at once. An idle
-// stream gets a comment every KeepAlive.
-func (s *Server) send(ctx context.Context, w io.Writer, rc *http.ResponseController, items <-chan streamItem) {
-	ping := time.NewTicker(s.cfg.KeepAlive)
-	defer ping.Stop()
-	var (
-		queue  []streamItem
-		closed bool
-		timer  *time.Timer
-		wake   <-chan time.Time
-	)
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	for {
-		// Take everything already queued, so a burst goes out as one.
-	drain:
-		for !closed {
-			select {
-			case it, ok := <-items:
-				if !ok {
-					closed = true
-					break drain
-				}
-				queue = append(queue, it)
-			default:
-				break drain
-			}
-		}
-		now := time.Now()
-		ready := 0
-		for ready < len(queue) && !queue[ready].release.After(now) {
-			ready++
-		}
-		if ready > 0 {
-			for i, it := range queue[:ready] {
-				m := StreamMessage{Event: it.ev}
-				if i == ready-1 {
-					m.State = it.state
-				}
-				b, err := json.Marshal(m)
-				if err != nil {
-					s.log.Error().Err(err).Msg("encode stream message")
-					return
-				}
-				if _, err := fmt.Fprintf(w, "id: %s\ndata: %s\n\n", strconv.FormatUint(it.ev.Seq, 10), b); err != nil {
-					return
-				}
-			}
-			if rc.Flush() != nil {
-				return
-			}
-			clear(queue[:ready]) // drop the boards for the collector
-			queue = queue[ready:]
-			continue
-		}
-		if closed && len(queue) == 0 {
-			return
-		}
-		wake = nil
-		if len(queue) > 0 {
-			if timer == nil {
-				timer = time.NewTimer(time.Until(queue[0].release))
-			} else {
-				timer.Reset(time.Until(queue[0].release))
-			}
-			wake = timer.C
-		}
-		in := items
-		if closed {
-			in = nil
-		}
-		select {
-		case it, ok := <-in:
-			if !ok {
-				closed = true
-			} else {
-				queue = append(queue, it)
-			}
-		case <-wake:
-		case <-ping.C:
-			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
-				return
-			}
-		case <-ctx.Done():
-			return
-		}
+func (st *stream) flush() error {
+	_ = st.rc.SetWriteDeadline(time.Now().Add(st.s.cfg.WriteTimeout))
+	return st.rc.Flush()
+}
+
+// event sends a named event (feed-status) with v as its JSON data, at
+// once. Named, not "error": EventSource takes a message named "error" for
+// a connection error.
+func (st *stream) event(name string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
 	}
+	if err := st.write(fmt.Appendf(nil, "event: %s\ndata: %s\n\n", name, b)); err != nil {
+		return err
+	}
+	return st.flush()
 }

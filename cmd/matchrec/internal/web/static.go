@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"embed"
+	"fmt"
 	"io/fs"
 	"net/http"
 
@@ -24,21 +25,14 @@ func assetFS() fs.FS {
 	return sub
 }
 
-// pageHeaders are set on every page and asset. The policy lets a page load
-// only from this server: nothing external, no inline script. It also makes
-// the "no network" promise checkable in a browser's console.
-func pageHeaders(w http.ResponseWriter) {
-	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'")
-	h.Set("X-Content-Type-Options", "nosniff")
-	// Revalidate: after an upgrade the browser must not keep old scripts.
-	h.Set("Cache-Control", "no-cache")
-}
+// revalidate makes browsers check pages and assets again on each load:
+// after an upgrade they must not keep old scripts.
+func revalidate(w http.ResponseWriter) { w.Header().Set("Cache-Control", "no-cache") }
 
 func staticHandler() http.Handler {
 	files := http.StripPrefix("/static/", http.FileServerFS(assetFS()))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		pageHeaders(w)
+		revalidate(w)
 		files.ServeHTTP(w, r)
 	})
 }
@@ -58,25 +52,38 @@ func servePage(w http.ResponseWriter, name string, edit func([]byte) []byte) {
 	if edit != nil {
 		b = edit(b)
 	}
-	pageHeaders(w)
+	revalidate(w)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_, _ = w.Write(b)
 }
+
+// overlays are the variants of ?overlay=: the slim bar alone, the
+// short-lived cards alone, or both (1 is full, as before there were
+// variants).
+var overlays = map[string]string{"bar": "bar", "cards": "cards", "full": "full", "1": "full"}
 
 // matchPage serves the match page (live, replay, overlay: one page, its
 // script reads the query). A well-formed id is served even before the match
 // exists or is public: a streamer sets the browser source up before the
 // match starts, and the page waits for it.
 //
-// The overlay gets its class on <body> from the server: set by the script
-// alone, the page would flash its dark background in the stream first.
+// The overlay gets its classes on <body> from the server: set by the
+// script alone, the page would flash its dark background in the stream
+// first.
 func (s *Server) matchPage(w http.ResponseWriter, r *http.Request) {
 	if _, ok := matchID(w, r); !ok {
 		return
 	}
 	var edit func([]byte) []byte
-	if r.URL.Query().Get("overlay") == "1" {
-		edit = func(b []byte) []byte { return bytes.Replace(b, []byte("<body "), []byte(`<body class="overlay" `), 1) }
+	if v := r.URL.Query().Get("overlay"); v != "" {
+		kind, ok := overlays[v]
+		if !ok {
+			writeError(w, projector.CodeBadRequest, fmt.Sprintf("overlay=%q: want bar, cards or full", v))
+			return
+		}
+		edit = func(b []byte) []byte {
+			return bytes.Replace(b, []byte("<body "), []byte(`<body class="overlay overlay-`+kind+`" `), 1)
+		}
 	}
 	servePage(w, "match.html", edit)
 }

@@ -37,7 +37,8 @@ export function renderRoll(head, box, state) {
   box.replaceChildren(...roll.values.map((v) => die(v, roll.need)));
 }
 
-function die(v, need) {
+// die is one die face: pips, lit when it meets need.
+export function die(v, need) {
   // A die succeeds when it meets the target number; with no target number
   // (a plain roll) nothing is marked.
   const state = need ? (v >= need ? 'success' : 'fail') : 'plain';

@@ -1,24 +1,44 @@
 // match.js — the match page: wires the API, the live stream and the
-// replay controls to the views (board, dice, tally, status, feed). One
-// page serves live viewers, replay and, with ?overlay=1, the streaming
-// overlay (which shows only the pending step, the last roll and the tally).
+// replay controls to the views (board, dice, tally, status, feed, judge).
+// One page serves live viewers, replay and, with ?overlay=bar|cards|full,
+// the streaming overlay.
+//
+// It opens at once on a match of any length: the board now (a seek from
+// the nearest snapshot), the last events of the feed and the turn marks,
+// then the live stream from the event after the board; older events load
+// when the reader scrolls back.
 
-// judge is a live binding: enterJudgeView may turn it on.
-import {matchId, overlay, judge, enterJudgeView, apiURL, getJSON} from './api.js';
+import {matchId, overlay, judge, deepLink, dropTokenFragment, loginURL, apiURL, getJSON} from './api.js';
 import {renderBoard} from './board.js';
 import {renderRoll} from './dice.js';
 import {renderTally} from './tally.js';
 import {renderStatus} from './status.js';
+import {renderJudge} from './judge.js';
 import {Feed} from './feed.js';
+import {Overlay} from './overlay.js';
 import {follow} from './stream.js';
 import {Replay} from './replay.js';
+import {sideOf} from './sides.js';
 
 const $ = (id) => document.getElementById(id);
-const feed = new Feed($('feed'));
+const FEED_PAGE = 100; // events a feed page holds
 
 // Tests and the latency measurement read when each event's board was
-// drawn (Date.now() per seq).
-window.__mr = {rendered: {}};
+// drawn (Date.now() per seq), when the page first showed a board and when
+// it was ready (the feed's last page and the turn marks in): each
+// performance.now(), from the start of the page's navigation.
+window.__mr = {rendered: {}, firstDraw: 0, ready: 0};
+
+const feed = new Feed($('feed'), {
+  onPick: (seq) => replay.seek(seq),
+  loadOlder: async (before) => {
+    const from = Math.max(1, before - FEED_PAGE);
+    if (before <= 1) return [];
+    const page = await getJSON(apiURL('events', {from, limit: before - from}));
+    return page.events;
+  },
+});
+const ov = overlay ? new Overlay(overlay) : null;
 
 let liveState = null; // the newest board the stream gave
 let seekCount = 0;    // stale replay answers are dropped by this number
@@ -29,6 +49,7 @@ const replay = new Replay({
     try {
       const r = await getJSON(apiURL('state', {at: seq}));
       if (n === seekCount && !replay.live) draw(r.state);
+      if (!overlay) await feed.reach(seq).then(() => n === seekCount && !replay.live && feed.mark(seq));
     } catch (e) {
       message(e.message);
     }
@@ -40,15 +61,20 @@ const replay = new Replay({
 });
 
 function draw(state) {
-  renderStatus(state);
-  renderRoll($('roll-head'), $('dice'), state);
-  renderTally($('tally'), state);
-  if (!overlay) {
+  if (ov) {
+    ov.draw(state);
+  } else {
+    renderStatus(state);
+    renderRoll($('roll-head'), $('dice'), state);
+    renderTally($('tally'), state);
     renderBoard($('board'), state);
+    if (judge) renderJudge($('judge'), state);
     feed.mark(state.seq);
   }
+  replay.setEnded(!!liveState?.ended);
   document.body.dataset.seq = state.seq;
   window.__mr.rendered[state.seq] = Date.now();
+  window.__mr.firstDraw ||= performance.now();
 }
 
 function message(text) {
@@ -57,10 +83,21 @@ function message(text) {
   m.hidden = !text;
 }
 
-function connState(s, detail) {
+function connState(s) {
   const c = $('conn');
-  c.textContent = s === 'error' ? `feed error: ${detail}` : s;
+  c.textContent = s;
   c.dataset.state = s;
+}
+
+// feedStatus shows the hub's word on the feed: paused when the bus copy
+// differs from the record (nothing unverified is ever shown), stalled
+// when the bus cannot be reached.
+function feedStatus(st) {
+  const el = $('feed-status');
+  el.textContent = st.state === 'ok' ? '' : st.message || st.state;
+  el.hidden = st.state === 'ok';
+  el.dataset.state = st.state;
+  document.body.dataset.feed = st.state;
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -72,6 +109,15 @@ async function firstState() {
     try {
       return await getJSON(apiURL('state'));
     } catch (e) {
+      if (e.status === 401 && judge) {
+        message('The judge view needs the judge login: ');
+        const a = document.createElement('a');
+        a.href = loginURL;
+        a.textContent = 'log in';
+        $('message').append(a);
+        await sleep(5000);
+        continue;
+      }
       if (e.status === 404) message(`Waiting for match ${matchId}…`);
       else message(e.message);
       await sleep(e.status === 404 ? 2000 : 5000);
@@ -79,47 +125,59 @@ async function firstState() {
   }
 }
 
-// loadFeed reads the narrated history page by page.
-async function loadFeed(upTo) {
-  let from = 1;
-  while (from && from <= upTo) {
-    const page = await getJSON(apiURL('events', {from}));
-    for (const ev of page.events) feed.add(ev);
-    from = page.next || 0;
-  }
-}
-
-async function start() {
-  document.body.classList.toggle('overlay', overlay);
-  try {
-    await enterJudgeView();
-  } catch (e) {
-    message(`Judge view refused: ${e.message}. Showing the public view.`);
-  }
-  const r = await firstState();
-  message('');
+function header(r) {
   const view = $('view-badge');
   if (judge) {
     view.textContent = 'judge view — no delay';
     view.dataset.view = 'judge';
-  } else if (r.delay_ms > 0) {
-    view.textContent = `delayed ${Math.round(r.delay_ms / 1000)} s`;
-    view.dataset.view = 'delayed';
+    $('judge-panel').hidden = false;
+    const out = $('logout');
+    out.action = `/matches/${encodeURIComponent(matchId)}/logout`;
+    out.hidden = false;
+  } else {
+    if (r.delay_ms > 0) {
+      view.textContent = `delayed ${Math.round(r.delay_ms / 1000)} s`;
+      view.dataset.view = 'delayed';
+    }
+    const a = $('judge-link');
+    a.href = loginURL;
+    a.hidden = false;
   }
+}
+
+async function start() {
+  const dropped = dropTokenFragment();
+  const r = await firstState();
+  message(dropped ? 'Judges log in on the judge login page now: a token no longer goes in the address.' : '');
+  header(r);
   liveState = r.state;
   replay.setHead(r.head);
+  const pages = [];
+  if (!overlay) {
+    pages.push(getJSON(apiURL('events', {limit: FEED_PAGE})).then((p) => {
+      for (const ev of p.events) feed.add(ev);
+    }));
+    pages.push(getJSON(apiURL('turns')).then((t) => replay.setTurns(t.turns, (player) => sideOf(liveState, player))));
+  }
   draw(r.state);
-  if (!overlay) await loadFeed(r.state.seq);
+  await Promise.all(pages).catch((e) => message(e.message));
+  feed.mark(r.state.seq);
+  feed.scrollToEnd();
+  window.__mr.ready = performance.now();
+  if (deepLink) replay.seek(deepLink);
   follow(apiURL('stream'), r.state.seq + 1, {
     onMessage: (m) => {
-      feed.add(m.event);
+      if (!overlay) feed.add(m.event);
+      if (m.event.type === 'turn.started') replay.addTurn({turn: m.event.payload.turn, player: m.event.payload.player, seq: m.event.seq});
       replay.setHead(m.event.seq);
+      if (document.body.dataset.feed && document.body.dataset.feed !== 'ok') feedStatus({state: 'ok'});
       if (m.state) {
         liveState = m.state;
         if (replay.live) draw(m.state);
       }
     },
     onStatus: connState,
+    onFeed: feedStatus,
   });
 }
 

@@ -1,9 +1,10 @@
 // stream.js — live events by Server-Sent Events. On a dropped connection
-// EventSource reconnects by itself and sends the last id it saw
-// (Last-Event-ID), so the server resumes right after it; the page still
-// drops any seq it already has, so nothing is shown twice.
+// (or when the server drops a page too slow to keep up) EventSource
+// reconnects by itself and sends the last id it saw (Last-Event-ID), so
+// the server resumes right after it; the page still drops any seq it
+// already has, so nothing is shown twice.
 
-export function follow(url, from, {onMessage, onStatus}) {
+export function follow(url, from, {onMessage, onStatus, onFeed}) {
   let last = from - 1;
   let es = null;
   let retry = null;
@@ -19,7 +20,9 @@ export function follow(url, from, {onMessage, onStatus}) {
       last = d.event.seq;
       onMessage(d);
     };
-    es.addEventListener('feed-error', (m) => onStatus('error', JSON.parse(m.data).message));
+    // The hub's word on its feed: ok, paused (the bus copy differs from
+    // the record: nothing unverified is ever sent) or stalled.
+    es.addEventListener('feed-status', (m) => onFeed(JSON.parse(m.data)));
     es.onerror = () => {
       if (es.readyState !== EventSource.CLOSED) {
         onStatus('reconnecting');
@@ -31,6 +34,18 @@ export function follow(url, from, {onMessage, onStatus}) {
       retry = setTimeout(open, 3000);
     };
   }
+
+  // A page left for another is kept alive by the browser for a while
+  // (the back/forward cache) with its connections open: a browser allows
+  // only six to a server, so close the stream when the page is hidden and
+  // open it again, from where it was, if the page comes back.
+  window.addEventListener('pagehide', () => {
+    clearTimeout(retry);
+    es.close();
+  });
+  window.addEventListener('pageshow', (e) => {
+    if (e.persisted) open();
+  });
 
   open();
   return () => {
