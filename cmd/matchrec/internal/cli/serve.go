@@ -19,6 +19,7 @@ func (a *app) serveCmd() *cobra.Command {
 	var delay time.Duration
 	var insecure, cluster, migrate bool
 	var replicas int
+	var wf webFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the recorder: store, NATS, relay, API and web pages, until interrupted",
@@ -68,17 +69,21 @@ another's: nobody splits a match's truth.
 
 It also serves the matches to browsers on --http (default
 127.0.0.1:8080; "off" for none): a match list, a live board with replay,
-and an overlay for streaming software (/matches/ID?overlay=1), beside a
-JSON API (docs/http.md). Everything is built in; the pages load nothing
-from the network. --delay holds every event back from the public pages
-until its recording time plus the delay, so players cannot watch the
-stream for hidden information; the judge's view
-(/matches/ID#judge=JUDGE_TOKEN) has no delay.`,
+and an overlay for streaming software (/matches/ID?overlay=full, bar or
+cards), beside a JSON API (docs/http.md). Everything is built in; the
+pages load nothing from the network. --delay holds every event back from
+the public pages until its recording time plus the delay, so players
+cannot watch the stream for hidden information; the judge logs in on
+/matches/ID/judge (a form: the token never goes in an address) and
+watches without the delay. --http-cors lets one other origin read the
+API; --http-tls-cert/--http-tls-key serve HTTPS. At a terminal, serve
+first prints the pages' addresses.`,
 		Example: `  matchrec serve
   matchrec --data /var/lib/matchrec serve --nats-listen 0.0.0.0:4222 --tls-cert nats.crt --tls-key nats.key
   matchrec serve --nats nats://nats.example:4222 --nats-creds recorder.creds
   matchrec serve --cluster --nats nats://n1:4222,nats://n2:4222,nats://n3:4222 --nats-creds recorder.creds
   matchrec serve --http 0.0.0.0:8080 --delay 30s   # a delayed broadcast
+  matchrec serve --http-cors https://overlay.example
 
   # from another terminal, with the stock NATS CLI:
   nats --creds matchrec-data/client.creds --inbox-prefix _INBOX_client req matchrec.api.matches ''
@@ -107,15 +112,20 @@ stream for hidden information; the judge's view
 			if httpAddr == "off" {
 				httpAddr = ""
 			}
+			if err := wf.check(); err != nil {
+				return usageErr(err)
+			}
 			if natsURL == "" {
 				a.warnOpen(listen, insecure, tlsCert != "")
 			}
-			n, err := node.Open(ctx, node.Config{
+			cfg := node.Config{
 				DataDir: a.data, NATSURL: natsURL, NATSAuth: a.natsAuth.credentials(natsbus.RoleRecorder),
 				Listen: listen, Insecure: insecure, TLSCert: tlsCert, TLSKey: tlsKey,
 				WriteServerFile: true, Log: a.log, HTTP: httpAddr, Delay: delay,
 				Cluster: cluster, Replicas: replicas, Migrate: migrate,
-			})
+			}
+			wf.apply(&cfg)
+			n, err := node.Open(ctx, cfg)
 			if err != nil {
 				if errors.Is(err, node.ErrLocked) {
 					return &cliError{exit: ExitUsage, code: projector.CodeLocked, msg: fmt.Sprintf(
@@ -123,6 +133,7 @@ stream for hidden information; the judge's view
 				}
 				return unavailable("cannot start: %v", err)
 			}
+			a.printURLs(ctx, n)
 			a.log.Info().Str("nats", n.URL()).Str("http", n.HTTPURL()).Dur("delay", delay).Str("data", abs(a.data)).
 				Str("auth", n.Auth()).Str("identity", hex.EncodeToString(n.Identity())).Msg("matchrec serving; stop with Ctrl-C")
 			client := n.CredsPath(natsbus.RoleClient)
@@ -154,6 +165,7 @@ stream for hidden information; the judge's view
 	cmd.Flags().StringVar(&tlsKey, "tls-key", "", "TLS key (PEM) of --tls-cert")
 	cmd.Flags().StringVar(&httpAddr, "http", web.DefaultAddr, `HOST:PORT of the web pages and HTTP API ("off": none; port 0: any free port)`)
 	cmd.Flags().DurationVar(&delay, "delay", 0, "broadcast delay of the public web pages, e.g. 30s (the judge's view has none)")
+	wf.register(cmd.Flags())
 	return cmd
 }
 
