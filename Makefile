@@ -16,7 +16,7 @@ FUZZTIME ?= 1m
 FUZZ := ./events:FuzzUnmarshal ./projector/script:FuzzParse \
 	./replay:FuzzAPIRequest ./replay:FuzzReadBundle ./replay:FuzzBundleRecord
 
-.PHONY: help build demo-build test test-long test-cluster golden golden-record demo cluster-demo bench fuzz clean
+.PHONY: help build demo-build test test-long test-cluster golden golden-record demo cluster-demo bench loadtest fuzz clean
 
 help:
 	@echo "make build   build $(BIN)"
@@ -29,6 +29,7 @@ help:
 	@echo "make demo    build $(DEMO_BIN) (no analytics), play every example into a fresh data dir, print its log, state and audit"
 	@echo "make bench   run the benchmarks (BENCHTIME=$(BENCHTIME))"
 	@echo "make fuzz    run each fuzz target in turn (FUZZTIME=$(FUZZTIME) each)"
+	@echo "make loadtest  500 SSE viewers on a 10,000-event match while a player records (docs/PERFORMANCE.md)"
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/matchrec
@@ -98,6 +99,12 @@ fuzz:
 		echo "== fuzz $$name ($$pkg, $(FUZZTIME))"; \
 		GOMAXPROCS=1 $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s -parallel 1 $$pkg; \
 	done
+
+# The viewers' load test: MATCHREC_LOAD_VIEWERS (500) streams on a
+# MATCHREC_LOAD_EVENTS (10,000) event match while a player records
+# MATCHREC_LOAD_COMMANDS (200) commands at MATCHREC_LOAD_RATE (10) a second.
+loadtest:
+	$(GO) test -run '^$$' -bench 'BenchmarkViewers$$' -benchtime 1x -timeout 30m ./cmd/matchrec/internal/web/
 
 clean:
 	rm -rf bin

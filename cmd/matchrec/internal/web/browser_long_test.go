@@ -2,9 +2,7 @@ package web_test
 
 import (
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -15,12 +13,7 @@ import (
 
 // longEvents is the length of the long match of the page-load test and
 // benchmark (MATCHREC_LONG_EVENTS, default 20,000).
-func longEvents() int {
-	if n, err := strconv.Atoi(os.Getenv("MATCHREC_LONG_EVENTS")); err == nil && n > 0 {
-		return n
-	}
-	return 20_000
-}
+func longEvents() int { return envInt("MATCHREC_LONG_EVENTS", 20_000) }
 
 // The page of a long match opens with the board now, the last page of
 // events and the turn marks, never every event: older events load a page

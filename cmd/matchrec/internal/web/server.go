@@ -78,7 +78,8 @@ type Tuning struct {
 	// at least 1, so players' commands always find a CPU.
 	Workers int
 	// WriteTimeout drops a viewer whose connection takes longer than this
-	// to accept one burst of events; default 10s.
+	// to accept a write; default 10s (a write only waits once the socket
+	// buffers between hold megabytes the client has not read).
 	WriteTimeout time.Duration
 }
 

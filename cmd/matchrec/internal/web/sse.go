@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -88,17 +89,7 @@ func (s *Server) apiStream(w http.ResponseWriter, r *http.Request) {
 	// Older than the ring: from the store, narrated from the nearest
 	// snapshot. The hub's events meanwhile wait in its ring.
 	if first := h.first(); v.next < first {
-		err := s.worker(ctx, func() error {
-			_, err := s.tell(ctx, id, v.next, first-1, func(e events.Event, ev Event, _ *replay.Narrator) error {
-				b, err := json.Marshal(ev)
-				if err != nil {
-					return err
-				}
-				return st.write(frame(e.Seq, b, nil))
-			})
-			return err
-		})
-		if err != nil {
+		if err := s.catchUp(ctx, st, id, v.next, first-1); err != nil {
 			if ctx.Err() == nil {
 				s.log.Warn().Err(err).Str("match", id).Msg("event stream catch-up failed")
 			}
@@ -111,22 +102,14 @@ func (s *Server) apiStream(w http.ResponseWriter, r *http.Request) {
 	defer ping.Stop()
 	for {
 		frames, status, behind := h.pull(v)
-		if status != nil && st.event("feed-status", status) != nil {
-			return
-		}
 		if behind {
 			// Too slow for the ring: drop it; the browser reconnects
 			// with Last-Event-ID and catches up from the store.
 			_ = st.write([]byte(": behind: reconnect to catch up\n\n"))
 			return
 		}
-		for _, f := range frames {
-			if st.write(f) != nil {
-				return
-			}
-		}
-		if (len(frames) > 0 || status != nil) && st.flush() != nil {
-			return
+		if (len(frames) > 0 || status != nil) && s.burst(st, frames, status) != nil {
+			return // too slow to take a burst: dropped, it resumes
 		}
 		select {
 		case <-v.wake:
@@ -140,6 +123,70 @@ func (s *Server) apiStream(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// catchUpChunk is how many events a catch-up narrates per turn on a
+// worker; the worker is free again while they are written.
+const catchUpChunk = 512
+
+// catchUp writes events from..to from the store, narrated from where a
+// reader left off or the nearest snapshot before from: chunks narrated on a viewers' worker,
+// each written with the worker free, so a slow client never holds one.
+func (s *Server) catchUp(ctx context.Context, st *stream, id string, from, to uint64) error {
+	for from <= to {
+		end := min(to, from+catchUpChunk-1)
+		var frames [][]byte
+		err := s.worker(ctx, func() error {
+			n, err := s.tell(ctx, id, from, end, func(e events.Event, ev Event, _ *replay.Narrator) error {
+				b, err := json.Marshal(ev)
+				if err != nil {
+					return err
+				}
+				frames = append(frames, frame(e.Seq, b, nil))
+				return nil
+			})
+			if n != nil && err == nil {
+				s.narrators.Put(id, n) // the next chunk (this viewer's or another's) goes on from it
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if len(frames) == 0 {
+			return fmt.Errorf("match %s: no events %d..%d in the store", id, from, end)
+		}
+		for _, f := range frames {
+			if err := st.write(f); err != nil {
+				return err
+			}
+		}
+		from = end + 1
+	}
+	return nil
+}
+
+// burst writes what a hub gave a viewer. Writes are the one cost of a
+// viewer that grows with the viewers (the narration and the encoding are
+// the hub's, once per event); each goes into the socket's buffer at once
+// unless the client is megabytes behind, and one that cannot within
+// WriteTimeout drops the viewer.
+func (s *Server) burst(st *stream, frames [][]byte, status *feedStatus) error {
+	if status != nil {
+		b, err := json.Marshal(status)
+		if err != nil {
+			return err
+		}
+		if err := st.write(fmt.Appendf(nil, "event: feed-status\ndata: %s\n\n", b)); err != nil {
+			return err
+		}
+	}
+	for _, f := range frames {
+		if err := st.write(f); err != nil {
+			return err
+		}
+	}
+	return st.flush()
 }
 
 // stream writes one event stream, each burst within Config.WriteTimeout:
