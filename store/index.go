@@ -114,6 +114,20 @@ func ApplyIndex(e *MatchEntry, evs []events.Event) {
 	}
 }
 
+// HeadOnly reports whether evs, appended after event 1, change nothing
+// of their match's entry but its head and latest time (ApplyIndex):
+// none of them creates, branches or ends the match. Most appends are
+// such; a durable backend updates them without decoding the entry.
+func HeadOnly(evs []events.Event) bool {
+	for _, ev := range evs {
+		switch {
+		case ev.Seq == 1, ev.Type == events.TypeMatchCreated, ev.Type == events.TypeBranchCreated, ev.Type == events.TypeMatchEnded:
+			return false
+		}
+	}
+	return true
+}
+
 // BranchEntry is the entry a branch id of parent at event at starts from,
 // before its own events: the parent's setup, and the parent's end only if
 // the fork comes after it.

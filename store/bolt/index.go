@@ -17,13 +17,16 @@ import (
 // The match index (store.Index), kept by the writer in the same
 // transaction as each append:
 //
-//	ix-matches/<match id>        head seq (8) | EncodeValue(store.MatchEntry)
+//	ix-matches/<match id>        head (8) | updated (8) | rev (8) | EncodeValue(the rest of store.MatchEntry)
 //	ix-rev/<rev>                 filter record (one key per entry: its last change)
 //	ix-created/<CreatedKey>      filter record (created time | id)
 //	info/index                   indexVersion
 //
 // The filter record (store.FilterRecord) names the match and lets a
 // filtered page skip the entries it does not list without decoding them.
+// Head, Updated and Rev lead an entry as fixed-width integers: most
+// appends change only them (store.HeadOnly), and patch them in place
+// instead of decoding and encoding the entry.
 // ix-rev's own sequence is the index revision. The head seq in front of an
 // entry lets Open check every entry against the heads without decoding
 // it; an entry that disagrees (a file written by a build without the
@@ -38,7 +41,7 @@ var (
 
 // indexVersion is bumped when what an entry holds changes: Open then
 // rebuilds every entry.
-const indexVersion = 1
+const indexVersion = 2
 
 // indexTx is the index buckets of one transaction.
 type indexTx struct {
@@ -49,19 +52,38 @@ func openIndex(tx *bbolt.Tx) indexTx {
 	return indexTx{tx.Bucket(bktIxMatches), tx.Bucket(bktIxRev), tx.Bucket(bktIxCreated)}
 }
 
+// entryPrefix is the fixed part in front of an entry: head, updated, rev.
+const entryPrefix = 24
+
 // entry reads the entry of id; ok is false when there is none.
 func (x indexTx) entry(id string) (e store.MatchEntry, ok bool, err error) {
 	v := x.matches.Get([]byte(id))
 	if v == nil {
 		return e, false, nil
 	}
-	if len(v) < 8 {
+	if len(v) < entryPrefix {
 		return e, false, fmt.Errorf("%w: index entry of %q has %d bytes", ErrCorrupt, id, len(v))
 	}
-	if err := events.DecodeValue(v[8:], &e); err != nil {
+	if err := events.DecodeValue(v[entryPrefix:], &e); err != nil {
 		return e, false, fmt.Errorf("%w: index entry of %q: %w", ErrCorrupt, id, err)
 	}
+	e.Head, e.Updated, e.Rev = binary.BigEndian.Uint64(v), int64(binary.BigEndian.Uint64(v[8:])), binary.BigEndian.Uint64(v[16:])
 	return e, true, nil
+}
+
+// encodeEntry is the stored form of e.
+func encodeEntry(e *store.MatchEntry) ([]byte, error) {
+	rest := *e
+	rest.Head, rest.Updated, rest.Rev = 0, 0, 0
+	b, err := events.EncodeValue(&rest)
+	if err != nil {
+		return nil, fmt.Errorf("index entry of %q: %w", e.ID, err)
+	}
+	out := make([]byte, entryPrefix, entryPrefix+len(b))
+	binary.BigEndian.PutUint64(out, e.Head)
+	binary.BigEndian.PutUint64(out[8:], uint64(e.Updated))
+	binary.BigEndian.PutUint64(out[16:], e.Rev)
+	return append(out, b...), nil
 }
 
 // put writes e under a new revision, replacing old (the entry as it was,
@@ -80,11 +102,11 @@ func (x indexTx) put(e *store.MatchEntry, old *store.MatchEntry) error {
 		return err
 	}
 	e.Rev = rev
-	b, err := events.EncodeValue(e)
+	b, err := encodeEntry(e)
 	if err != nil {
-		return fmt.Errorf("index entry of %q: %w", e.ID, err)
+		return err
 	}
-	if err := x.matches.Put([]byte(e.ID), append(u64(e.Head), b...)); err != nil {
+	if err := x.matches.Put([]byte(e.ID), b); err != nil {
 		return err
 	}
 	rec := store.FilterRecord(e)
@@ -97,6 +119,11 @@ func (x indexTx) put(e *store.MatchEntry, old *store.MatchEntry) error {
 // update applies evs, the events just appended to id, to its entry;
 // start is the entry a new branch starts from (nil otherwise).
 func (x indexTx) update(id string, evs []events.Event, start *store.MatchEntry) error {
+	if start == nil && store.HeadOnly(evs) {
+		if done, err := x.moveHead(id, evs); done || err != nil {
+			return err
+		}
+	}
 	e, ok, err := x.entry(id)
 	if err != nil {
 		return err
@@ -112,6 +139,41 @@ func (x indexTx) update(id string, evs []events.Event, start *store.MatchEntry) 
 	}
 	store.ApplyIndex(&e, evs)
 	return x.put(&e, old)
+}
+
+// moveHead is update for evs that change only the head and the latest
+// time: the entry's prefix is patched and it moves to a new revision,
+// its filter record and creation key unchanged. done is false when the
+// entry is not there to patch.
+func (x indexTx) moveHead(id string, evs []events.Event) (done bool, err error) {
+	v := x.matches.Get([]byte(id))
+	if len(v) < entryPrefix {
+		return false, nil
+	}
+	oldRev := x.rev.Get(v[16:entryPrefix])
+	if oldRev == nil {
+		return false, nil
+	}
+	rec := bytes.Clone(oldRev)
+	if err := x.rev.Delete(bytes.Clone(v[16:entryPrefix])); err != nil {
+		return false, err
+	}
+	rev, err := x.rev.NextSequence()
+	if err != nil {
+		return false, err
+	}
+	updated := int64(binary.BigEndian.Uint64(v[8:]))
+	for _, ev := range evs {
+		updated = max(updated, ev.Time)
+	}
+	nv := bytes.Clone(v)
+	binary.BigEndian.PutUint64(nv, evs[len(evs)-1].Seq)
+	binary.BigEndian.PutUint64(nv[8:], uint64(updated))
+	binary.BigEndian.PutUint64(nv[16:], rev)
+	if err := x.matches.Put([]byte(id), nv); err != nil {
+		return false, err
+	}
+	return true, x.rev.Put(store.RevKey(rev), rec)
 }
 
 // MatchEntry implements store.Index.
