@@ -157,7 +157,8 @@ func openAt(t *testing.T, path string) *bolt.Store {
 // BenchmarkListMatches lists pages of a store of 100,000 matches
 // (MATCHREC_BENCH_INDEX_MATCHES to change it; the store is built once per
 // run, with NoSync): the first page in each order, a page of changes, and
-// filtered pages; and the time Open takes to check the index.
+// filtered pages; beside what the matches verb read before the index (every
+// match's head and event 1); and the time Open takes to check the index.
 func BenchmarkListMatches(b *testing.B) {
 	n := 100_000
 	if v, err := strconv.Atoi(os.Getenv("MATCHREC_BENCH_INDEX_MATCHES")); err == nil && v > 0 {
@@ -202,6 +203,29 @@ func BenchmarkListMatches(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// What the matches verb did before the index, for comparison: every
+	// match's head, and its event 1 for the name, edition and players.
+	b.Run("before-index-all-matches", func(b *testing.B) {
+		for b.Loop() {
+			infos, err := s.Matches(bg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, mi := range infos {
+				err := s.Scan(bg, mi.ID, 1, func(e events.Event) error {
+					var mc events.MatchCreated
+					if err := events.DecodeValue(e.Payload, &mc); err != nil {
+						return err
+					}
+					return events.ErrStop
+				})
+				if err != nil && err != events.ErrStop {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(n), "rows")
+	})
 	for _, c := range []struct {
 		name string
 		q    store.MatchQuery

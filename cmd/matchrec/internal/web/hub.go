@@ -47,7 +47,9 @@ type hub struct {
 	// The follower's own: the narrator at the head.
 	nar *replay.Narrator
 
-	mu          sync.Mutex
+	// mu guards what follows; the viewers' pulls only read it, so a
+	// burst of hundreds of them shares the read lock.
+	mu          sync.RWMutex
 	ring        []*item // contiguous sequence numbers, ring[0] the oldest
 	head        uint64  // the last event in the ring
 	headHash    events.Hash
@@ -454,18 +456,19 @@ func (h *hub) remove(v *viewer) {
 
 // first is the oldest event the ring holds.
 func (h *hub) first() uint64 {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	return h.ring[0].seq
 }
 
 // pull takes what v may be sent now: the frames from v.next to its end
 // (the head for the judge, the public head otherwise), the last with the
 // board; and the feed's status if it changed since v was last told.
-// behind says v needs events the ring no longer holds.
+// behind says v needs events the ring no longer holds. Only v's own
+// stream calls it: v's fields are its own.
 func (h *hub) pull(v *viewer) (frames [][]byte, status *feedStatus, behind bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	if v.told != h.status.gen {
 		st := h.status
 		status, v.told = &st, st.gen
