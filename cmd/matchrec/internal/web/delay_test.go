@@ -81,19 +81,29 @@ func TestBroadcastDelay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Meanwhile nothing of event 3 is public, through any endpoint.
+	// Meanwhile nothing of event 3 is public, through any endpoint. An
+	// answer read after the release may show it (a loaded machine can
+	// take that long): only answers read before it are checked.
+	release := recorded.Add(delay)
+	held := func(what string) bool {
+		if time.Now().Before(release) {
+			return true
+		}
+		t.Logf("%s: answered after the release, not checked", what)
+		return false
+	}
 	if msg, quiet := pub.quiet(delay / 3); !quiet {
 		t.Fatalf("a public client got event %d %s after it was recorded", msg.data.Event.Seq, msg.at.Sub(recorded))
 	}
 	var now web.StateResponse
-	if code, b := r.get(id+"/state", nil, &now); code != http.StatusOK || now.Head != 2 || now.State.Seq != 2 {
+	if code, b := r.get(id+"/state", nil, &now); held("public state") && (code != http.StatusOK || now.Head != 2 || now.State.Seq != 2) {
 		t.Fatalf("public state during the delay: %d %s", code, b)
 	}
-	if code, b := r.get(fmt.Sprintf("%s/state?at=%d", id, seq), nil, nil); code != http.StatusNotFound {
+	if code, b := r.get(fmt.Sprintf("%s/state?at=%d", id, seq), nil, nil); held("state?at") && code != http.StatusNotFound {
 		t.Fatalf("public state at the held event: %d %s", code, b)
 	}
 	var evs web.EventsResponse
-	if code, b := r.get(id+"/events?from=3", nil, &evs); code != http.StatusOK || len(evs.Events) != 0 || evs.Head != 2 {
+	if code, b := r.get(id+"/events?from=3", nil, &evs); held("events?from") && (code != http.StatusOK || len(evs.Events) != 0 || evs.Head != 2) {
 		t.Fatalf("public events during the delay: %d %s", code, b)
 	}
 
@@ -119,7 +129,8 @@ func TestBroadcastDelay(t *testing.T) {
 	if code, b := r.get(id+"/state?view=judge", withCookie, &jv); code != http.StatusOK || jv.Head != seq || jv.View != "judge" {
 		t.Fatalf("judge view by cookie: %d %s", code, b)
 	}
-	if code, b := r.get(id+"/state", withCookie, &pv); code != http.StatusOK || pv.Head != 2 || pv.View != "public" {
+	if code, b := r.get(id+"/state", withCookie, &pv); code != http.StatusOK || pv.View != "public" || pv.DelayMS != delay.Milliseconds() ||
+		(held("public view with the judge's cookie") && pv.Head != 2) {
 		t.Fatalf("public view with the judge's cookie: %d %s", code, b)
 	}
 

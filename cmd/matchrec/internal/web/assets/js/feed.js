@@ -6,8 +6,9 @@
 // dimmed as "not yet". A click on an event seeks the board to it.
 
 export class Feed {
-  // loadOlder(before) returns a promise of the events just before seq
-  // before (oldest first), or of [] when there are none.
+  // loadOlder(before, to) returns a promise of the events just before seq
+  // before (oldest first) — a page, or back to event to if that is
+  // further — or of [] when there are none.
   constructor(ol, {onPick, loadOlder}) {
     this.ol = ol;
     this.items = new Map(); // seq → <li>
@@ -96,11 +97,11 @@ export class Feed {
   }
 
   // older loads the page of events before the first one shown.
-  async older() {
+  async older(to) {
     if (this.loading || this.complete || !this.lo) return;
     this.loading = true;
     try {
-      const evs = await this.loadOlder(this.lo);
+      const evs = await this.loadOlder(this.lo, to);
       if (!evs.length) this.complete = true;
       this.prepend(evs);
     } finally {
@@ -109,9 +110,10 @@ export class Feed {
     }
   }
 
-  // reach loads older pages until event seq is in the list.
+  // reach loads the older events back to event seq: one request (a page
+  // of the API's at most), not a page of the feed at a time.
   async reach(seq) {
-    while (!this.complete && this.lo > seq && !this.loading) await this.older();
+    while (!this.complete && this.lo > seq && !this.loading) await this.older(seq);
   }
 
   atEnd() {

@@ -21,7 +21,8 @@ import {Replay} from './replay.js';
 import {sideOf} from './sides.js';
 
 const $ = (id) => document.getElementById(id);
-const FEED_PAGE = 100; // events a feed page holds
+const FEED_PAGE = 100;  // events a feed page holds
+const API_PAGE = 5000;  // the most events /events gives at once
 
 // Tests and the latency measurement read when each event's board was
 // drawn (Date.now() per seq), when the page first showed a board and when
@@ -31,9 +32,9 @@ window.__mr = {rendered: {}, firstDraw: 0, ready: 0};
 
 const feed = new Feed($('feed'), {
   onPick: (seq) => replay.seek(seq),
-  loadOlder: async (before) => {
-    const from = Math.max(1, before - FEED_PAGE);
+  loadOlder: async (before, to) => {
     if (before <= 1) return [];
+    const from = Math.max(1, before - API_PAGE, Math.min(before - FEED_PAGE, to ?? before));
     const page = await getJSON(apiURL('events', {from, limit: before - from}));
     return page.events;
   },
