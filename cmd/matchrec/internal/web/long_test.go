@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	mrand "math/rand/v2"
 	"path/filepath"
 	"testing"
 	"time"
@@ -33,36 +32,29 @@ type long struct {
 
 func writeLong(t testing.TB, dataDir, id string, n int) *long {
 	t.Helper()
-	setup := sim.RandomMatch("3e", mrand.New(mrand.NewPCG(11, 12)))
-	for i := range setup.Units {
-		for j := range setup.Units[i].Models {
-			setup.Units[i].Models[j].T = 10
-		}
-	}
-	setup.Name = "The long match"
+	g := projtest.LongMatch(t, ed3e.Rules{}, n, 11)
+	// Tokens, so the match plays on through the API: their hashes go in
+	// event 1, before the events are chained under our id.
 	tokens := map[string]string{api.RoleJudge: token()}
-	for _, p := range setup.Players {
+	var created events.MatchCreated
+	if err := events.DecodeValue(g.Events[0].Payload, &created); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range created.Players {
 		tokens[api.RolePlayer(p.ID)] = token()
 	}
-	setup.Tokens = map[string]string{}
+	created.Name, created.Tokens = "The long match", map[string]string{}
 	for role, tok := range tokens {
-		setup.Tokens[role] = recorder.TokenHash(tok)
+		created.Tokens[role] = recorder.TokenHash(tok)
 	}
-	g := projtest.New(t, ed3e.Rules{}, setup)
+	b, err := events.EncodeValue(created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Events[0].Payload = b
+	evs := projtest.Relabel(id, g.Events)
+	prev := evs[len(evs)-1].Hash
 	ap := &sim.Autoplay{Rules: ed3e.Rules{}, Dice: sim.NewDice(13)}
-	for len(g.Events) < n {
-		actor, c, _ := ap.Next(g.State)
-		g.Do(actor, c)
-	}
-	// Our match id, chained anew, recorded over the last hour.
-	start := time.Now().Add(-time.Hour).UnixNano()
-	evs := make([]events.Event, len(g.Events))
-	var prev events.Hash
-	for i, e := range g.Events {
-		e.Match, e.PrevHash, e.Time = id, prev, start+int64(i)*int64(time.Hour)/int64(len(g.Events))
-		e.Hash = events.ComputeHash(e)
-		evs[i], prev = e, e.Hash
-	}
 	st, err := bolt.Open(filepath.Join(dataDir, node.StoreFile), bolt.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
