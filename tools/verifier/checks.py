@@ -23,7 +23,8 @@ PENDING_PLAYER_EVENTS = {"turn.started", "phase.started", "model.moved", "shooti
 EDITION_EVENTS = {
     "3e": {"hits.distributed", "casualties.chosen"},
     "6e": {"charge.declared", "combat.chosen", "strike.declared", "overwatch.declared",
-           "overwatch.declined", "lookoutsir.declared", "lookoutsir.declined", "woundpools.ordered"},
+           "overwatch.declined", "lookoutsir.declared", "lookoutsir.declined", "woundpools.ordered",
+           "marker.placed", "marker.declined"},
     "11e": {"shooting.phase_step", "unit.advance_declared", "action.started", "attack.allocated",
             "reroll.chosen", "reroll.declined"},
 }
