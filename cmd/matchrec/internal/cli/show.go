@@ -156,4 +156,3 @@ func (a *app) printEvents(views []api.EventView) error {
 	}
 	return nil
 }
-
