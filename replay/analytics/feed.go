@@ -91,7 +91,7 @@ func (u *Updater) feedMatch(id string, recs []Recorded) (b Batch, fed, whole boo
 		fed = true
 	}
 	if fed {
-		b.Seq, b.Head, b.Row = d.f.State.Seq, d.f.State.Head, d.matchRow()
+		b.Seq, b.Head, b.Row, b.Players = d.f.State.Seq, d.f.State.Head, d.matchRow(), d.playerRows()
 		u.keep(id, d)
 	}
 	return b, fed, whole
