@@ -45,11 +45,12 @@ type streamWrite struct {
 	sseq   uint64
 	key    []byte
 	reqVal []byte
+	ev     events.Event // for the match index
 }
 
 func newStreamWrite(e store.StreamEvent) streamWrite {
 	w := streamWrite{match: e.Event.Match, seq: e.Event.Seq, prev: e.Event.PrevHash, hash: e.Event.Hash,
-		time: e.Event.Time, record: events.Marshal(e.Event), sseq: e.StreamSeq}
+		time: e.Event.Time, record: events.Marshal(e.Event), sseq: e.StreamSeq, ev: e.Event}
 	if e.Key != nil {
 		w.key, w.reqVal = bytes.Clone(e.Key), requestValue(e.Request)
 	}
@@ -101,7 +102,7 @@ func (s *Store) Follow(ctx context.Context, evs []store.StreamEvent, pos uint64)
 	moved = map[string]uint64{}
 	err = s.db.Update(func(tx *bbolt.Tx) error {
 		moved, rejected = map[string]uint64{}, nil
-		w := txWriter{tx: tx, matches: tx.Bucket(bktMatches), heads: tx.Bucket(bktHeads), outbox: tx.Bucket(bktOutbox)}
+		w := newTxWriter(tx)
 		for _, sw := range writes {
 			applied, reject, err := w.applyStream(sw)
 			if err != nil {
@@ -234,6 +235,10 @@ func (w txWriter) applyStream(sw streamWrite) (applied bool, reject, err error) 
 		h.head = store.Head{Seq: sw.seq, Hash: sw.hash}
 		if err := w.heads.Put(name, h.encode()); err != nil {
 			return false, nil, fmt.Errorf("match %q head: %w", sw.match, err)
+		}
+		// A follower's matches are listed like its own (the match index).
+		if err := w.ix.update(sw.match, []events.Event{sw.ev}, nil); err != nil {
+			return false, nil, fmt.Errorf("match %q index: %w", sw.match, err)
 		}
 		applied = true
 	}

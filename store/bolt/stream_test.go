@@ -91,3 +91,18 @@ func TestStreamWritesAreIdempotent(t *testing.T) {
 		t.Fatalf("%d events stored, want 4", n)
 	}
 }
+
+// A follower's matches are in the match index as the own ones are: the
+// entry follows every event the follower applies.
+func TestFollowedMatchesAreIndexed(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, bolt.Options{NoSync: true})
+	evs := storetest.MakeEvents("f", 1, events.Hash{}, 3)
+	if _, rejected, err := s.Follow(ctx, streamEvents(evs, 1), 3); err != nil || len(rejected) > 0 {
+		t.Fatalf("follow: %v %v", err, rejected)
+	}
+	e, err := s.MatchEntry(ctx, "f")
+	if err != nil || e.Head != 3 || e.Updated != evs[2].Time {
+		t.Fatalf("index entry %+v, %v; want head 3", e, err)
+	}
+}
