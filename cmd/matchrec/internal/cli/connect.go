@@ -173,6 +173,10 @@ func (c *recorderAPI) call(ctx context.Context, verb string, req, resp any) erro
 	return unreachable("%s: %v", verb, err)
 }
 
+// suggestPages bounds how many pages of the match index a "did you mean"
+// reads.
+const suggestPages = 10
+
 // suggestMatch adds a "did you mean" to a not_found error about a match id
 // that is a typo away from a recorded one.
 func (c *recorderAPI) suggestMatch(ctx context.Context, ae *api.Error) error {
@@ -181,13 +185,22 @@ func (c *recorderAPI) suggestMatch(ctx context.Context, ae *api.Error) error {
 	if ae.Code != projector.CodeNotFound || !ok || err != nil {
 		return ae
 	}
-	var ms []api.MatchSummary
-	if c.client.Call(ctx, api.VerbMatches, nil, &ms) != nil {
-		return ae
-	}
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
+	// The most recently played matches, a few pages of the index at most:
+	// a typo is of a match one is playing or has just played.
+	var ids []string
+	q := api.MatchesRequest{Limit: store.MaxMatchLimit}
+	for range suggestPages {
+		var page api.MatchesResult
+		if c.client.Call(ctx, api.VerbMatches, q, &page) != nil {
+			return ae
+		}
+		for _, m := range page.Matches {
+			ids = append(ids, m.ID)
+		}
+		if page.Next == "" {
+			break
+		}
+		q.Cursor = page.Next
 	}
 	if best := projector.Suggest(id, ids); best != "" {
 		return &api.Error{Code: ae.Code, Message: fmt.Sprintf("%s (did you mean %q?)", ae.Message, best)}
