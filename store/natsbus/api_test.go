@@ -217,12 +217,17 @@ func TestAPIConcurrentCalls(t *testing.T) {
 	// stop lets a request already received finish and reply.
 	reply := make(chan string, 1)
 	go func() {
+		// Bounded: a lost request fails the test instead of hanging it.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
 		var got int
-		err := c.Call(context.Background(), "slow", echoReq{N: 21}, &got)
+		err := c.Call(ctx, "slow", echoReq{N: 21}, &got)
 		reply <- fmt.Sprint(got, err)
 	}()
-	for inFlight.Load() == 0 {
-		time.Sleep(time.Millisecond)
+	for deadline := time.Now().Add(30 * time.Second); inFlight.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the slow request never reached its handler")
+		}
 	}
 	stop()
 	// The reply was sent before stop returned; the caller gets it, however

@@ -39,7 +39,9 @@ func TestMain(m *testing.M) {
 // command then names its server itself).
 func run(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errb bytes.Buffer
+	// The in-process recorder's goroutines log to stderr while the command
+	// prints: both must be safe for concurrent writers.
+	var out, errb syncBuffer
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if dir != "" {
