@@ -214,8 +214,11 @@ func TestRelayRepublishIsNeverStoredTwice(t *testing.T) {
 	if s.Published != uint64(a.total()) {
 		t.Errorf("published %d, want %d", s.Published, a.total())
 	}
-	if s.Duplicates != 3*8 || s.Retries != 3 {
-		t.Errorf("stats %+v, want 24 duplicates after 3 lost acks of 8", s)
+	// Each lost ack makes the relay meet its entries again (how many a
+	// round holds depends on timing: at most the whole backlog); none of
+	// them may reach the stream twice (checkFeed).
+	if s.Duplicates == 0 || s.Duplicates > s.Published || s.Retries != 3 {
+		t.Errorf("stats %+v, want duplicates after each of 3 lost acks", s)
 	}
 	checkFeed(t, a, readStream(t, js, a.total()))
 }
