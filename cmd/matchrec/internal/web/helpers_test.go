@@ -244,7 +244,7 @@ func (r *rig) openSSE(path string, hdr http.Header) (*sseClient, int, []byte) {
 		cancel()
 		r.t.Fatalf("GET %s: Content-Type %q", path, ct)
 	}
-	c := &sseClient{t: r.t, cancel: cancel, msgs: make(chan sseMsg, 1024), done: make(chan error, 1)}
+	c := &sseClient{t: r.t, cancel: cancel, msgs: make(chan sseMsg, 1<<16), done: make(chan error, 1)}
 	go c.read(resp.Body)
 	r.t.Cleanup(c.close)
 	return c, http.StatusOK, nil
