@@ -90,7 +90,7 @@ func TestOneSubscriptionPerMatch(t *testing.T) {
 func TestSlowViewerDroppedAndResumes(t *testing.T) {
 	dir := t.TempDir()
 	l := writeLong(t, dir, "long", 2000)
-	r := newRigWith(t, node.Config{DataDir: dir, WebTuning: web.Tuning{Ring: 16, WriteTimeout: 500 * time.Millisecond}})
+	r := newRigWith(t, node.Config{DataDir: dir, WebTuning: web.Tuning{Ring: 16, WriteTimeout: 500 * time.Millisecond, SendBuffer: 4096}})
 	from := l.state.Seq + 1
 
 	// A viewer with a tiny receive window that reads nothing.

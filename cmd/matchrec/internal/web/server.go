@@ -81,6 +81,11 @@ type Tuning struct {
 	// to accept a write; default 10s (a write only waits once the socket
 	// buffers between hold megabytes the client has not read).
 	WriteTimeout time.Duration
+	// SendBuffer, when not 0, is each connection's kernel send buffer in
+	// bytes: a viewer that stops reading stalls the writes to it (and is
+	// dropped after WriteTimeout) once that much waits, instead of the
+	// kernel's default of up to megabytes.
+	SendBuffer int
 }
 
 // Stats counts what the server serves now.
@@ -191,6 +196,17 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		// No WriteTimeout: an event stream is one long response; each
 		// burst of it has its own deadline (Config.WriteTimeout).
 		BaseContext: func(net.Listener) context.Context { return base },
+		ConnState: func(c net.Conn, st http.ConnState) {
+			if st != http.StateNew || cfg.SendBuffer <= 0 {
+				return
+			}
+			if tc, ok := c.(interface{ NetConn() net.Conn }); ok { // TLS
+				c = tc.NetConn()
+			}
+			if tc, ok := c.(*net.TCPConn); ok {
+				_ = tc.SetWriteBuffer(cfg.SendBuffer)
+			}
+		},
 	}
 	go func() {
 		defer close(s.done)
