@@ -338,6 +338,7 @@ func TestDocs(t *testing.T) {
 			continue
 		}
 		t.Run(rel, func(t *testing.T) {
+			t.Parallel() // each document has its own copy of the sandbox
 			sb := newSandbox(t, root, prepared)
 			var cmds []string
 			var where []string
