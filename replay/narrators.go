@@ -1,9 +1,7 @@
 package replay
 
 import (
-	"container/list"
 	"context"
-	"sync"
 
 	"github.com/matchrec/matchrec/projector/fold"
 )
@@ -23,20 +21,13 @@ type Narrators struct {
 	// Max bounds the narrators kept; 0 is DefaultNarrators.
 	Max int
 
-	mu    sync.Mutex
-	order *list.List // of *parked, most recently used first
-	index map[parkedAt]*list.Element
+	parked fold.LRU[parkedAt, *Narrator]
 }
 
 // parkedAt is where a kept narrator stands: its match and next event.
 type parkedAt struct {
 	match string
 	next  uint64
-}
-
-type parked struct {
-	at parkedAt
-	n  *Narrator
 }
 
 // At returns a narrator of match whose next event is from (0 or 1: the
@@ -62,34 +53,14 @@ func (c *Narrators) At(ctx context.Context, match string, from uint64) (*Narrato
 func (c *Narrators) Put(match string, n *Narrator) {
 	at := parkedAt{match, n.State().Seq + 1}
 	n.f.Reread = nil // holds the last caller's context
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.order == nil {
-		c.order, c.index = list.New(), map[parkedAt]*list.Element{}
-	}
-	if el, ok := c.index[at]; ok { // another reader got there first
-		c.order.MoveToFront(el)
-		return
-	}
-	c.index[at] = c.order.PushFront(&parked{at, n})
 	limit := c.Max
 	if limit <= 0 {
 		limit = DefaultNarrators
 	}
-	for c.order.Len() > limit {
-		old := c.order.Remove(c.order.Back()).(*parked)
-		delete(c.index, old.at)
-	}
+	c.parked.Put(at, n, limit)
 }
 
 func (c *Narrators) take(at parkedAt) *Narrator {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.index[at]
-	if !ok {
-		return nil
-	}
-	c.order.Remove(el)
-	delete(c.index, at)
-	return el.Value.(*parked).n
+	n, _ := c.parked.Take(at)
+	return n
 }

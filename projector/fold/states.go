@@ -1,11 +1,6 @@
 package fold
 
-import (
-	"container/list"
-	"sync"
-
-	"github.com/matchrec/matchrec/projector"
-)
+import "github.com/matchrec/matchrec/projector"
 
 // DefaultStates is how many decoded snapshot states a States keeps.
 const DefaultStates = 128
@@ -21,9 +16,7 @@ type States struct {
 	// Max bounds the states kept; 0 is DefaultStates.
 	Max int
 
-	mu    sync.Mutex
-	order *list.List // of *keptState, most recently used first
-	index map[stateAt]*list.Element
+	kept LRU[stateAt, *projector.State]
 }
 
 // stateAt names a kept state: its match and the event it follows.
@@ -32,24 +25,16 @@ type stateAt struct {
 	seq   uint64
 }
 
-type keptState struct {
-	at stateAt
-	st *projector.State
-}
-
 // get returns a copy of match's state after event seq, if kept.
 func (c *States) get(match string, seq uint64) (*projector.State, bool) {
 	if c == nil {
 		return nil, false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.index[stateAt{match, seq}]
+	st, ok := c.kept.Get(stateAt{match, seq})
 	if !ok {
 		return nil, false
 	}
-	c.order.MoveToFront(el)
-	return el.Value.(*keptState).st.Clone(), true
+	return st.Clone(), true
 }
 
 // put keeps a copy of st, a verified state of match.
@@ -57,27 +42,11 @@ func (c *States) put(match string, st *projector.State) {
 	if c == nil {
 		return
 	}
-	kept := st.Clone()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.order == nil {
-		c.order, c.index = list.New(), map[stateAt]*list.Element{}
-	}
-	at := stateAt{match, st.Seq}
-	if el, ok := c.index[at]; ok {
-		el.Value.(*keptState).st = kept
-		c.order.MoveToFront(el)
-		return
-	}
-	c.index[at] = c.order.PushFront(&keptState{at, kept})
 	limit := c.Max
 	if limit <= 0 {
 		limit = DefaultStates
 	}
-	for c.order.Len() > limit {
-		old := c.order.Remove(c.order.Back()).(*keptState)
-		delete(c.index, old.at)
-	}
+	c.kept.Put(stateAt{match, st.Seq}, st.Clone(), limit)
 }
 
 // drop forgets match's state after event seq (a snapshot found wrong).
@@ -85,10 +54,5 @@ func (c *States) drop(match string, seq uint64) {
 	if c == nil {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.index[stateAt{match, seq}]; ok {
-		c.order.Remove(el)
-		delete(c.index, el.Value.(*keptState).at)
-	}
+	c.kept.Delete(stateAt{match, seq})
 }
