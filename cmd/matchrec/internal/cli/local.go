@@ -141,7 +141,12 @@ func (rs *receiptStore) remembered(match string) (*known, error) {
 	}
 	var k known
 	if err := json.Unmarshal(b, &k); err != nil {
-		return nil, fmt.Errorf("%s: %w", rs.path(match, "keys"), err)
+		return nil, &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: fmt.Sprintf("%s is not a keys file: %v", rs.path(match, "keys"), err)}
+	}
+	if k.Match != match {
+		// Another match's file under this match's name: the directory
+		// says nothing about this match (docs/bundle.md: exit 2).
+		return nil, &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: fmt.Sprintf("%s is the keys file of match %q, not of match %s", rs.path(match, "keys"), k.Match, match)}
 	}
 	if k.Keys == nil {
 		k.Keys = map[string]string{}

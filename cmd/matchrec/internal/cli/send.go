@@ -184,6 +184,11 @@ func (a *app) sendOne(ctx context.Context, c *recorderAPI, s *projector.State, p
 	} else {
 		req = api.ExecuteRequest{Match: s.Match, Token: p.token, Command: &cmd, RequestID: id, Head: &store.Head{Seq: s.Seq, Hash: s.Head}}
 	}
+	// What the participant sees of the match is remembered before the
+	// first receipt is kept, whichever command comes first (seed too).
+	if _, err := a.receiptStore().remember(s.Match, s.Keys, ""); err != nil {
+		return api.Result{}, err
+	}
 	verb := api.VerbDeclare
 	if cmd.Type == projector.CmdRoll {
 		verb = api.VerbRoll
@@ -214,11 +219,14 @@ func (a *app) keep(r auth.Receipt) error {
 	if err != nil {
 		return err
 	}
-	keys := map[string]string(nil)
-	if k != nil {
-		keys = k.Keys
+	if k == nil {
+		// Nothing seen of the match yet, so not its keys either: writing
+		// {} here would make every later command of a signed match
+		// keys_changed. Whoever keeps a receipt remembers the keys first
+		// (sendOne, create); a lone receipt (status) is only kept.
+		return rs.add(r)
 	}
-	other, err := rs.remember(r.Match, keys, auth.PublicHex(r.Recorder))
+	other, err := rs.remember(r.Match, k.Keys, auth.PublicHex(r.Recorder))
 	if err != nil {
 		return err
 	}
