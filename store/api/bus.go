@@ -25,6 +25,15 @@ type BusCheckResult struct {
 	// part (0 when Equal), and Problem says how.
 	FirstDiffers uint64 `json:"first_differs,omitempty"`
 	Problem      string `json:"problem,omitempty"`
+	// Missing counts recorded events from MissingFrom on that are neither
+	// on the bus nor waiting in the outbox, while everything the bus holds
+	// is the record's: a copy that lags (a new stream, a data directory
+	// copied without its stream, a server restored from an older copy),
+	// which the relay republishes from the record. It is not a copy that
+	// differs: FirstDiffers is 0 and no follower was shown anything the
+	// recorder did not write.
+	Missing     uint64 `json:"missing,omitempty"`
+	MissingFrom uint64 `json:"missing_from,omitempty"`
 	// Flagged is the relay's own finding for this match since the
 	// recorder started (a publish refused because the subject held
 	// something else), even if the copy has been repaired since.

@@ -148,3 +148,38 @@ func TestBusCheckNamesTheFirstDifference(t *testing.T) {
 		t.Errorf("buscheck of an unknown match: no error")
 	}
 }
+
+// TestBusCheckTellsALaggingCopyFromADifferentOne (issue 20, item 5): a
+// data directory copied without its stream has every event published (the
+// outbox is empty) and none on the bus. That copy lags the record; it does
+// not differ from it: buscheck names what is missing and no first
+// differing event; once the relay republished it, the copy is whole.
+func TestBusCheckTellsALaggingCopyFromADifferentOne(t *testing.T) {
+	srv := startServer(t, t.TempDir(), EmbeddedOptions{DontListen: true})
+	st := openBolt(t)
+	a := newAppender(t, st)
+	a.add("m1", 7)
+	r := startRelay(t, st, RelayOptions{Connect: srv.Connect})
+	drained(t, r, 10*time.Second)
+
+	// The copy's server: a stream of its own, empty.
+	copied := startServer(t, t.TempDir(), EmbeddedOptions{DontListen: true})
+	js := connectJS(t, copied)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, _, err := EnsureStream(ctx, js); err != nil {
+		t.Fatal(err)
+	}
+	res := busCheck(t, js, st, "m1")
+	if res.Equal || res.FirstDiffers != 0 || res.Missing != 7 || res.MissingFrom != 1 || !strings.Contains(res.Problem, "nothing on the bus differs") {
+		t.Fatalf("a lagging copy: %+v", res)
+	}
+	drained(t, startRelay(t, st, RelayOptions{Connect: copied.Connect}), 20*time.Second)
+	res = busCheck(t, js, st, "m1")
+	if !res.Equal {
+		t.Fatalf("after the republish: %+v", res)
+	}
+	if res.Checked != 7 || res.Missing != 0 {
+		t.Fatalf("after the republish: %+v", res)
+	}
+}
