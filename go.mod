@@ -4,8 +4,10 @@ go 1.26.8
 
 require (
 	filippo.io/edwards25519 v1.2.0
+	filippo.io/mostly-harmless/vrf-r255 v0.0.0-20260605095812-d3620d7874c5
 	github.com/chromedp/chromedp v0.23.0
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
+	github.com/gtank/ristretto255 v0.2.0
 	github.com/mattn/go-isatty v0.0.20
 	github.com/nats-io/jwt/v2 v2.8.2
 	github.com/nats-io/nats-server/v2 v2.15.2

@@ -126,6 +126,10 @@ type MatchCreated struct {
 	FirstPlayer string            `json:"first_player"`
 	Tokens      map[string]string `json:"tokens,omitempty"`
 	Keys        map[string]string `json:"keys,omitempty"`
+	// Joins, in a match whose participants join with keys of their own
+	// (match.joined): role → hex SHA-256 of the role's one-time join code.
+	// Such a match is signed; its keys are its joins'.
+	Joins map[string]string `json:"joins,omitempty"`
 	// Rules is the revision of the edition's rules the match is played
 	// under (0: the first, as every match recorded before revisions
 	// existed). A rules change that would make an old history refold

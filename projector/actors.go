@@ -90,6 +90,30 @@ func checkActor(r Rules, s *State, e *events.Event, p events.Payload) error {
 		return player("")
 	case *events.SeedCommitted:
 		return player(p.Player)
+	case *events.MatchJoined:
+		if ra, ok := events.ActorOf(p.Role); !ok || ra != a {
+			return fmt.Errorf("%s joins as %s", a, p.Role)
+		}
+		return nil
+	case *events.DiceRequested:
+		if err := player(p.Roller); err != nil {
+			return err
+		}
+		if s.Pending.Kind != WaitRoll || s.Pending.Player != p.Roller {
+			return fmt.Errorf("%s asks for dice, but the match waits for: %s", s.PlayerName(p.Roller), s.Pending.Text)
+		}
+		return nil
+	case *events.DiceContributed:
+		switch {
+		case p.Role == events.RoleRecorder:
+			return system()
+		case p.By != "":
+			return judge()
+		}
+		if ra, ok := events.ActorOf(p.Role); !ok || ra != a {
+			return fmt.Errorf("%s contributes for %s", a, p.Role)
+		}
+		return nil
 	case *events.SeedRevealed:
 		return player(p.Player)
 	case *events.RollConfirmed:

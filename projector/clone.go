@@ -23,6 +23,11 @@ func (s *State) Clone() *State {
 		o := *s.EndOffer
 		c.EndOffer = &o
 	}
+	if r := s.Dice.Request; r != nil {
+		cr := *r
+		cr.Contributions = slices.Clone(r.Contributions)
+		c.Dice.Request = &cr
+	}
 	c.Dice.PlayerSeeds = slices.Clone(s.Dice.PlayerSeeds)
 	c.Dice.Manual = slices.Clone(s.Dice.Manual)
 	c.Disputes = slices.Clone(s.Disputes)

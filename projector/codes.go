@@ -37,6 +37,13 @@ const (
 	CodeNotEligible    Code = "not_eligible"
 	CodeUnknownCommand Code = "unknown_command"
 	CodeSeedsPending   Code = "seeds_pending" // a digital roll before every player's dice seed is revealed (docs/dice.md)
+	// Scheme 3 dice and joins (docs/dice.md, docs/events.md).
+	CodeContributionPending Code = "contribution_pending" // the match waits for the contributions of a requested digital roll (a withheld contribution); the message names whose
+	CodeBadVRF              Code = "bad_vrf"              // a VRF output (proof) that does not verify under the slot's key for the roll's context
+	CodeWrongRoll           Code = "wrong_roll"           // a contribution for another roll than the one requested, or for a slot already filled
+	CodeNotStarted          Code = "not_started"          // a join-code match before every participant joined
+	CodeBadJoinCode         Code = "bad_join_code"        // a join code that is not the role's of the match
+	CodeJoinUsed            Code = "join_used"            // a join code used twice, or after the match started
 
 	// The API's (store/api), over NATS and to the CLI.
 	CodeBadRequest   Code = "bad_request"  // malformed JSON or invalid arguments

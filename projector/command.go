@@ -80,6 +80,16 @@ type Command struct {
 	Match string            `json:"match,omitempty"`
 	Name  string            `json:"name,omitempty"`
 	Keys  map[string]string `json:"keys,omitempty"`
+	// A join (CmdJoin): the role's one-time join code (JoinCode), the
+	// Ed25519 public key it registers (Key) and its VRF public key (VRF).
+	// A contribution to a requested roll (CmdContribute): the roll's event
+	// (Event) and the VRF proof (Proof); a substitution (CmdSubstitute,
+	// the judge's) names the slot it fills (Role) and the judge's VRF key.
+	JoinCode string `json:"code,omitempty"`
+	Key      string `json:"key,omitempty"`
+	VRF      string `json:"vrf,omitempty"`
+	Proof    string `json:"proof,omitempty"`
+	Role     string `json:"role,omitempty"`
 	// Source of a roll: set by the recorder, never by a client.
 	Source string `json:"-"`
 }

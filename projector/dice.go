@@ -32,6 +32,9 @@ type DiceState struct {
 	Commits     []SeedCommit `json:"commits,omitempty"`
 	PlayerSeeds []string     `json:"player_seeds,omitempty"` // scheme 1: in the order contributed
 	Manual      []ManualRoll `json:"manual,omitempty"`
+	// Request is the open scheme 3 digital roll, waiting for its
+	// contributions (request.go).
+	Request *RollRequest `json:"request,omitempty"`
 }
 
 // SeedCommit is one epoch: the recorder's commitment and, once revealed,
@@ -180,6 +183,15 @@ func (s *State) DigitalReady() error {
 	if c.Seed != "" {
 		return Refuse(CodeBadCommand, "the dice seed of epoch %d is revealed: no more digital rolls in it", c.Epoch)
 	}
+	if c.V3() {
+		switch r := s.Dice.Request; {
+		case r == nil:
+			return Refuse(CodeWrongStep, "the digital dice of epoch %d are asked for first ('matchrec roll --digital' records the request)", c.Epoch)
+		case len(r.Missing()) > 0:
+			return Refuse(CodeContributionPending, "the digital roll of event %d waits for the dice contribution of %s", r.Seq, s.waiting(r))
+		}
+		return nil
+	}
 	if why := c.Awaiting(s); why != "" {
 		return Refuse(CodeSeedsPending, "digital dice wait for %s (their CLI sends it with their next command, or 'matchrec seed')", why)
 	}
@@ -254,8 +266,18 @@ func applyDice(s *State, e *events.Event, p events.Payload) (bool, error) {
 			if err := s.DigitalReady(); err != nil {
 				return false, err
 			}
+			if r := s.Dice.Request; r != nil && s.Dice.Current().V3() {
+				if p.Roller != r.Roller || p.Count != r.Count {
+					return false, fmt.Errorf("the digital roll is not the one requested at event %d (%s, %d dice)", r.Seq, r.Roller, r.Count)
+				}
+				s.Dice.Request = nil // completed
+			}
 		}
 		return false, nil // the witness fold and the edition fold the roll itself
+	case *events.MatchJoined:
+		return true, applyJoin(s, e, p)
+	case *events.DiceRequested, *events.DiceContributed:
+		return true, applyRequest(s, e, p)
 	default:
 		return false, nil
 	}

@@ -122,7 +122,7 @@ func applyCommon(r Rules, s *State, e *events.Event, p events.Payload) error {
 }
 
 func initState(s *State, match string, p *events.MatchCreated) {
-	*s = State{Match: match, Edition: p.Edition, Name: p.Name, Table: p.Table, First: p.FirstPlayer, Tokens: p.Tokens, Keys: p.Keys, Rules: p.Rules}
+	*s = State{Match: match, Edition: p.Edition, Name: p.Name, Table: p.Table, First: p.FirstPlayer, Tokens: p.Tokens, Keys: p.Keys, Joins: p.Joins, Rules: p.Rules}
 	for _, pl := range p.Players {
 		s.Players = append(s.Players, Player{ID: pl.ID, Name: pl.Name})
 		s.Tally = append(s.Tally, Tally{Player: pl.ID})
@@ -175,6 +175,15 @@ func decide(r Rules, s *State, actor events.Actor, c Command, h History) ([]even
 	if h == nil {
 		h = func(uint64) (events.Payload, bool) { return nil, false }
 	}
+	if err := notStarted(s, c); err != nil {
+		return nil, err
+	}
+	if c.Type == CmdJoin {
+		return decideJoin(s, actor, c)
+	}
+	if err := requestGate(s, c); err != nil {
+		return nil, err
+	}
 	if out, handled, err := decideDice(s, actor, c); handled {
 		return out, err
 	}
@@ -183,6 +192,12 @@ func decide(r Rules, s *State, actor events.Actor, c Command, h History) ([]even
 	}
 	if s.Ended {
 		return nil, Refuse(CodeMatchEnded, "the match is over")
+	}
+	switch {
+	case c.Type == CmdContribute || c.Type == CmdSubstitute:
+		return decideContribution(s, actor, c)
+	case c.Type == CmdRoll && c.Digital && c.Source != events.SourceDigital && s.v3():
+		return decideRequest(s, actor, c)
 	}
 	if c.Type == CmdEnd || c.Type == CmdConcede {
 		return decideEnd(s, actor, c) // the same in every edition, whatever step is pending

@@ -146,6 +146,12 @@ type State struct {
 	// Keys maps each role to its Ed25519 public key (hex) in a signed
 	// match: every participant's command must carry that key's signature.
 	Keys map[string]string `json:"keys,omitempty"`
+	// Joins is set in a match whose participants join (match.created's
+	// joins: role → SHA-256 of its join code); a role has joined once it
+	// has a key. VRF maps each role that registered one to its VRF public
+	// key (scheme 3 dice, joins.go).
+	Joins map[string]string `json:"joins,omitempty"`
+	VRF   map[string]string `json:"vrf,omitempty"`
 	// Rules is the revision of the edition's rules the match is played
 	// under (MatchCreated.Rules, Revisioner).
 	Rules int `json:"rules,omitempty"`

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/events/dice"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/api"
@@ -84,7 +85,7 @@ func (r *Recorder) Branch(ctx context.Context, req api.BranchRequest) (api.Creat
 	for _, dc := range s.Dice.Commits {
 		epoch = max(epoch, dc.Epoch+1)
 	}
-	commit, err := r.commitSeed(ctx, id, epoch)
+	commit, err := r.commitSeed(ctx, id, epoch, dice.SchemeV2) // a branch's participants bring keys, no VRF keys
 	if err != nil {
 		return api.CreateResult{}, err
 	}

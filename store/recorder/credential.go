@@ -43,10 +43,6 @@ func signedCredential(s *projector.State, match string, stmt, sig []byte) (crede
 	if st.Match != match {
 		return credential{}, api.Errorf(projector.CodeWrongMatch, "the statement is for match %s, not %s", st.Match, match)
 	}
-	actor, err := checkSignature(s, st, stmt, sig)
-	if err != nil {
-		return credential{}, err
-	}
 	// A command in any but the canonical encoding would be recorded, and
 	// then fail every verifier's audit (docs/events.md, "Encoding").
 	if err := events.CheckCanonical(st.Command); err != nil {
@@ -56,17 +52,31 @@ func signedCredential(s *projector.State, match string, stmt, sig []byte) (crede
 	if err := events.DecodeValue(st.Command, &c); err != nil {
 		return credential{}, api.Errorf(projector.CodeBadRequest, "the statement's command: %v", err)
 	}
+	var actor events.Actor
+	if c.Type == projector.CmdJoin {
+		// A join is signed by the key it registers: the participant
+		// proves they hold it (docs/events.md, "Joins").
+		actor, err = checkJoinSignature(s, st, c, stmt, sig)
+	} else {
+		actor, err = checkSignature(s, st, stmt, sig)
+	}
+	if err != nil {
+		return credential{}, err
+	}
 	return credential{actor: actor, statement: st, cmd: c, auth: &events.Auth{Statement: stmt, Signature: sig}, known: true}, nil
 }
 
 // checkSignature verifies a statement's signature under the key the
 // match (keys in force in s) names for its role.
 func checkSignature(s *projector.State, st auth.Statement, stmt, sig []byte) (events.Actor, error) {
-	if len(s.Keys) == 0 {
+	if len(s.Keys) == 0 && len(s.Joins) == 0 {
 		return events.Actor{}, api.Errorf(projector.CodeBadRequest, "match %s is unsigned: send the command with its token", s.Match)
 	}
 	actor, ok := events.ActorOf(st.Role)
 	hexKey := s.Keys[st.Role]
+	if ok && hexKey == "" && s.Joins[st.Role] != "" {
+		return events.Actor{}, api.Errorf(projector.CodeNotStarted, "%s has not joined match %s: 'matchrec join CODE' first", st.Role, s.Match)
+	}
 	if !ok || hexKey == "" {
 		return events.Actor{}, api.Errorf(projector.CodeBadSignature, "role %q has no key in match %s", st.Role, s.Match)
 	}
@@ -83,11 +93,28 @@ func checkSignature(s *projector.State, st auth.Statement, stmt, sig []byte) (ev
 	return actor, nil
 }
 
+// checkJoinSignature verifies a join's statement under the key the join
+// names: whoever holds the join code and that key joins as the role.
+func checkJoinSignature(s *projector.State, st auth.Statement, c projector.Command, stmt, sig []byte) (events.Actor, error) {
+	actor, ok := events.ActorOf(st.Role)
+	if !ok || len(s.Joins) == 0 {
+		return events.Actor{}, api.Errorf(projector.CodeBadJoinCode, "match %s takes no joins as %q", s.Match, st.Role)
+	}
+	pub, err := auth.ParsePublicKey(c.Key)
+	if err != nil || c.Key != strings.ToLower(c.Key) {
+		return events.Actor{}, api.Errorf(projector.CodeBadKey, "the join's key: %v", err)
+	}
+	if !auth.Verify(pub, auth.StatementDomain, stmt, sig) {
+		return events.Actor{}, api.Errorf(projector.CodeBadSignature, "the join is not signed by the key it registers")
+	}
+	return actor, nil
+}
+
 // tokenCredential checks a token for match s and writes the statement of
 // command c: at the head the request names (or the match's), with the
 // request id as its nonce (or a new one from nonce).
 func tokenCredential(s *projector.State, token, requestID string, head *store.Head, c projector.Command, nonce func() [auth.NonceSize]byte) (credential, error) {
-	if len(s.Keys) > 0 {
+	if len(s.Keys) > 0 || len(s.Joins) > 0 {
 		return credential{}, api.Errorf(projector.CodeBadSignature, "match %s is signed: every command needs its participant's signature (matchrec --key FILE)", s.Match)
 	}
 	actor, err := Actor(s, token)

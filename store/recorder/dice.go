@@ -13,11 +13,13 @@ import (
 )
 
 // commitSeed draws a fresh server seed for epoch (match, epoch), stores it
-// durably and returns the event that commits to it (scheme 2: every
-// player commits to a seed of their own before its first digital roll).
+// durably and returns the event that commits to it: its SHA-256 (scheme 2:
+// every player commits to a seed of their own before its first digital
+// roll), or the public key of the VRF key it derives (scheme 3: every
+// player contributes to every roll after it is asked for).
 // The seed is written before its commitment is recorded: a crash between
 // the two leaves an unused secret, never a commitment without its seed.
-func (r *Recorder) commitSeed(ctx context.Context, match string, epoch int) (*events.DiceCommitted, error) {
+func (r *Recorder) commitSeed(ctx context.Context, match string, epoch, scheme int) (*events.DiceCommitted, error) {
 	seed := make([]byte, dice.SeedSize)
 	if _, err := io.ReadFull(r.opts.Rand, seed); err != nil {
 		return nil, fmt.Errorf("draw dice seed: %w", err)
@@ -31,7 +33,7 @@ func (r *Recorder) commitSeed(ctx context.Context, match string, epoch int) (*ev
 	if err != nil {
 		return nil, fmt.Errorf("store dice seed of match %s epoch %d: %w", match, epoch, err)
 	}
-	return &events.DiceCommitted{Epoch: epoch, Commit: dice.Commit(seed), Scheme: dice.SchemeV2}, nil
+	return &events.DiceCommitted{Epoch: epoch, Commit: dice.CommitFor(scheme, seed), Scheme: scheme}, nil
 }
 
 // SecretClaimer is an optional ability of the recorder's seed keeper
@@ -81,7 +83,7 @@ func (r *Recorder) seed(ctx context.Context, m *match, s *projector.State, c *pr
 	if err != nil {
 		return nil, fmt.Errorf("dice seed of match %s epoch %d: %w", s.Match, c.Epoch, err)
 	}
-	if !dice.CheckCommit(seed, c.Commit) {
+	if !dice.CheckCommitFor(c.Scheme, seed, c.Commit) {
 		return nil, fmt.Errorf("stored dice seed of match %s epoch %d does not match its commitment", s.Match, c.Epoch)
 	}
 	m.seed, m.seedCommit = seed, c.Commit
@@ -96,7 +98,7 @@ func (r *Recorder) reveal(ctx context.Context, m *match, s *projector.State) ([]
 	if err != nil {
 		return nil, err
 	}
-	next, err := r.commitSeed(ctx, s.Match, cur.Epoch+1)
+	next, err := r.commitSeed(ctx, s.Match, cur.Epoch+1, max(cur.Scheme, dice.SchemeV2))
 	if err != nil {
 		return nil, err
 	}

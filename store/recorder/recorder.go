@@ -32,6 +32,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/events/auth"
+	"github.com/matchrec/matchrec/events/dice"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
@@ -184,7 +185,15 @@ func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.Creat
 	setup := req.MatchCreated
 	var toks map[string]string
 	setup.Tokens = nil
-	if len(setup.Keys) > 0 {
+	scheme := dice.SchemeV2
+	if len(setup.Joins) > 0 {
+		// Its participants join with keys of their own (docs/events.md),
+		// and its dice are scheme 3's: contributed by every player.
+		if setup.Joins, err = checkJoins(setup.Joins, setup.Keys, setup.Players); err != nil {
+			return api.CreateResult{}, err
+		}
+		scheme = dice.SchemeV3
+	} else if len(setup.Keys) > 0 {
 		if setup.Keys, err = checkKeys(setup.Keys, setup.Players); err != nil {
 			return api.CreateResult{}, err
 		}
@@ -209,7 +218,7 @@ func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.Creat
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return api.CreateResult{}, fmt.Errorf("create match %s: %w", id, err)
 	}
-	commit, err := r.commitSeed(ctx, id, 0)
+	commit, err := r.commitSeed(ctx, id, 0, scheme)
 	if err != nil {
 		return api.CreateResult{}, err
 	}
@@ -239,7 +248,7 @@ func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.Creat
 		return api.CreateResult{}, err
 	}
 	m.rules, m.state = rules, st
-	r.opts.Log.Info().Str("match", id).Str("edition", rules.Edition()).Bool("signed", len(setup.Keys) > 0).Msg("match created")
+	r.opts.Log.Info().Str("match", id).Str("edition", rules.Edition()).Bool("signed", len(setup.Keys)+len(setup.Joins) > 0).Msg("match created")
 	return api.CreateResult{Match: id, Tokens: toks, Keys: setup.Keys, Seq: 2, Receipt: r.receipt(id, e2)}, nil
 }
 
@@ -375,7 +384,9 @@ func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest)
 		if len(c.Values) > 0 {
 			return api.Result{}, projector.Refuse(projector.CodeBadDice, "a digital roll takes no values")
 		}
-		if s.Pending.Kind == projector.WaitRoll && s.Pending.Dice > 0 {
+		// Scheme 3: the command asks for the dice (dice.requested); they
+		// are drawn when every contribution is in (complete).
+		if cur := s.Dice.Current(); s.Pending.Kind == projector.WaitRoll && s.Pending.Dice > 0 && (cur == nil || !cur.V3()) {
 			if err := s.DigitalReady(); err != nil {
 				return api.Result{}, err
 			}
@@ -395,8 +406,13 @@ func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest)
 	}
 	// The recorder's own events for the command: the reveal of every open
 	// epoch when the match ends, the reveal and the next epoch when the
-	// judge asks.
+	// judge asks, its own contribution when the command completes a
+	// requested roll — and then the roll itself, the roller's (complete).
 	var system []events.Payload
+	var done completion
+	if done, err = r.complete(ctx, m, s, payloads); err != nil {
+		return api.Result{}, err
+	}
 	switch {
 	case ended(payloads):
 		if system, err = r.revealAll(ctx, m, s); err != nil {
@@ -407,6 +423,7 @@ func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest)
 			return api.Result{}, err
 		}
 	}
+	system = append(system, done.system...)
 	now := r.opts.Clock().UnixNano()
 	evs := make([]events.Event, 0, len(payloads)+len(system))
 	prev, seq := s.Head, s.Seq
@@ -429,6 +446,11 @@ func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest)
 			return api.Result{}, err
 		}
 	}
+	for _, p := range done.roll {
+		if err := add(done.roller, p, done.auth); err != nil {
+			return api.Result{}, err
+		}
+	}
 	entry := store.Request{Statement: auth.Sum(cr.auth.Statement), First: evs[0].Seq, Last: evs[len(evs)-1].Seq}
 	if err := r.opts.Appender.Append(ctx, s.Match, s.Seq, evs, key, &entry); err != nil {
 		if errors.Is(err, store.ErrDuplicate) {
@@ -436,7 +458,7 @@ func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest)
 		}
 		return api.Result{}, fmt.Errorf("append to match %s: %w", s.Match, err)
 	}
-	all := append(payloads, system...)
+	all := append(append(payloads, system...), done.roll...)
 	res := api.Result{Match: s.Match, Receipt: r.receipt(s.Match, evs[len(evs)-1]), Request: hex.EncodeToString(cr.statement.Nonce[:])}
 	for i := range evs {
 		res.Events = append(res.Events, api.EventRef{Seq: evs[i].Seq, Type: evs[i].Type, Hash: evs[i].Hash})
