@@ -98,6 +98,9 @@ func audit(match string, recs []record, lookup fold.Lookup, o AuditOptions) Repo
 	}
 	checkRefold(match, evs, whole, lookup, o, st, &r)
 	r.Signed = st.signed
+	if n := len(st.created); r.Signed && n > 0 {
+		r.OneHolder = projector.OneHolder(st.created[n-1].keys)
+	}
 	r.Checks.Statements = st.c
 	if o.Receipts != nil {
 		rc := checkReceipts(match, all, st.created, o.Receipts, r.failer(CheckReceipts))

@@ -46,8 +46,23 @@ type digitalRoll struct {
 	count       int
 }
 
+// request is a scheme 3 roll request as the events tell it: its context
+// and each slot's verified output.
+type request struct {
+	seq     uint64
+	hash    events.Hash
+	ep      *epoch
+	slots   []string
+	outputs map[string][]byte
+	done    bool
+}
+
 // diceCheck is the state of checkDice as it reads the events.
 type diceCheck struct {
+	joins    bool              // match.created has joins: its epochs are scheme 3's
+	vrf      map[string]string // role → VRF key, from the joins
+	requests map[uint64]*request
+	open     *request
 	c           DiceCheck
 	whole       bool
 	fail        failer
@@ -73,7 +88,8 @@ type diceCheck struct {
 // are not the whole log (whole false: the records before a break of the
 // chain), a request at their end is not known to lack its reveal.
 func checkDice(evs []events.Event, whole bool, reveals [][]byte, lineage []events.BranchPoint, fail failer) (DiceCheck, []uint64) {
-	d := &diceCheck{whole: whole, fail: fail, epochs: map[dice.Epoch]*epoch{}, current: map[string]*epoch{}, bySeq: map[uint64]*events.DiceRolled{}}
+	d := &diceCheck{whole: whole, fail: fail, epochs: map[dice.Epoch]*epoch{}, current: map[string]*epoch{}, bySeq: map[uint64]*events.DiceRolled{},
+		vrf: map[string]string{}, requests: map[uint64]*request{}}
 	for i, e := range evs {
 		if !diceTypes[e.Type] {
 			continue // most events are none of the dice's business: no need to decode them
@@ -104,12 +120,24 @@ func (d *diceCheck) event(evs []events.Event, i int, e events.Event, p events.Pa
 		for _, pl := range p.Players {
 			d.players = append(d.players, pl.ID)
 		}
+		d.joins = len(p.Joins) > 0
+	case *events.MatchJoined:
+		if p.VRF != "" {
+			d.vrf[p.Role] = p.VRF
+		}
+	case *events.DiceRequested:
+		d.request(e)
+	case *events.DiceContributed:
+		d.contributed(e, p)
 	case *events.DiceCommitted:
 		id := dice.Epoch{Match: e.Match, Number: p.Epoch}
 		scheme := max(p.Scheme, dice.SchemeV1)
 		wantScheme := dice.SchemeV2 // every epoch opened since envelope v2
-		if e.Legacy {
+		switch {
+		case e.Legacy:
 			wantScheme = dice.SchemeV1
+		case d.joins && e.Match == evs[0].Match:
+			wantScheme = dice.SchemeV3 // a join-code match's own epochs
 		}
 		if d.epochs[id] != nil || !dice.ValidCommit(p.Commit) || scheme != wantScheme {
 			d.fail(e.Seq, "bad_commit", "epoch %d of %s opened twice, with a commitment that is not 64 hex digits, or in scheme %d (envelope v%d opens scheme %d)",
@@ -174,7 +202,7 @@ func (d *diceCheck) reveal(ep *epoch, p *events.DiceRevealed, seq uint64) {
 	switch {
 	case again:
 		d.fail(seq, "bad_reveal", "the seed of epoch %d of %s is revealed a second time", ep.id.Number, ep.id.Match)
-	case err != nil || !dice.CheckCommit(seed, ep.commit):
+	case err != nil || !dice.CheckCommitFor(ep.scheme, seed, ep.commit):
 		d.fail(seq, "bad_reveal", "the revealed seed of epoch %d of %s does not match its commitment", ep.id.Number, ep.id.Match)
 	default:
 		ep.seed = seed
@@ -235,6 +263,9 @@ func (d *diceCheck) digital(e events.Event, p *events.DiceRolled) {
 	case ep.claimed:
 		d.fail(e.Seq, "revealed_epoch", "a digital roll in epoch %d, whose seed is already revealed", ep.id.Number)
 		return
+	case ep.scheme >= dice.SchemeV3:
+		d.drawn(e, p, ep)
+		return
 	case ep.scheme >= dice.SchemeV2 && !ep.ready():
 		d.fail(e.Seq, "seeds_pending", "a digital roll before every player's seed of epoch %d was revealed or excused", ep.id.Number)
 	}
@@ -255,17 +286,7 @@ func (d *diceCheck) derive(r digitalRoll) {
 		return
 	}
 	d.c.Checked++
-	var bad []DieMismatch
-	for i := range want {
-		if want[i] != r.values[i] {
-			bad = append(bad, DieMismatch{Seq: r.seq, Index: i, Recorded: r.values[i], Derived: want[i]})
-		}
-	}
-	if len(bad) > 0 || r.count != len(r.values) {
-		d.c.Mismatches = append(d.c.Mismatches, bad...)
-		d.fail(r.seq, "forged_die", "the digital dice %v (%d of %d) are not those the seeds of epoch %d of %s give (%v)",
-			r.values, len(r.values), r.count, r.ep.id.Number, r.ep.id.Match, want)
-	}
+	d.compare(r.seq, r.values, r.count, want, r.ep)
 }
 
 // followedByReveal: the two events after evs[i] are match's dice.revealed
@@ -286,8 +307,92 @@ func followedByReveal(evs []events.Event, i int, match string, n int) bool {
 	return rp.(*events.DiceRevealed).Epoch == n && cp.(*events.DiceCommitted).Epoch == n+1
 }
 
+// request opens the scheme 3 request e: its slots are the recorder's,
+// every player's and, when the judge joined with a VRF key, the judge's.
+func (d *diceCheck) request(e events.Event) {
+	ep := d.current[e.Match]
+	if ep == nil || ep.scheme < dice.SchemeV3 || ep.claimed || d.open != nil {
+		d.fail(e.Seq, "request_order", "a dice request outside an open scheme 3 epoch, or while another waits")
+		return
+	}
+	r := &request{seq: e.Seq, hash: e.Hash, ep: ep, slots: []string{events.RoleRecorder}, outputs: map[string][]byte{}}
+	for _, pl := range d.players {
+		r.slots = append(r.slots, events.RolePlayer(pl))
+	}
+	if d.vrf[events.RoleJudge] != "" {
+		r.slots = append(r.slots, events.RoleJudge)
+	}
+	d.requests[e.Seq], d.open = r, r
+}
+
+// contributed verifies a contribution's VRF proof under its slot's key
+// (the epoch's for the recorder, the substitute's, the role's join), over
+// its request's context.
+func (d *diceCheck) contributed(e events.Event, p *events.DiceContributed) {
+	r := d.requests[p.Roll]
+	if r == nil || r != d.open || !slices.Contains(r.slots, p.Role) || r.outputs[p.Role] != nil {
+		d.fail(e.Seq, "wrong_roll", "a contribution of %s to event %d, which is no open request it has a part in, or a second one", p.Role, p.Roll)
+		return
+	}
+	key := d.vrf[p.Role]
+	switch {
+	case p.Role == events.RoleRecorder:
+		key = r.ep.commit
+	case p.By != "":
+		key = p.Key
+	}
+	beta, err := dice.VerifyVRF(key, p.Proof, dice.AlphaV3(r.ep.id, r.seq, r.hash, p.Role))
+	if err != nil {
+		d.fail(e.Seq, "bad_vrf", "%s's contribution to the roll requested at event %d: %v", p.Role, p.Roll, err)
+		return
+	}
+	r.outputs[p.Role] = beta
+}
+
+// drawn checks a scheme 3 digital roll: it completes the open request,
+// every slot contributed, and its dice are the ones the outputs give.
+func (d *diceCheck) drawn(e events.Event, p *events.DiceRolled, ep *epoch) {
+	r := d.open
+	d.open = nil
+	if r == nil || r.ep != ep {
+		d.fail(e.Seq, "no_request", "a scheme 3 digital roll that completes no dice request")
+		return
+	}
+	var cs []dice.Contribution
+	for _, slot := range r.slots {
+		if r.outputs[slot] == nil {
+			d.fail(e.Seq, "contribution_missing", "the digital roll requested at event %d is drawn without %s's contribution", r.seq, slot)
+			return
+		}
+		cs = append(cs, dice.Contribution{Slot: slot, Beta: r.outputs[slot]})
+	}
+	want, err := dice.DeriveV3(ep.id, r.seq, cs, len(p.Values))
+	if err != nil {
+		d.fail(e.Seq, "forged_die", "%v", err)
+		return
+	}
+	d.c.Checked++
+	d.compare(e.Seq, p.Values, p.Count, want, ep)
+}
+
+// compare reports the dice of the roll seq that are not the derived ones.
+func (d *diceCheck) compare(seq uint64, values []int, count int, want []int, ep *epoch) {
+	var bad []DieMismatch
+	for i := range want {
+		if want[i] != values[i] {
+			bad = append(bad, DieMismatch{Seq: seq, Index: i, Recorded: values[i], Derived: want[i]})
+		}
+	}
+	if len(bad) > 0 || count != len(values) {
+		d.c.Mismatches = append(d.c.Mismatches, bad...)
+		d.fail(seq, "forged_die", "the digital dice %v (%d of %d) are not those the seeds of epoch %d of %s give (%v)",
+			values, len(values), count, ep.id.Number, ep.id.Match, want)
+	}
+}
+
 // diceTypes are the event types checkDice reads.
 var diceTypes = map[events.Type]bool{
+	events.TypeMatchJoined: true, events.TypeDiceRequested: true, events.TypeDiceContributed: true,
 	events.TypeMatchCreated: true, events.TypeDiceCommitted: true, events.TypeSeedContributed: true,
 	events.TypeSeedCommitted: true, events.TypeSeedRevealed: true, events.TypeDiceRevealed: true,
 	events.TypeSeedExcused: true, events.TypeRevealRequested: true, events.TypeDiceRolled: true,

@@ -38,9 +38,10 @@ func parties(evs []events.Event, fail failer) (keys []map[string]string, created
 	var cur map[string]string
 	var players []string
 	signed = true
+	joins := false
 	for i, e := range evs {
 		keys[i] = cur
-		if e.Type != events.TypeMatchCreated && e.Type != events.TypeBranchCreated {
+		if e.Type != events.TypeMatchCreated && e.Type != events.TypeBranchCreated && e.Type != events.TypeMatchJoined {
 			continue
 		}
 		p, err := events.Core().Decode(e)
@@ -49,12 +50,30 @@ func parties(evs []events.Event, fail failer) (keys []map[string]string, created
 		}
 		switch p := p.(type) {
 		case *events.MatchCreated:
-			cur, players = p.Keys, nil
+			cur, players, joins = p.Keys, nil, len(p.Joins) > 0
 			for _, pl := range p.Players {
 				players = append(players, pl.ID)
 			}
+			if joins {
+				cur = map[string]string{} // signed; its keys come with its joins
+			}
 		case *events.BranchCreated:
-			cur = p.Keys // a branch has its parent's players
+			cur, joins = p.Keys, false // a branch has its parent's players
+		case *events.MatchJoined:
+			// A join brings its role's key into force for the events after
+			// it (the join itself is signed by the key it names). The map
+			// is new: earlier events keep theirs.
+			if !joins || cur[p.Role] != "" {
+				continue // the re-fold names it
+			}
+			if _, err := auth.ParsePublicKey(p.Key); err != nil {
+				fail(e.Seq, "bad_keys", "%s joins with %v", p.Role, err)
+				continue
+			}
+			cur = maps.Clone(cur)
+			cur[p.Role] = p.Key
+			created[len(created)-1].keys = cur
+			continue
 		}
 		if len(cur) > 0 {
 			if err := auth.CheckRoleKeys(cur, players); err != nil {
@@ -63,7 +82,7 @@ func parties(evs []events.Event, fail failer) (keys []map[string]string, created
 			}
 		}
 		created = append(created, createdAt{e.Seq, cur})
-		signed = signed && len(cur) > 0
+		signed = signed && cur != nil
 	}
 	keys[len(evs)] = cur
 	return keys, created, signed && len(created) > 0
@@ -103,6 +122,9 @@ func verifySignatures(evs []events.Event, keys []map[string]string) map[uint64]b
 			continue
 		}
 		hexKey := keys[i][st.Role]
+		if e.Type == events.TypeMatchJoined {
+			hexKey = joinKey(e) // a join is signed by the key it registers
+		}
 		pub, ok := parsed[hexKey]
 		if !ok {
 			if pub, err = auth.ParsePublicKey(hexKey); err != nil {
@@ -133,6 +155,15 @@ func verifySignatures(evs []events.Event, keys []map[string]string) map[uint64]b
 	return ok
 }
 
+// joinKey is the key a match.joined registers ("" if it does not decode).
+func joinKey(e events.Event) string {
+	p, err := events.Core().Decode(e)
+	if j, ok := p.(*events.MatchJoined); ok && err == nil {
+		return j.Key
+	}
+	return ""
+}
+
 // statements checks each event as the fold reaches it (check), with the
 // state before the event in f.
 type statements struct {
@@ -147,19 +178,26 @@ type statements struct {
 	role    string            // its statement's role
 	expect  []events.Payload  // the events its re-decision gives that are still to come
 	from    uint64            // the command's first event
+	// requests are the open dice requests (scheme 3) by their statement:
+	// the roll that completes one carries that statement again.
+	requests map[string]uint64
 }
 
 func newStatements(evs []events.Event, fail failer) *statements {
 	keys, created, signed := parties(evs, fail)
 	return &statements{fail: fail, keys: keys, created: created, signed: signed,
-		sigOK: verifySignatures(evs, keys), seen: map[string]uint64{}}
+		sigOK: verifySignatures(evs, keys), seen: map[string]uint64{}, requests: map[string]uint64{}}
 }
 
 // check checks event i (e, payload p) against the state before it, f.
 func (k *statements) check(f *fold.Folder, i int, e events.Event, p events.Payload) {
 	keys := k.keys[i]
-	signed := len(keys) > 0
+	signed := keys != nil
 	system := e.Actor.Kind == events.ActorSystem
+	if e.Type == events.TypeDiceRolled && e.Auth != nil && k.requests[string(e.Auth.Statement)] != 0 && !sameAuth(e.Auth, k.cur) {
+		k.completion(f, e, p, signed)
+		return
+	}
 	if k.cur != nil && sameAuth(e.Auth, k.cur) {
 		k.continued(e, p)
 		return
@@ -237,6 +275,43 @@ func (k *statements) check(f *fold.Folder, i int, e events.Event, p events.Paylo
 		return
 	}
 	k.cur, k.role, k.from, k.expect = e.Auth, st.Role, e.Seq, decided
+	if e.Type == events.TypeDiceRequested {
+		k.requests[string(e.Auth.Statement)] = e.Seq
+	}
+	k.continued(e, p)
+}
+
+// completion checks the roll that completes a dice request (scheme 3,
+// docs/events.md): the roller's, carrying the request's own statement —
+// the command it completes — recorded after the contributions, and
+// exactly what that command decides now, with the dice drawn.
+func (k *statements) completion(f *fold.Folder, e events.Event, p events.Payload, signed bool) {
+	k.close(e.Seq)
+	req := k.requests[string(e.Auth.Statement)]
+	delete(k.requests, string(e.Auth.Statement))
+	st, err := auth.ParseStatement(e.Auth.Statement)
+	if err != nil {
+		k.fail(e.Seq, "bad_statement", "%v", err)
+		return
+	}
+	if signed && !k.sigOK[e.Seq] {
+		k.fail(e.Seq, "bad_signature", "the roll of the request of event %d is not signed by the key of %s", req, st.Role)
+		return
+	}
+	if st.Role != e.Actor.Role() {
+		k.fail(e.Seq, "wrong_role", "the statement is %s's, the event %s's", st.Role, e.Actor)
+	}
+	var c projector.Command
+	if err := events.DecodeValue(st.Command, &c); err != nil {
+		k.fail(e.Seq, "bad_statement", "the statement's command: %v", err)
+		return
+	}
+	decided, err := redecide(f, e.Actor, c, p)
+	if err != nil {
+		k.fail(e.Seq, "redecided", "the roll requested at event %d, decided again, is refused: %v", req, err)
+		return
+	}
+	k.cur, k.role, k.from, k.expect = e.Auth, st.Role, e.Seq, decided
 	k.continued(e, p)
 }
 
@@ -294,7 +369,7 @@ func (k *statements) branch(f *fold.Folder, e events.Event, bc *events.BranchCre
 // them from the seeds).
 func redecide(f *fold.Folder, actor events.Actor, c projector.Command, p events.Payload) ([]events.Payload, error) {
 	c.Source = events.SourceManual
-	if c.Type == projector.CmdRoll && c.Digital {
+	if _, asked := p.(*events.DiceRequested); c.Type == projector.CmdRoll && c.Digital && !asked {
 		roll, ok := p.(*events.DiceRolled)
 		if !ok || len(c.Values) > 0 || roll.Source != events.SourceDigital {
 			return nil, fmt.Errorf("a digital roll command that did not record digital dice")

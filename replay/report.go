@@ -20,6 +20,11 @@ type Report struct {
 	// Signed: every part of the match (the match, and each ancestor of a
 	// branch) has participants' keys; otherwise its operator is trusted.
 	Signed bool `json:"signed"`
+	// OneHolder lists the roles that share one key (matchrec play --sign:
+	// one person scripted every role): their signatures and their dice
+	// contributions are that one holder's, so they say nothing about
+	// which of them decided, and that holder could foresee the dice.
+	OneHolder []string `json:"one_holder,omitempty"`
 	// FirstBadSeq is the lowest sequence any problem names (0 when none
 	// does), FirstBadCheck the first check, in CheckOrder, naming it.
 	FirstBadSeq   uint64 `json:"first_bad_seq"`

@@ -328,7 +328,9 @@ func printReport(w io.Writer, r replay.Report, discarded []uint64) {
 		}
 	}
 	check(replay.CheckChain, c.Chain.OK, "hash chain and sequence: %d records", c.Chain.Records)
-	if r.Signed {
+	if r.Signed && len(r.OneHolder) > 0 {
+		check(replay.CheckStatements, c.Statements.OK, "statements: %d commands, signed by one holder for %s (%d signatures)", c.Statements.Statements, strings.Join(r.OneHolder, ", "), c.Statements.Signatures)
+	} else if r.Signed {
 		check(replay.CheckStatements, c.Statements.OK, "statements: %d commands, every one signed by its participant (%d signatures)", c.Statements.Statements, c.Statements.Signatures)
 	} else {
 		check(replay.CheckStatements, c.Statements.OK, "statements: %d commands; unsigned match: the recorder's operator is trusted", c.Statements.Statements)
@@ -422,6 +424,10 @@ func printReport(w io.Writer, r replay.Report, discarded []uint64) {
 		verdict += " (unsigned: the operator is trusted)"
 	case verdict == replay.VerdictUnresolved:
 		verdict += fmt.Sprintf(" (%d dispute(s) and %d contested roll(s) await a ruling)", len(r.Unresolved)-unsettled, unsettled)
+	}
+	if len(r.OneHolder) > 0 {
+		// play --sign: one person held every key (docs/security.md).
+		verdict += fmt.Sprintf(" — one holder signed for %s (one key): the signatures do not tell which of them decided, and that holder could foresee the digital dice", strings.Join(r.OneHolder, ", "))
 	}
 	fmt.Fprintf(w, "\nverdict: %s\n", verdict)
 }
