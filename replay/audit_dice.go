@@ -59,10 +59,10 @@ type request struct {
 
 // diceCheck is the state of checkDice as it reads the events.
 type diceCheck struct {
-	joins    bool              // match.created has joins: its epochs are scheme 3's
-	vrf      map[string]string // role → VRF key, from the joins
-	requests map[uint64]*request
-	open     *request
+	joins       bool              // match.created has joins: its epochs are scheme 3's
+	vrf         map[string]string // role → VRF key, from the joins
+	requests    map[uint64]*request
+	open        *request
 	c           DiceCheck
 	whole       bool
 	fail        failer
