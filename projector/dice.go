@@ -63,7 +63,7 @@ type EpochSeed struct {
 func (c *SeedCommit) ID() dice.Epoch { return dice.Epoch{Match: c.Match, Number: c.Epoch} }
 
 // V2 reports whether the epoch is of scheme 2.
-func (c *SeedCommit) V2() bool { return c.Scheme >= dice.SchemeV2 }
+func (c *SeedCommit) V2() bool { return c.Scheme == dice.SchemeV2 }
 
 func (c *SeedCommit) player(id string) *EpochSeed {
 	for i := range c.Players {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/spf13/cobra"
@@ -18,7 +19,7 @@ import (
 // instead of writing its JSON.
 type commandFlags struct {
 	typ, unit, model, target, phase, winner, reason string
-	kind, decision, seed, player                    string
+	kind, decision, seed, player, role              string
 	x, y                                            float64
 	weapons                                         []string
 	models                                          []string
@@ -46,6 +47,7 @@ func (f *commandFlags) add(cmd *cobra.Command) {
 	fl.Uint64Var(&f.event, "event", 0, "the event a command is about (confirm, contest, dispute)")
 	fl.Uint64Var(&f.upto, "upto", 0, "confirm every roll of the other player up to this event: the head you saw (confirm)")
 	fl.StringVar(&f.player, "player", "", "the player whose dice seed the judge excuses (excuse)")
+	fl.StringVar(&f.role, "role", "", "the slot whose withheld dice contribution the judge fills with the judge's own (substitute: player:ID)")
 	fl.IntVar(&f.epoch, "epoch", 0, "the dice epoch (excuse)")
 	fl.Uint64Var(&f.dispute, "dispute", 0, "the dispute ruled on (rule)")
 	fl.StringVar(&f.decision, "decision", "", "uphold, void or amend (rule)")
@@ -57,7 +59,7 @@ func (f *commandFlags) command(cmd *cobra.Command) (projector.Command, error) {
 	c := projector.Command{Type: f.typ, Unit: f.unit, Model: f.model, Target: f.target, Phase: f.phase,
 		Models: f.models, Advance: f.advance, Winner: f.winner, Reason: f.reason, Kind: f.kind,
 		Event: f.event, Dispute: f.dispute, Decision: f.decision, Values: f.values, Seed: f.seed,
-		Upto: f.upto, Player: f.player, Epoch: f.epoch}
+		Upto: f.upto, Player: f.player, Epoch: f.epoch, Role: f.role}
 	if cmd.Flags().Changed("x") {
 		c.X = &f.x
 	}
@@ -141,7 +143,7 @@ as the winner.`,
 			if c.Type == projector.CmdRoll {
 				return usageErr(errors.New("dice are rolled with 'matchrec roll'"))
 			}
-			return a.execute(cmd, args[0], &cred, c)
+			return a.execute(cmd, args[0], &cred, c, 0)
 		},
 	}
 	cred.add(cmd)
@@ -156,6 +158,7 @@ func (a *app) rollCmd() *cobra.Command {
 		values  []int
 		digital bool
 		purpose string
+		wait    time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "roll MATCH",
@@ -180,9 +183,10 @@ sends yours.`,
 				return usageErr(errors.New("give exactly one of --values and --digital"))
 			}
 			c := projector.Command{Type: projector.CmdRoll, Values: values, Digital: digital, Purpose: purpose}
-			return a.execute(cmd, args[0], &cred, c)
+			return a.execute(cmd, args[0], &cred, c, wait)
 		},
 	}
+	cmd.Flags().DurationVar(&wait, "wait", 2*time.Minute, "a digital roll of a signed match: how long to wait for the other players' dice contributions (0: record the request and return)")
 	cred.add(cmd)
 	cmd.Flags().StringVar(&purpose, "purpose", "", "what the dice are for (hit, wound, save, ...): default the pending step's")
 	cmd.Flags().Var((*diceValues)(&values), "values", "the dice values, comma- or space-separated: 3,4,5 or \"3, 4, 5\"")
@@ -192,7 +196,7 @@ sends yours.`,
 
 // execute sends one command as the participant the flags name and prints
 // what it recorded.
-func (a *app) execute(cmd *cobra.Command, match string, cred *credFlags, c projector.Command) error {
+func (a *app) execute(cmd *cobra.Command, match string, cred *credFlags, c projector.Command, wait time.Duration) error {
 	p, err := cred.participant(cmd)
 	if err != nil {
 		return err
@@ -202,6 +206,14 @@ func (a *app) execute(cmd *cobra.Command, match string, cred *credFlags, c proje
 		res, err := a.send(ctx, api, match, p, c, true)
 		if err != nil {
 			return err
+		}
+		if seq := requested(res.Result); seq != 0 {
+			// Scheme 3: the roll is asked for. Contribute, then wait for
+			// the other players' contributions: the recorder draws the
+			// dice with the last one.
+			if res.Result, err = a.awaitRoll(ctx, api, match, p, res.role, seq, wait); err != nil {
+				return err
+			}
 		}
 		return a.printResult(ctx, api, match, res.Result)
 	})

@@ -80,11 +80,11 @@ match's log against the receipts you kept with 'matchrec audit MATCH' or
 	}
 }
 
-// participantKeys are the keys of a new signed match (or branch): the
-// public keys participants brought, and key files made here for the rest.
+// participantKeys are the public keys of a new signed match (or
+// branch) its participants brought: matchrec never makes a key for
+// someone else (join codes do: join.go).
 type participantKeys struct {
-	public map[string]string    // role → public key hex
-	made   map[string]*auth.Key // role → key made here (and its file)
+	public map[string]string // role → public key hex
 }
 
 // keyFlags are new's, play's and branch's flags for a signed match.
@@ -97,9 +97,9 @@ type keyFlags struct {
 
 func (f *keyFlags) add(cmd *cobra.Command, withPlayer bool) {
 	fl := cmd.Flags()
-	fl.BoolVar(&f.sign, "sign", false, "make it a signed match: a key file for every participant who brings no key")
-	fl.StringVar(&f.judge, "judge", "", "the judge's public key (a signed match)")
-	fl.StringVar(&f.keys, "keys", "", "where new key files go (default $MATCHREC_KEYS, else ~/.config/matchrec/keys)")
+	fl.BoolVar(&f.sign, "sign", false, "make it a signed match: new prints a one-time join code per participant, who makes a key of their own with 'matchrec join CODE'")
+	fl.StringVar(&f.judge, "judge", "", "the judge's public key (a signed match whose participants bring their keys)")
+	fl.StringVar(&f.keys, "keys", "", "where key files go (default $MATCHREC_KEYS, else ~/.config/matchrec/keys)")
 	if withPlayer {
 		fl.StringArrayVar(&f.brings, "player", nil, "a player's public key, ID=PUBKEY (a signed match; repeatable)")
 	}
@@ -108,10 +108,14 @@ func (f *keyFlags) add(cmd *cobra.Command, withPlayer bool) {
 // signed reports whether the flags ask for a signed match.
 func (f *keyFlags) signed() bool { return f.sign || f.judge != "" || len(f.brings) > 0 }
 
-// make returns every role's key: brought (--player ID=PUBKEY, --judge) or
-// made now and written to the keys directory as <match>.<role>.key.
-func (f *keyFlags) make(match string, players []events.PlayerSpec) (*participantKeys, error) {
-	pk := &participantKeys{public: map[string]string{}, made: map[string]*auth.Key{}}
+// brought reports whether participants bring their public keys.
+func (f *keyFlags) brought() bool { return f.judge != "" || len(f.brings) > 0 }
+
+// make returns every role's brought key (--player ID=PUBKEY, --judge):
+// one for each, or a usage error — a key nobody brought would have to be
+// made here, for someone else.
+func (f *keyFlags) make(players []events.PlayerSpec) (*participantKeys, error) {
+	pk := &participantKeys{public: map[string]string{}}
 	ids := map[string]bool{}
 	for _, p := range players {
 		ids[p.ID] = true
@@ -132,28 +136,25 @@ func (f *keyFlags) make(match string, players []events.PlayerSpec) (*participant
 		}
 		pk.public[events.RoleJudge] = strings.ToLower(f.judge)
 	}
-	roles := []string{events.RoleJudge}
-	for _, p := range players {
-		roles = append(roles, events.RolePlayer(p.ID))
-	}
-	dir := keysDir(f.keys)
-	for _, role := range roles {
-		if pk.public[role] != "" {
-			continue
+	for _, role := range roleList(players) {
+		if pk.public[role] == "" {
+			return nil, usageErr(fmt.Errorf("no key brought for %s: bring every participant's public key (--player ID=PUBKEY, --judge PUBKEY), or use --sign alone for join codes (each participant makes their own key)", role))
 		}
-		k, err := auth.GenerateKey(match, role)
-		if err != nil {
-			return nil, err
-		}
-		if err := auth.WriteKey(keyPath(dir, match, role), k); err != nil {
-			return nil, &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: err.Error()}
-		}
-		pk.public[role], pk.made[role] = k.PublicHex(), k
 	}
 	return pk, nil
 }
 
-// print lists the keys of a signed match: where each made key is.
+// roleList is the roles of a match's participants: the judge, then each
+// player.
+func roleList(players []events.PlayerSpec) []string {
+	roles := []string{events.RoleJudge}
+	for _, p := range players {
+		roles = append(roles, events.RolePlayer(p.ID))
+	}
+	return roles
+}
+
+// print lists the keys of a signed match.
 func (pk *participantKeys) print(a *app) {
 	roles := make([]string, 0, len(pk.public))
 	for r := range pk.public {
@@ -161,11 +162,7 @@ func (pk *participantKeys) print(a *app) {
 	}
 	sort.Strings(roles)
 	for _, r := range roles {
-		where := "(brought)"
-		if k := pk.made[r]; k != nil {
-			where = k.Path
-		}
-		fmt.Fprintf(a.stdout, "key %-16s %s %s\n", r, pk.public[r], where)
+		fmt.Fprintf(a.stdout, "key %-16s %s (brought)\n", r, pk.public[r])
 	}
 }
 

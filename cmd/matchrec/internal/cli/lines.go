@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -90,14 +91,23 @@ func (a *app) branch(ctx context.Context, c *recorderAPI, req api.BranchRequest,
 		return res, nil, err
 	}
 	var pk *participantKeys
-	if kf.signed() {
+	switch {
+	case kf.brought():
 		players := make([]events.PlayerSpec, 0, len(at.Players))
 		for _, pl := range at.Players {
 			players = append(players, events.PlayerSpec{ID: pl.ID, Name: pl.Name})
 		}
-		if pk, err = kf.make(req.Match, players); err != nil {
+		if pk, err = kf.make(players); err != nil {
 			return res, nil, err
 		}
+		req.Keys = pk.public
+	case kf.sign:
+		// The branch is signed by the parent's participants with the keys
+		// they hold already: no key is made here for anyone.
+		if len(at.Keys) == 0 {
+			return res, nil, usageErr(fmt.Errorf("--sign: match %s is unsigned; a signed branch of it takes every participant's public key (--player ID=PUBKEY, --judge PUBKEY)", req.Parent))
+		}
+		pk = &participantKeys{public: maps.Clone(at.Keys)}
 		req.Keys = pk.public
 	}
 	nonce := auth.NewNonce()

@@ -206,7 +206,7 @@ func eventsPlayer(id, name string) events.PlayerSpec {
 }
 
 // sortedRoles lists token roles players first, judge last.
-func sortedRoles(tokens map[string]string) []string {
+func sortedRoles[V any](tokens map[string]V) []string {
 	roles := make([]string, 0, len(tokens))
 	for r := range tokens {
 		roles = append(roles, r)

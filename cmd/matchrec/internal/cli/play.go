@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/events/auth"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/script"
 	"github.com/matchrec/matchrec/store/api"
@@ -117,17 +118,11 @@ func (a *app) play(ctx context.Context, c *recorderAPI, sc *script.Script, id st
 	setup := sc.Match.Created()
 	res := PlayResult{Match: id}
 	who := map[string]*participant{}
-	var pk *participantKeys
+	var codes map[string]JoinInfo
 	if kf.signed() {
-		var err error
-		if pk, err = kf.make(id, setup.Players); err != nil {
-			return err
-		}
-		setup.Keys = pk.public
-		res.KeyFiles = map[string]string{}
-		for role, k := range pk.made {
-			who[role], res.KeyFiles[role] = &participant{key: k}, k.Path
-		}
+		// One person plays every role: one key signs for all, and the
+		// record says so (every verdict names the one holder).
+		setup.Joins, codes = joinCodes(id, setup.Players)
 	}
 	created, err := a.create(ctx, c, api.CreateRequest{Match: id, MatchCreated: setup})
 	if err != nil {
@@ -137,6 +132,11 @@ func (a *app) play(ctx context.Context, c *recorderAPI, sc *script.Script, id st
 		who[role] = &participant{token: tok}
 	}
 	res.Tokens, res.Seq = created.Tokens, created.Seq
+	if codes != nil {
+		if res.KeyFiles, res.Seq, err = a.joinAll(ctx, c, id, kf, codes, who); err != nil {
+			return err
+		}
+	}
 	for i, st := range sc.Steps {
 		if err := a.playStep(ctx, c, id, who, st, &res); err != nil {
 			// The match exists and holds what was recorded so far: say
@@ -203,8 +203,11 @@ func (a *app) create(ctx context.Context, c *recorderAPI, req api.CreateRequest)
 		return res, err
 	}
 	if res.Receipt != nil {
-		if _, err := a.receiptStore().remember(res.Match, res.Keys, ""); err != nil {
-			return res, err
+		// A join-code match's keys are known once all have joined.
+		if len(req.Joins) == 0 {
+			if _, err := a.receiptStore().remember(res.Match, res.Keys, ""); err != nil {
+				return res, err
+			}
 		}
 		if err := a.keep(*res.Receipt); err != nil {
 			return res, err
@@ -243,6 +246,54 @@ func (a *app) seedAll(ctx context.Context, c *recorderAPI, match string, who map
 	return nil
 }
 
+// joinAll joins every role of a match played by one holder with one key
+// (written to the keys directory as <match>.play.key), and returns the key
+// file of each role and the match's head after the joins.
+func (a *app) joinAll(ctx context.Context, c *recorderAPI, match string, kf *keyFlags, codes map[string]JoinInfo, who map[string]*participant) (map[string]string, uint64, error) {
+	k, err := auth.GenerateKey(match, "every role (play --sign)")
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := auth.WriteKey(keyPath(keysDir(kf.keys), match, "play"), k); err != nil {
+		return nil, 0, &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: err.Error()}
+	}
+	files := map[string]string{}
+	var head uint64
+	for _, role := range sortedRoles(codes) {
+		code, err := parseJoinCode(codes[role].Code)
+		if err != nil {
+			return nil, 0, err
+		}
+		s, err := fetchState(ctx, c, match)
+		if err != nil {
+			return nil, 0, err
+		}
+		p := &participant{key: k, as: role}
+		actor, _ := events.ActorOf(role)
+		out, err := a.sendOne(ctx, c, s, p, role, joinCommand(code, k, actor.Kind == events.ActorPlayer))
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s's join: %w", role, err)
+		}
+		who[role], files[role], head = p, k.Path, out.Events[len(out.Events)-1].Seq
+	}
+	return files, head, nil
+}
+
+// contributeAll sends every contribution the open dice request of match
+// waits for from the participants of who (a script plays every role).
+func (a *app) contributeAll(ctx context.Context, c *recorderAPI, match string, who map[string]*participant) error {
+	s, err := fetchState(ctx, c, match)
+	if err != nil {
+		return err
+	}
+	for _, role := range sortedRoles(who) {
+		if s, _, err = a.contribute(ctx, c, s, who[role], role); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (a *app) playStep(ctx context.Context, c *recorderAPI, match string, who map[string]*participant, st script.Step, res *PlayResult) error {
 	role := api.RolePlayer(st.As)
 	if st.As == script.RoleJudge {
@@ -258,6 +309,15 @@ func (a *app) playStep(ctx context.Context, c *recorderAPI, match string, who ma
 		}
 	}
 	out, err := a.send(ctx, c, match, p, st.Cmd, false)
+	if err == nil && requested(out.Result) != 0 {
+		// Scheme 3: the roll is asked for; every role contributes.
+		if err = a.contributeAll(ctx, c, match, who); err == nil {
+			var s *projector.State
+			if s, err = fetchState(ctx, c, match); err == nil {
+				out.Events = append(out.Events, api.EventRef{Seq: s.Seq})
+			}
+		}
+	}
 	ae := apiError(err)
 	switch {
 	case st.ExpectRefusal == "" && err == nil:
@@ -351,12 +411,16 @@ keys directory, and prints where; hand each to its participant.`,
 			}
 			created := setup.Created()
 			var pk *participantKeys
-			if kf.signed() {
+			var codes map[string]JoinInfo
+			switch {
+			case kf.brought():
 				var err error
-				if pk, err = kf.make(id, created.Players); err != nil {
+				if pk, err = kf.make(created.Players); err != nil {
 					return err
 				}
 				created.Keys = pk.public
+			case kf.sign:
+				created.Joins, codes = joinCodes(id, created.Players)
 			}
 			return a.withAPI(cmd.Context(), func(c *recorderAPI) error {
 				res, err := a.create(cmd.Context(), c, api.CreateRequest{Match: id, MatchCreated: created})
@@ -364,7 +428,10 @@ keys directory, and prints where; hand each to its participant.`,
 					return err
 				}
 				if a.json {
-					return a.printJSON(res)
+					return a.printJSON(struct {
+						api.CreateResult
+						Joins map[string]JoinInfo `json:"joins,omitempty"`
+					}{res, codes})
 				}
 				fmt.Fprintf(a.stdout, "match %s\n", res.Match)
 				for _, role := range sortedRoles(res.Tokens) {
@@ -372,6 +439,9 @@ keys directory, and prints where; hand each to its participant.`,
 				}
 				if pk != nil {
 					pk.print(a)
+				}
+				if codes != nil {
+					a.printJoinCodes(codes)
 				}
 				return nil
 			})

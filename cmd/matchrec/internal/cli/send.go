@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -30,13 +32,17 @@ import (
 type participant struct {
 	key   *auth.Key // a signed match's participant
 	token string    // a token match's
+	// as is the role the participant acts as, when their key is several
+	// roles' (play --sign: one holder) or not in force yet (a join).
+	as string
 }
 
 // credFlags are --key and --token.
-type credFlags struct{ key, token string }
+type credFlags struct{ key, token, as string }
 
 func (f *credFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.key, "key", os.Getenv("MATCHREC_KEY"), "your key file for a signed match, as written by new or keygen (default $MATCHREC_KEY)")
+	cmd.Flags().StringVar(&f.key, "key", os.Getenv("MATCHREC_KEY"), "your key file for a signed match, as written by join, keygen or play --sign (default $MATCHREC_KEY)")
+	cmd.Flags().StringVar(&f.as, "as", "", "the role to act as (player:ID or judge) when your key is several roles' (a match played with play --sign)")
 	cmd.Flags().StringVar(&f.token, "token", os.Getenv("MATCHREC_TOKEN"), "your token for a token match, as printed by new/play --json (default $MATCHREC_TOKEN)")
 }
 
@@ -52,7 +58,7 @@ func (f *credFlags) participant(cmd *cobra.Command) (*participant, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &participant{key: k}, nil
+		return &participant{key: k, as: f.as}, nil
 	}
 	if f.token == "" {
 		return nil, usageErr(errors.New("--key FILE or --token is required (or set $MATCHREC_KEY or $MATCHREC_TOKEN)"))
@@ -68,14 +74,29 @@ func (p *participant) role(s *projector.State) (string, error) {
 			return "", &cliError{exit: ExitUsage, code: projector.CodeBadKey, msg: fmt.Sprintf("match %s is unsigned: use its token, not a key", s.Match)}
 		}
 		pub := p.key.PublicHex()
+		if p.as != "" {
+			if s.Keys[p.as] != pub {
+				return "", &cliError{exit: ExitUsage, code: projector.CodeBadKey, msg: fmt.Sprintf("key %s (%s) is not %s's in match %s", p.key.Path, pub, p.as, s.Match)}
+			}
+			return p.as, nil
+		}
+		var mine []string
 		for role, k := range s.Keys {
 			if k == pub {
-				return role, nil
+				mine = append(mine, role)
 			}
+		}
+		switch len(mine) {
+		case 1:
+			return mine[0], nil
+		case 0:
+		default:
+			slices.Sort(mine)
+			return "", usageErr(fmt.Errorf("key %s is the key of %s in match %s (one holder): say which with --as ROLE", p.key.Path, strings.Join(mine, ", "), s.Match))
 		}
 		return "", &cliError{exit: ExitUsage, code: projector.CodeBadKey, msg: fmt.Sprintf("key %s (%s) is not a participant's of match %s", p.key.Path, pub, s.Match)}
 	}
-	if len(s.Keys) > 0 {
+	if len(s.Keys) > 0 || len(s.Joins) > 0 {
 		return "", &cliError{exit: ExitUsage, code: projector.CodeBadKey, msg: fmt.Sprintf("match %s is signed: give your key (--key FILE), not a token", s.Match)}
 	}
 	h := recorder.TokenHash(p.token)
@@ -118,7 +139,12 @@ func (a *app) send(ctx context.Context, c *recorderAPI, match string, p *partici
 	if err != nil {
 		return sent{}, err
 	}
-	if _, err := a.receiptStore().remember(match, s.Keys, ""); err != nil {
+	if err := a.rememberKeys(s); err != nil {
+		return sent{}, err
+	}
+	// A contribution owed to a requested roll comes first: the match takes
+	// nothing else until it is in (docs/dice.md).
+	if s, _, err = a.contribute(ctx, c, s, p, role); err != nil {
 		return sent{}, err
 	}
 	if actor, _ := events.ActorOf(role); actor.Kind == events.ActorPlayer && (eagerSeeds || (cmd.Type == projector.CmdRoll && cmd.Digital)) {
@@ -135,7 +161,7 @@ func (a *app) send(ctx context.Context, c *recorderAPI, match string, p *partici
 			}
 		}
 	}
-	if err := fill(s, &cmd); err != nil {
+	if err := fill(s, &cmd, p); err != nil {
 		return sent{}, err
 	}
 	res, err := a.sendOne(ctx, c, s, p, role, cmd)
@@ -145,8 +171,19 @@ func (a *app) send(ctx context.Context, c *recorderAPI, match string, p *partici
 // fill completes a command from what the participant sees: the purpose of
 // a roll (so dice typed for one step are never taken for another), the
 // hash a confirmation or contest vouches for.
-func fill(s *projector.State, c *projector.Command) error {
+func fill(s *projector.State, c *projector.Command, p *participant) error {
 	switch c.Type {
+	case projector.CmdSubstitute:
+		// The judge's own dice key fills a withheld slot.
+		r := s.Dice.Request
+		if r == nil || p.key == nil {
+			return usageErr(errors.New("substitute: no digital roll waits for a contribution, or no judge's key (--key)"))
+		}
+		if c.Event == 0 {
+			c.Event = r.Seq
+		}
+		k := vrfKey(p.key)
+		c.VRF, c.Proof = k.PublicHex(), hexProof(k, r.Alpha(c.Role))
 	case projector.CmdRoll:
 		if c.Purpose == "" && s.Pending.Kind == projector.WaitRoll {
 			c.Purpose = s.Pending.Purpose
@@ -186,7 +223,7 @@ func (a *app) sendOne(ctx context.Context, c *recorderAPI, s *projector.State, p
 	}
 	// What the participant sees of the match is remembered before the
 	// first receipt is kept, whichever command comes first (seed too).
-	if _, err := a.receiptStore().remember(s.Match, s.Keys, ""); err != nil {
+	if err := a.rememberKeys(s); err != nil {
 		return api.Result{}, err
 	}
 	verb := api.VerbDeclare
@@ -207,6 +244,17 @@ func (a *app) sendOne(ctx context.Context, c *recorderAPI, s *projector.State, p
 		}
 	}
 	return res, nil
+}
+
+// rememberKeys remembers the participants' keys of s (trust on first
+// use), once they are all known: a join-code match's keys arrive with its
+// joins, and are remembered when the last role has joined.
+func (a *app) rememberKeys(s *projector.State) error {
+	if !s.Started() {
+		return nil
+	}
+	_, err := a.receiptStore().remember(s.Match, s.Keys, "")
+	return err
 }
 
 // keep stores a receipt and remembers its recorder.
@@ -320,18 +368,27 @@ Exit status: 0 recorded, 1 not recorded (not_found).`,
 	return cmd
 }
 
-// seedCmd sends the dice seed commands due from a participant now.
+// seedCmd sends the dice seed commands and contributions due from a
+// participant now, and with --follow whenever one falls due.
 func (a *app) seedCmd() *cobra.Command {
-	var cf credFlags
+	var (
+		cf     credFlags
+		follow bool
+	)
 	cmd := &cobra.Command{
 		Use:   "seed MATCH",
-		Short: "Send your dice seed commitment or reveal, if one is due",
-		Long: `seed sends the dice seed commitment, or reveal, that the match's current
-dice epoch waits for from you (docs/dice.md). Every other command sends it
+		Short: "Send your dice seed, or your contribution to a digital roll, if one is due",
+		Long: `seed sends what the match's digital dice wait for from you now
+(docs/dice.md): in a signed match created with join codes, your
+contribution to a roll the other player asked for; otherwise the dice seed
+commitment, or reveal, of the current epoch. Every other command sends it
 too, before itself, so this is only needed when the other player's digital
-roll waits for your seed and you have nothing else to do.`,
-		Example: `  matchrec seed friday --key ~/.config/matchrec/keys/friday.player-bob.key`,
-		Args:    exactArgs("MATCH"),
+roll waits for you and you have nothing else to do. With --follow it keeps
+watching the match and sends each one as it falls due, until the match
+ends (or Ctrl-C): run it beside the table and never think about it.`,
+		Example: `  matchrec seed friday --key ~/.config/matchrec/keys/friday.player-bob.key
+  matchrec seed friday --follow`,
+		Args: exactArgs("MATCH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := cf.participant(cmd)
 			if err != nil {
@@ -340,31 +397,28 @@ roll waits for your seed and you have nothing else to do.`,
 			ctx := cmd.Context()
 			return a.withAPI(ctx, func(c *recorderAPI) error {
 				sentAny := false
-				for i := 0; i < 2; i++ {
-					s, err := fetchState(ctx, c, args[0])
+				for {
+					sent, s, err := a.dueNow(ctx, c, args[0], p)
 					if err != nil {
 						return err
 					}
-					role, err := p.role(s)
-					if err != nil {
-						return err
+					for _, res := range sent {
+						sentAny = true
+						if err := a.printResult(ctx, c, args[0], res); err != nil {
+							return err
+						}
 					}
-					actor, _ := events.ActorOf(role)
-					sc, ok := s.SeedCommand(actor.ID, p.secret())
-					if !ok {
+					if !follow || s.Ended {
 						break
 					}
-					res, err := a.sendOne(ctx, c, s, p, role, sc)
-					if err != nil {
-						return err
-					}
-					sentAny = true
-					if err := a.printResult(ctx, c, args[0], res); err != nil {
-						return err
+					select {
+					case <-ctx.Done():
+						return nil
+					case <-time.After(pollEvery):
 					}
 				}
 				if !sentAny && !a.json {
-					fmt.Fprintln(a.stdout, "no dice seed is due from you now")
+					fmt.Fprintln(a.stdout, "nothing of the dice is due from you now")
 				} else if !sentAny {
 					return a.printJSON(json.RawMessage(`{"sent":false}`))
 				}
@@ -373,5 +427,6 @@ roll waits for your seed and you have nothing else to do.`,
 		},
 	}
 	cf.add(cmd)
+	cmd.Flags().BoolVar(&follow, "follow", false, "keep sending what falls due until the match ends")
 	return cmd
 }

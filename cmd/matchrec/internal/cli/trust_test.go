@@ -34,17 +34,19 @@ func editRecords(t *testing.T, dir, id string, edit func(b *bbolt.Bucket)) {
 
 func seqKey(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
 
-// A signed match from the command line: play --sign makes a key file per
-// participant and signs every step; the audit says signed and CLEAN; the
-// participants' keys sign declare and roll; a key that is not theirs,
-// a malformed key file and a world-readable one are refused.
+// A signed match from the command line: play --sign signs every step with
+// one key for every role, and its audit says one holder signed for all;
+// new --sign writes no key, only join codes; each participant's join makes
+// their key where they run it; the keys sign declare and roll; a key that
+// is not theirs, a malformed key file and a world-readable one are
+// refused.
 func TestSignedMatchFromTheCLI(t *testing.T) {
 	dir := t.TempDir()
 	var p PlayResult
 	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "play", "--sign", "--id", "signed-1", example)), &p); err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Tokens) != 0 || len(p.KeyFiles) != 3 {
+	if len(p.Tokens) != 0 || len(p.KeyFiles) != 3 || p.KeyFiles["judge"] != p.KeyFiles["player:alice"] {
 		t.Fatalf("play --sign: tokens %v, key files %v", p.Tokens, p.KeyFiles)
 	}
 	for _, f := range p.KeyFiles {
@@ -53,26 +55,40 @@ func TestSignedMatchFromTheCLI(t *testing.T) {
 		}
 	}
 	out := mustRun(t, dir, "audit", "signed-1")
-	for _, want := range []string{"every one signed by its participant", "[ok  ] who acted", "verdict: CLEAN\n"} {
+	for _, want := range []string{"signed by one holder for judge, player:alice, player:bob", "[ok  ] who acted", "verdict: CLEAN — one holder signed for judge, player:alice, player:bob"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit lacks %q:\n%s", want, out)
 		}
 	}
-	// new --sign, then play on with the keys it wrote.
-	out = mustRun(t, dir, "new", example, "--sign", "--id", "signed-2")
-	alice := keyPath(os.Getenv("MATCHREC_KEYS"), "signed-2", "player:alice")
-	if !strings.Contains(out, "key player:alice") || !strings.Contains(out, alice) {
-		t.Fatalf("new --sign:\n%s", out)
+	// new --sign writes no key at all, anywhere: it prints join codes.
+	before, _ := filepath.Glob(filepath.Join(os.Getenv("MATCHREC_KEYS"), "signed-2.*"))
+	keys, created := signedMatch(t, dir, "signed-2")
+	if !strings.Contains(created, `"code": "signed-2:player:alice:`) || !strings.Contains(created, `"link": "matchrec://join/signed-2/player:alice/`) {
+		t.Fatalf("new --sign:\n%s", created)
 	}
+	if after, _ := filepath.Glob(filepath.Join(os.Getenv("MATCHREC_KEYS"), "signed-2.*")); len(after) != len(before) {
+		t.Fatalf("new --sign wrote key files: %v", after)
+	}
+	for role, f := range keys {
+		if others, _ := filepath.Glob(filepath.Join(filepath.Dir(f), "*")); len(others) != 1 {
+			t.Fatalf("%s's key directory holds %v", role, others)
+		}
+	}
+	alice, bobKey := keys["player:alice"], keys["player:bob"]
 	mustRun(t, dir, "declare", "signed-2", "--key", alice, "--type", "next-turn")
-	bobKey := keyPath(os.Getenv("MATCHREC_KEYS"), "signed-2", "player:bob")
 	if code, _, errs := run(t, dir, "declare", "signed-2", "--key", bobKey, "--type", "phase", "--phase", "shooting"); code != ExitRefused || !strings.Contains(errs, "not_your_turn") {
 		t.Fatalf("bob in alice's turn: exit %d %s", code, errs)
 	}
+	if out := mustRun(t, dir, "audit", "signed-2"); !strings.Contains(out, "every one signed by its participant") || !strings.Contains(out, "verdict: CLEAN\n") {
+		t.Fatalf("audit of a joined match:\n%s", out)
+	}
 	// A key of another match, a token for a signed match, bad key files.
-	other := keyPath(os.Getenv("MATCHREC_KEYS"), "signed-1", "player:alice")
+	other := p.KeyFiles["player:alice"]
 	if code, _, errs := run(t, dir, "declare", "signed-2", "--key", other, "--type", "phase", "--phase", "shooting"); code != ExitUsage || !strings.Contains(errs, "bad_key") {
 		t.Fatalf("another match's key: exit %d %s", code, errs)
+	}
+	if code, _, errs := run(t, dir, "declare", "signed-1", "--key", other, "--type", "next-turn"); code != ExitUsage || !strings.Contains(errs, "--as ROLE") {
+		t.Fatalf("one holder's key without --as: exit %d %s", code, errs)
 	}
 	if code, _, errs := run(t, dir, "declare", "signed-2", "--token", "abc", "--type", "phase", "--phase", "shooting"); code != ExitUsage || !strings.Contains(errs, "bad_key") {
 		t.Fatalf("a token for a signed match: exit %d %s", code, errs)
