@@ -77,7 +77,8 @@ func noteOffer(s *State, seq uint64, actor events.Actor, p events.Payload) {
 	case *events.EndProposed:
 		s.EndOffer = &EndOffer{By: actor.ID, Winner: p.Winner, Reason: p.Reason, Seq: seq}
 	case *events.RollConfirmed, *events.RollContested, *events.DisputeRaised, *events.RulingMade,
-		*events.SeedCommitted, *events.SeedRevealed, *events.SeedExcused, *events.DiceCommitted, *events.DiceRevealed:
+		*events.SeedCommitted, *events.SeedRevealed, *events.SeedExcused, *events.DiceCommitted, *events.DiceRevealed,
+		*events.DiceContributed:
 		// Witnesses, disputes and seeds are not play: an offer stands.
 	default:
 		s.EndOffer = nil

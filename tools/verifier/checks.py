@@ -1,5 +1,6 @@
 """The checks of docs/bundle.md "Verifying a bundle", in its order, and the report of "The report"."""
 
+import hashlib
 import json
 import os
 
@@ -16,10 +17,12 @@ CHECKS = ("chain", "statements", "actors", "dice", "end", "witnesses", "refold",
 # docs/events.md "Who may author each event". † rows need the board state.
 SYSTEM_EVENTS = {"match.created", "branch.created", "dice.committed", "dice.revealed"}
 JUDGE_EVENTS = {"dice.seed_excused", "dice.reveal_requested", "ruling.made"}
+# docs/events.md: a join is its role's; a contribution its slot's (the recorder's, or the judge's substitute).
+ROLE_EVENTS = {"match.joined", "dice.contributed"}
 PLAYER_EVENTS = {"dice.seed_committed", "dice.seed_revealed", "dice.seed_contributed",
                  "match.end_proposed", "dice.confirmed", "dice.contested", "dispute.raised"}
 PENDING_PLAYER_EVENTS = {"turn.started", "phase.started", "model.moved", "shooting.declared",
-                         "dice.rolled", "hits.distributed", "casualties.chosen"}
+                         "dice.rolled", "hits.distributed", "casualties.chosen", "dice.requested"}
 EDITION_EVENTS = {
     "3e": {"hits.distributed", "casualties.chosen"},
     "6e": {"charge.declared", "combat.chosen", "strike.declared", "overwatch.declared",
@@ -28,14 +31,14 @@ EDITION_EVENTS = {
     "11e": {"shooting.phase_step", "unit.advance_declared", "action.started", "attack.allocated",
             "reroll.chosen", "reroll.declined"},
 }
-CORE_EVENTS = SYSTEM_EVENTS | JUDGE_EVENTS | PLAYER_EVENTS | PENDING_PLAYER_EVENTS | {"match.ended"}
+CORE_EVENTS = SYSTEM_EVENTS | JUDGE_EVENTS | PLAYER_EVENTS | PENDING_PLAYER_EVENTS | ROLE_EVENTS | {"match.ended"}
 # Envelope v1 recorded the recorder's follow-ups with the actor of the command that caused them.
 V1_ANY_ACTOR = {"dice.committed", "dice.revealed"}
 # docs/events.md "After the end": what may follow match.ended besides the reveals of the same append.
 AFTER_END = {"dice.confirmed", "dice.contested", "dispute.raised", "ruling.made"}
 # An open end proposal lapses with any event but these (events.md "match.end_proposed").
 NOT_PLAY = AFTER_END | {"dice.seed_committed", "dice.seed_revealed", "dice.seed_excused", "dice.committed",
-                        "dice.revealed"}
+                        "dice.revealed", "dice.contributed"}
 
 NOT_CHECKED = [
     "the pending player of the events marked † in docs/events.md (needs the rules' state: matchrec's re-fold)",
@@ -132,12 +135,17 @@ class Verifier:
     # -- 3. statements and signatures -----------------------------------------
 
     def check_statements(self):
-        keys, nonces, prev, counts = {}, {}, None, {"statements": 0, "signatures": 0}
+        keys, nonces, prev, counts = None, {}, None, {"statements": 0, "signatures": 0}
         self.cur = None  # the auth of the command whose events are being read
+        requests = {}  # the statements of open dice requests (scheme 3): the roll completing one carries it again
         for ev in self.events:
-            signed = bool(keys)
+            signed = keys is not None
             fail = lambda code, msg: self.fail(ev.seq, "statements", code, msg)  # noqa: E731
-            if self.cur is not None and ev.auth == self.cur and prev is not None and prev.auth == ev.auth:
+            if (ev.type == "dice.rolled" and ev.auth is not None and ev.auth[0] in requests
+                    and not (prev is not None and prev.auth == ev.auth)):
+                requests.pop(ev.auth[0])
+                self.check_completion(ev, keys, signed, counts, fail)
+            elif self.cur is not None and ev.auth == self.cur and prev is not None and prev.auth == ev.auth:
                 if ev.type != "branch.created" and self.cur_role != ev.role:
                     fail("wrong_role", "the statement is %s's, the event %s's" % (self.cur_role, ev.role))
             else:
@@ -152,24 +160,55 @@ class Verifier:
                     fail("missing_signature" if signed else "missing_statement",
                          "%s without the statement of its command" % ev.type)
                 else:
-                    self.check_statement(ev, keys, signed, nonces, counts, fail)
+                    join_key = unhex(ev.get("key"), 32) if ev.type == "match.joined" else None
+                    self.check_statement(ev, keys, signed, nonces, counts, fail, join_key)
+                    if ev.type == "dice.requested" and ev.auth is not None:
+                        requests[ev.auth[0]] = ev.seq
             if ev.type in ("match.created", "branch.created"):
                 keys = self.created_keys(ev)
                 self.created.append((ev.seq, keys))
+            elif ev.type == "match.joined" and keys is not None and self.created and ev.get("role") not in keys:
+                # events.md "Joins": the join's key is its role's from the next event on.
+                if ed_decompress(unhex(ev.get("key"), 32) or b"") is None:
+                    self.fail(ev.seq, "statements", "bad_keys", "%s joins with no valid Ed25519 key" % ev.get("role"))
+                else:
+                    keys = dict(keys, **{ev.get("role"): ev.get("key")})
+                    self.created[-1] = (self.created[-1][0], keys)
             prev = ev
-        self.signed = bool(self.created) and all(k for _, k in self.created)
+        self.signed = bool(self.created) and all(k is not None for _, k in self.created)
+        roles = {}
+        for role, k in (self.created[-1][1] or {}).items() if self.signed else ():
+            roles.setdefault(k, []).append(role)
+        self.one_holder = sorted(r for rs in roles.values() if len(rs) > 1 for r in rs)
         self.checks["statements"].update(counts)
+
+    def check_completion(self, ev, keys, signed, counts, fail):
+        """events.md "Joins and contributed dice": the roll completing a request carries the request's statement."""
+        try:
+            st = Statement(ev.auth[0])
+        except RecordError as e:
+            return fail("bad_statement", str(e))
+        if signed:
+            key = unhex((keys or {}).get(st.role), 32)
+            if len(ev.auth) < 2 or key is None or not self.verify_once(key, ev.auth[0], ev.auth[1]):
+                return fail("bad_signature", "the roll of a dice request is not signed by the key of %s" % st.role)
+            counts["signatures"] += 1
+        if st.role != ev.role:
+            fail("wrong_role", "the statement is %s's, the event %s's" % (st.role, ev.role))
+        self.cur, self.cur_role = ev.auth, st.role
 
     def created_keys(self, ev):
         """The keys a match.created or branch.created names: one valid key per role, or none (unsigned)."""
         keys, roles = ev.get("keys") or {}, {"judge"} | {"player:" + p for p in self.players}
+        if ev.type == "match.created" and ev.get("joins"):
+            return {}  # signed: its participants join with keys of their own (match.joined)
         if keys and (set(keys) != roles or any(ed_decompress(unhex(k, 32) or b"") is None for k in keys.values())):
             self.fail(ev.seq, "statements", "bad_keys", "keys must give one Ed25519 public key (64 lowercase hex "
                       "digits, the canonical encoding of a point of the curve) to each of %s" % ", ".join(sorted(roles)))
-            return {}
-        return keys
+            return None
+        return keys or None
 
-    def check_statement(self, ev, keys, signed, nonces, counts, fail):
+    def check_statement(self, ev, keys, signed, nonces, counts, fail, join_key=None):
         """events.md "How statements bind events", rules 1-4, for the first event of a command."""
         try:
             st = Statement(ev.auth[0])
@@ -177,7 +216,7 @@ class Verifier:
             return fail("bad_statement", str(e))
         counts["statements"] += 1
         if signed:
-            key = unhex(keys.get(st.role), 32)
+            key = join_key or unhex(keys.get(st.role), 32)  # a join is signed by the key it registers
             if len(ev.auth) < 2:
                 return fail("missing_signature", "%s's statement is not signed" % st.role)
             if key is None or not self.verify_once(key, ev.auth[0], ev.auth[1]):
@@ -193,6 +232,13 @@ class Verifier:
         if st.head_seq != ev.seq - 1 or st.head_hash != ev.prev_hash:
             fail("stale_head", "the statement was made at event %d (%s…), but its command follows event %d"
                  % (st.head_seq, st.head_hash.hex()[:12], ev.seq - 1))
+        if ev.type == "match.joined":  # events.md "Joins": the statement carries the code match.created hashed
+            first = self.by_seq.get(1)
+            want = (first.get("joins") or {}).get(st.role) if first is not None else None
+            code = st.command.get("code", "")
+            if (want is None or hashlib.sha256(code.encode() if isinstance(code, str) else b"").hexdigest() != want
+                    or st.role != ev.get("role") or st.command.get("key") != ev.get("key")):
+                fail("bad_join", "the join of %s does not carry its role's join code and key" % ev.get("role"))
         nonce = (st.match, st.role, st.nonce)
         if nonce in nonces:
             fail("nonce_reused", "the statement of event %d is used again (role %s)" % (nonces[nonce], st.role))
@@ -241,8 +287,14 @@ class Verifier:
             elif t == "dice.seed_contributed" and ev.envelope != 1:
                 bad = "free dice seeds are scheme 1's, recorded in envelope v1 only"
             elif (t in ("dice.seed_committed", "dice.seed_revealed") and p.get("player") != ev.actor_id) or (
-                    t == "dice.rolled" and p.get("roller") != ev.actor_id):
+                    t in ("dice.rolled", "dice.requested") and p.get("roller") != ev.actor_id):
                 bad = "it names another player than its actor"
+            elif t == "match.joined" and p.get("role") != ev.role:
+                bad = "a join is its role's"
+            elif t == "dice.contributed" and (ev.role, who) != (
+                    ("system", "system") if p.get("role") == "recorder" else
+                    ("judge", "judge") if p.get("by") else (p.get("role"), ev.actor_kind)):
+                bad = "a contribution is its slot's: the recorder's, the role's, or the judge's substitute"
             elif t == "match.ended":
                 bad = bad or self.end_not_allowed(ev, proposal)
             elif t in ("dice.confirmed", "dice.contested") and not (t == "dice.confirmed" and p.get("upto")):
@@ -381,7 +433,7 @@ class Verifier:
                 fail(r["seq"], "truncated", "receipted by the recorder; the log ends at event %d (cut)" % last)
             elif ev is None or ev.hash != r["hash"]:
                 fail(r["seq"], "rewritten", "not the event the recorder receipted: rewritten at or below it")
-        if known is not None and self.created and known["keys"] != self.created[-1][1]:
+        if known is not None and self.created and known["keys"] != (self.created[-1][1] or {}):
             fail(self.created[-1][0], "keys_changed", "the participants' keys are not those remembered when the "
                  "match was first seen")
         self.checks["receipts"] = {"checked": len(receipts)}
@@ -396,12 +448,15 @@ class Verifier:
                 first = p
         verdict = "FAILED" if self.problems else ("UNRESOLVED" if self.unresolved else "CLEAN")
         checks = {c: dict({"ok": not any(p["check"] == c for p in self.problems)}, **v) for c, v in self.checks.items()}
-        return {
+        rep = {
             "match": self.match, "events": len(self.b["records"]), "verdict": verdict, "ok": verdict == "CLEAN",
             "signed": self.signed, "first_bad_seq": first["seq"], "first_bad_check": first["check"],
             "problems": self.problems, "unresolved": self.unresolved, "manual_rolls": self.manual,
             "disputes": self.disputes, "pending_reveal": self.pending, "checks": checks, "not_checked": NOT_CHECKED,
         }
+        if self.one_holder:
+            rep["one_holder"] = self.one_holder  # bundle.md "The report": roles one key signed for
+        return rep
 
 
 def read_keys_file(path, match):

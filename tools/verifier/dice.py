@@ -4,7 +4,10 @@ import hashlib
 import hmac
 import struct
 
+from . import vrf
 from .records import Event, RecordError, sha256, unhex
+
+VRF_KEY_DOMAIN = b"matchrec-vrf-key-v1"
 
 
 def _lp(b):
@@ -20,6 +23,31 @@ def dice_message_v2(match, epoch, players, seq, i):
     """players: [(id, seed bytes, b"" when excused)] in match.created's order."""
     return (_lp(b"matchrec-dice-v2") + _lp(match.encode()) + struct.pack(">II", epoch, len(players))
             + b"".join(_lp(p.encode()) + _lp(s) for p, s in players) + struct.pack(">QI", seq, i))
+
+
+def alpha_v3(match, epoch, roll, roll_hash, slot):
+    """dice.md "Scheme 3": a slot's VRF input for the roll requested as event roll (hash roll_hash)."""
+    return (_lp(b"matchrec-dice-v3") + _lp(match.encode()) + struct.pack(">IQ", epoch, roll) + roll_hash
+            + _lp(slot.encode()))
+
+
+def dice_key_v3(match, epoch, roll, outputs):
+    """dice.md "Scheme 3": the HMAC key of a roll, from every slot's VRF output in slot order."""
+    b = _lp(b"matchrec-dice-v3") + _lp(match.encode()) + struct.pack(">IQI", epoch, roll, len(outputs))
+    return hashlib.sha256(b + b"".join(_lp(s.encode()) + _lp(o) for s, o in outputs)).digest()
+
+
+def dice_message_v3(roll, i):
+    return _lp(b"matchrec-dice-v3") + struct.pack(">QI", roll, i)
+
+
+def commit_matches(scheme, seed, commit):
+    """A revealed epoch seed against its commitment: SHA-256 (schemes 1, 2), the VRF key it derives (3)."""
+    if seed is None:
+        return False
+    if scheme >= 3:
+        return len(seed) == 32 and vrf.key_from_seed(VRF_KEY_DOMAIN, seed) == commit
+    return sha256(seed) == commit
 
 
 def face(key, msg):
@@ -47,6 +75,7 @@ class DiceCheck:
         """whole: events are the whole log, not the sound records before a break of the chain."""
         self.events, self.whole, self.players, self.lineage, self.fail = events, whole, players, lineage, fail
         self.epochs, self.current, self.contributed, self.rolls, self.by_seq = {}, {}, [], [], {}
+        self.joins, self.vrf, self.requests, self.open = False, {}, {}, None  # scheme 3
         self.mismatches, self.skipped = [], 0  # skipped: digital rolls with no epoch to check them in
 
     def run(self, reveals):
@@ -60,15 +89,26 @@ class DiceCheck:
             if ep["seed"] is not None:
                 checked += 1
                 self.derive(ev, ep, seeds)
-        return {"digital_rolls": len(self.rolls) + self.skipped, "checked_rolls": checked,
+        drawn = getattr(self, "checked3", 0)
+        return {"digital_rolls": len(self.rolls) + self.skipped + drawn, "checked_rolls": checked + drawn,
                 "mismatches": self.mismatches}, pending
 
     def event(self, i, ev):
         t, p, m = ev.type, ev.payload, ev.match
         fail = lambda code, msg: self.fail(ev.seq, code, msg)  # noqa: E731
+        if t == "match.created":
+            self.joins = bool(p.get("joins"))
+        elif t == "match.joined" and p.get("vrf"):
+            self.vrf[p.get("role")] = p.get("vrf")
+        elif t == "dice.requested":
+            self.request(ev)
+        elif t == "dice.contributed":
+            self.contribution(ev)
         if t == "dice.committed":
             key, scheme = (m, p.get("epoch")), p.get("scheme", 1) or 1
             want = 2 if ev.envelope == 2 else 1  # dice.md: every epoch opened since envelope v2 is scheme 2
+            if ev.envelope == 2 and self.joins and m == self.events[0].match:
+                want = 3  # a join-code match's own epochs are scheme 3's
             if key in self.epochs or unhex(p.get("commit"), 32) is None or scheme != want:
                 fail("bad_commit", "epoch %r of %s opened twice, with a commitment that is not 64 hex digits, or in "
                      "scheme %r (envelope v%d opens scheme %d)" % (key[1], m, scheme, ev.envelope, want))
@@ -107,7 +147,7 @@ class DiceCheck:
         seed = unhex(seed_hex)
         if again:
             self.fail(seq, "bad_reveal", "the seed of epoch %r of %s is revealed a second time" % (key[1], key[0]))
-        elif sha256(seed) != ep["commit"]:
+        elif not commit_matches(ep["scheme"], seed, ep["commit"]):
             self.fail(seq, "bad_reveal", "the revealed seed of epoch %r of %s does not match its commitment"
                       % (key[1], key[0]))
         else:
@@ -178,6 +218,8 @@ class DiceCheck:
             self.skipped += 1
             return self.fail(ev.seq, "revealed_epoch", "a digital roll in epoch %r, whose seed is already revealed"
                              % key[1])
+        if ep["scheme"] == 3:
+            return self.drawn(ev, ep, key)
         if ep["scheme"] == 2 and any(x not in ep["reveals"] and x not in ep["excused"] for x in self.players):
             self.fail(ev.seq, "seeds_pending", "a digital roll before every player's seed of epoch %r was revealed "
                       "or excused" % key[1])
@@ -193,3 +235,59 @@ class DiceCheck:
             self.mismatches.extend(bad)
             self.fail(ev.seq, "forged_die", "the digital dice %s (%d of %r) are not those the seeds of epoch %r of %s "
                       "give (%s)" % (values, len(values), ev.get("count"), key[1], key[0], want))
+
+    # -- scheme 3 -------------------------------------------------------------
+
+    def request(self, ev):
+        """dice.md "Scheme 3": a roll asked for in the open scheme 3 epoch; its slots."""
+        key = self.current.get(ev.match)
+        ep = self.epochs.get(key)
+        if ep is None or ep["scheme"] != 3 or ep["claimed"] or self.open is not None:
+            return self.fail(ev.seq, "request_order", "a dice request outside an open scheme 3 epoch, or while another "
+                             "waits")
+        slots = ["recorder"] + ["player:" + x for x in self.players] + (["judge"] if "judge" in self.vrf else [])
+        self.open = self.requests[ev.seq] = {"seq": ev.seq, "hash": ev.hash, "key": key, "ep": ep, "slots": slots,
+                                             "outputs": {}}
+
+    def contribution(self, ev):
+        """A slot's VRF proof, verified under the epoch's key (the recorder), the substitute's, or the join's."""
+        r, slot = self.requests.get(ev.get("roll")), ev.get("role")
+        if r is None or r is not self.open or slot not in r["slots"] or slot in r["outputs"]:
+            return self.fail(ev.seq, "wrong_roll", "a contribution of %r to event %r, which is no open request it has "
+                             "a part in, or a second one" % (slot, ev.get("roll")))
+        if slot == "recorder":
+            key = r["ep"]["commit"]
+        elif ev.get("by"):
+            key = unhex(ev.get("key"), 32)
+        else:
+            key = unhex(self.vrf.get(slot), 32)
+        proof = unhex(ev.get("proof"), 80)
+        beta = None
+        if key is not None and proof is not None:
+            beta = vrf.verify(key, proof, alpha_v3(r["key"][0], r["key"][1], r["seq"], r["hash"], slot))
+        if beta is None:
+            return self.fail(ev.seq, "bad_vrf", "%s's contribution to the roll requested at event %d does not verify"
+                             % (slot, r["seq"]))
+        r["outputs"][slot] = beta
+
+    def drawn(self, ev, ep, key):
+        """A scheme 3 roll: it completes the open request, every slot contributed, the dice are the outputs'."""
+        r, self.open = self.open, None
+        if r is None or r["ep"] is not ep:
+            self.skipped += 1
+            return self.fail(ev.seq, "no_request", "a scheme 3 digital roll that completes no dice request")
+        missing = [x for x in r["slots"] if x not in r["outputs"]]
+        if missing:
+            self.skipped += 1
+            return self.fail(ev.seq, "contribution_missing", "the digital roll requested at event %d is drawn without "
+                             "%s's contribution" % (r["seq"], missing[0]))
+        k = dice_key_v3(key[0], key[1], r["seq"], [(x, r["outputs"][x]) for x in r["slots"]])
+        values = ev.get("values", [])
+        want = [face(k, dice_message_v3(r["seq"], i)) for i in range(len(values))]
+        self.checked3 = getattr(self, "checked3", 0) + 1
+        bad = [{"seq": ev.seq, "index": i, "recorded": v, "derived": w}
+               for i, (v, w) in enumerate(zip(values, want)) if v != w]
+        if bad or ev.get("count") != len(values):
+            self.mismatches.extend(bad)
+            self.fail(ev.seq, "forged_die", "the digital dice %s (%d of %r) are not those the contributions to the "
+                      "roll requested at event %d give (%s)" % (values, len(values), ev.get("count"), r["seq"], want))
