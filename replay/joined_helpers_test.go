@@ -179,7 +179,6 @@ func (tb *table) contributeAll(withhold ...string) uint64 {
 	return 0
 }
 
-
 // epochSeed reads the recorder's seed of epoch n from the data file, as a
 // player who can read the recorder's data directory can.
 func (tb *table) epochSeed(n int) []byte {
@@ -195,7 +194,6 @@ func (tb *table) close() {
 		tb.t.Fatal(err)
 	}
 }
-
 
 // joinedMarks are the events of recordJoined's match the tamper rows
 // edit.
