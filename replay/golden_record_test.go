@@ -68,6 +68,12 @@ func goldenSpecs(t testing.TB) []goldenSpec {
 			record: recordGoldenBranch},
 		{path: "v2/parent.bundle", match: "parent", note: "the branch's parent", record: recordGoldenBranch},
 		{path: "v2/unresolved.bundle", match: "open", note: "a token match with a contested roll and a dispute, no ruling", record: recordUnresolved},
+		{path: "v3/joined.bundle", match: "joined", replay: true,
+			note:   "a match created with join codes: each role joins with its own key; scheme 3 digital dice contributed by every slot, one withheld contribution substituted by the judge; the judge's end",
+			record: func(t testing.TB) string { path, _ := recordJoined(t, "joined", false); return path }},
+		{path: "v3/one-holder.bundle", match: "one-holder", replay: true,
+			note:   "the same match played by one holder of every key (matchrec play --sign): every verdict names the roles it signed for",
+			record: func(t testing.TB) string { path, _ := recordJoined(t, "one-holder", true); return path }},
 	}
 	examples, _ := filepath.Glob(filepath.Join("..", "examples", "*.yaml"))
 	for _, ex := range examples {
