@@ -209,13 +209,19 @@ const (
 // writes them back (with the head record), as an operator could.
 func forge(t testing.TB, path string, edit func([]events.Event) []events.Event, rb rebuild, raw func(map[uint64][]byte)) {
 	t.Helper()
+	forgeIn(t, path, tamperMatch, edit, rb, raw)
+}
+
+// forgeIn is forge for the match of that id.
+func forgeIn(t testing.TB, path, match string, edit func([]events.Event) []events.Event, rb rebuild, raw func(map[uint64][]byte)) {
+	t.Helper()
 	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	err = db.Update(func(tx *bbolt.Tx) error {
-		b := tx.Bucket([]byte("matches")).Bucket([]byte(tamperMatch))
+		b := tx.Bucket([]byte("matches")).Bucket([]byte(match))
 		var evs []events.Event
 		c := b.Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
@@ -250,10 +256,10 @@ func forge(t testing.TB, path string, edit func([]events.Event) []events.Event, 
 		}
 		if e, err := events.Unmarshal(recs[last]); err == nil {
 			heads := tx.Bucket([]byte("heads"))
-			old := heads.Get([]byte(tamperMatch))
+			old := heads.Get([]byte(match))
 			v := append(binary.BigEndian.AppendUint64(nil, e.Seq), e.Hash[:]...)
 			v = append(v, old[40:]...)
-			return heads.Put([]byte(tamperMatch), v)
+			return heads.Put([]byte(match), v)
 		}
 		return nil
 	})
