@@ -55,6 +55,9 @@ def print_text(rep, out):
             " (%s)" % rep["first_bad_check"]
     elif v == "CLEAN" and not rep["signed"]:
         v += " (unsigned: the operator is trusted)"
+    if rep.get("one_holder"):  # bundle.md "The report": play --sign, one key for several roles
+        v += (" — one holder signed for %s (one key): the signatures do not tell which of them decided, and that "
+              "holder could foresee the digital dice" % ", ".join(rep["one_holder"]))
     out.write("\nverdict: %s\n" % v)
 
 
