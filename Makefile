@@ -41,6 +41,7 @@ test:
 	$(GO) vet ./...
 	$(GO) test -race -timeout 20m ./...
 	python3 tools/verify_test.py
+	python3 tools/verify_scheme3_test.py
 
 # Golden histories (testdata/golden/README.md): recorded bundles are never
 # re-recorded. `golden` pins the final state of every bundle for this

@@ -83,6 +83,14 @@ func TestJoinsAndContributedDice(t *testing.T) {
 	if _, err := alice.join(t, r, true); err != nil {
 		t.Fatal(err)
 	}
+	// Every refusal below records nothing.
+	unchanged := func(what string, before uint64) {
+		t.Helper()
+		if h := head(t, r).Seq; h != before {
+			t.Fatalf("%s recorded events %d..%d", what, before+1, h)
+		}
+	}
+	joinedAt := head(t, r).Seq
 	if _, err := alice.do(t, r, next); api.CodeOf(err) != projector.CodeNotStarted {
 		t.Fatalf("a command before every role joined: %v", err)
 	}
@@ -103,14 +111,17 @@ func TestJoinsAndContributedDice(t *testing.T) {
 	if _, err := r.Submit(ctx, signed(t, r, forged.key, bob.role, c)); api.CodeOf(err) != projector.CodeBadSignature {
 		t.Fatalf("a join not signed by the key it names: %v", err)
 	}
+	unchanged("the refused joins and commands", joinedAt)
 	for _, j := range []*joiner{bob, judge} {
 		if _, err := j.join(t, r, j != judge); err != nil {
 			t.Fatal(err)
 		}
 	}
+	started := head(t, r).Seq
 	if _, err := judge.join(t, r, false); api.CodeOf(err) != projector.CodeJoinUsed {
 		t.Fatalf("a join after the match started: %v", err)
 	}
+	unchanged("a join after the start", started)
 	for _, c := range []projector.Command{next, {Type: projector.CmdPhase, Phase: projector.PhaseShooting}, {Type: projector.CmdShoot, Unit: "tac", Target: "boyz"}} {
 		if _, err := alice.do(t, r, c); err != nil {
 			t.Fatal(err)
@@ -134,6 +145,7 @@ func TestJoinsAndContributedDice(t *testing.T) {
 	if _, err := bob.do(t, r, bad); api.CodeOf(err) != projector.CodeBadVRF {
 		t.Fatalf("a VRF output that does not verify: %v", err)
 	}
+	unchanged("the refused contributions", reqSeq)
 	before := head(t, r)
 	if _, err := alice.do(t, r, alice.contribution(t, r)); err != nil {
 		t.Fatal(err)

@@ -74,6 +74,16 @@ func TestSignedMatchFromTheCLI(t *testing.T) {
 			t.Fatalf("%s's key directory holds %v", role, others)
 		}
 	}
+	var codes struct {
+		Joins map[string]JoinInfo `json:"joins"`
+	}
+	_ = json.Unmarshal([]byte(created), &codes)
+	if code, _, errs := run(t, dir, "join", codes.Joins["player:alice"].Link, "--keys", t.TempDir()); code != ExitRefused || !strings.Contains(errs, "join_used") {
+		t.Fatalf("a join code used twice: exit %d %s", code, errs)
+	}
+	if code, _, errs := run(t, dir, "join", "signed-2:player:alice:nothex"); code != ExitUsage || !strings.Contains(errs, "bad_join_code") {
+		t.Fatalf("a malformed join code: exit %d %s", code, errs)
+	}
 	alice, bobKey := keys["player:alice"], keys["player:bob"]
 	mustRun(t, dir, "declare", "signed-2", "--key", alice, "--type", "next-turn")
 	if code, _, errs := run(t, dir, "declare", "signed-2", "--key", bobKey, "--type", "phase", "--phase", "shooting"); code != ExitRefused || !strings.Contains(errs, "not_your_turn") {
