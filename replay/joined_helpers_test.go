@@ -44,7 +44,7 @@ type table struct {
 }
 
 // newRecorderAt is a recorder on a new bbolt file with a clock of one
-// second per command and randomness from rng.
+// second per command and randomness from rng (nil: crypto/rand).
 func newRecorderAt(t testing.TB, rng *rand.ChaCha8) (*recorder.Recorder, *bolt.Store, string, *time.Time) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "events.db")
@@ -53,8 +53,11 @@ func newRecorderAt(t testing.TB, rng *rand.ChaCha8) (*recorder.Recorder, *bolt.S
 		t.Fatal(err)
 	}
 	clock := time.Unix(1767225600, 0)
-	rec := recorder.New(st, recorder.Options{Rules: editions.Lookup, Rand: rng, Clock: func() time.Time { clock = clock.Add(time.Second); return clock }})
-	return rec, st, path, &clock
+	opts := recorder.Options{Rules: editions.Lookup, Clock: func() time.Time { clock = clock.Add(time.Second); return clock }}
+	if rng != nil {
+		opts.Rand = rng
+	}
+	return recorder.New(st, opts), st, path, &clock
 }
 
 // key draws a participant's key from the table's randomness.

@@ -335,13 +335,8 @@ func decodeAny(e events.Event) events.Payload {
 // newTestRecorder is a recorder on a new bbolt file, with a fixed clock.
 func newTestRecorder(t testing.TB) (*recorder.Recorder, *bolt.Store, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "events.db")
-	st, err := bolt.Open(path, bolt.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := time.Unix(1767225600, 0)
-	return recorder.New(st, recorder.Options{Rules: editions.Lookup, Clock: func() time.Time { clock = clock.Add(time.Second); return clock }}), st, path
+	rec, st, path, _ := newRecorderAt(t, nil)
+	return rec, st, path
 }
 
 // duelSetup is a 3e match: Alice's two boltgun marines against Bob's
