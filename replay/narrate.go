@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/events/dice"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/projector/kit"
@@ -158,7 +159,30 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 	case *events.CasualtiesChosen:
 		return fmt.Sprintf("%s chooses casualties: %s", actor, modelList(before, p.Models))
 	case *events.DiceCommitted:
+		if p.Scheme >= dice.SchemeV3 {
+			return fmt.Sprintf("the recorder opens dice epoch %d: every player contributes to every digital roll (its own VRF key %s…)", p.Epoch, short(p.Commit))
+		}
 		return fmt.Sprintf("the recorder commits to the dice seed of epoch %d (SHA-256 %s…)", p.Epoch, short(p.Commit))
+	case *events.MatchJoined:
+		out := fmt.Sprintf("%s joins with the key %s…", actor, short(p.Key))
+		if p.VRF != "" {
+			out += " and the dice key " + short(p.VRF) + "…"
+		}
+		return out
+	case *events.DiceRequested:
+		return fmt.Sprintf("%s asks for %s to %s: the digital dice wait for every player's contribution", actor, kit.Count(p.Count, "die", "dice"), p.Purpose)
+	case *events.DiceContributed:
+		switch {
+		case p.Role == events.RoleRecorder:
+			return fmt.Sprintf("the recorder adds its own contribution to the roll asked for at event %d", p.Roll)
+		case p.By != "":
+			out := fmt.Sprintf("%s contributes in place of %s to the roll asked for at event %d", actor, p.Role, p.Roll)
+			if p.Reason != "" {
+				out += " (" + p.Reason + ")"
+			}
+			return out
+		}
+		return fmt.Sprintf("%s contributes to the dice of the roll asked for at event %d", actor, p.Roll)
 	case *events.SeedContributed:
 		return fmt.Sprintf("%s adds a seed to every later digital roll: %q", after.PlayerName(p.Player), p.Seed)
 	case *events.DiceRevealed:
