@@ -9,7 +9,6 @@ import (
 	"github.com/matchrec/matchrec/store/api"
 )
 
-
 // Live play at the table: dice typed with spaces, prompts that list the
 // model ids they take, ids in the state, typos answered with a guess, and
 // the judge's list of open disputes.

@@ -96,7 +96,9 @@ func TestMissingDataDir(t *testing.T) {
 		}
 	}
 	code, _, errs := run(t, "", "--json", "--data", typo, "matches")
-	var e struct{ Error struct{ Code, Message string } }
+	var e struct {
+		Error struct{ Code, Message string }
+	}
 	if code != ExitUsage || json.Unmarshal([]byte(errs), &e) != nil || e.Error.Code != string(projector.CodeNoDataDir) {
 		t.Fatalf("--json: exit %d %s", code, errs)
 	}
