@@ -63,10 +63,6 @@ func TestDocumentedQueriesOnGeneratedMatches(t *testing.T) {
 		}
 	}
 	catchUp(t, e.up)
-	t.Log(query(t, e.db, "SELECT edition, purpose, count(*) FROM rolls GROUP BY ALL ORDER BY ALL"))
-	t.Log(query(t, e.db, "SELECT edition, result, count(*) FROM match_players GROUP BY ALL ORDER BY ALL"))
-	t.Log(query(t, e.db, "SELECT edition, type, count(*) FROM attacks GROUP BY ALL ORDER BY ALL"))
-	t.Log(query(t, e.db, "SELECT edition, count(*), count(weapon), count(*) FILTER (WHERE attack_seq IS NOT NULL) FROM rolls GROUP BY ALL ORDER BY ALL"))
 	rate := regexp.MustCompile(`^(rate|.*_rate)$`)
 	count := regexp.MustCompile(`^(dice|played|charges|rolls|wounded|unsaved|damage|lost|expected.*)$`)
 	for _, q := range docQueries(t) {
