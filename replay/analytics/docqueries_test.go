@@ -12,8 +12,9 @@ import (
 	"github.com/matchrec/matchrec/replay/generate"
 )
 
-// docQueries are the SQL statements of docs/analytics.md's ```sql blocks,
-// each with the comment lines above it.
+// docQueries are the SQL statements of docs/analytics.md's ```sql blocks
+// (but those marked <!-- docs-test: skip -->, as the docs test reads
+// them), each with the comment lines above it.
 func docQueries(t *testing.T) []string {
 	t.Helper()
 	f, err := os.Open("../../docs/analytics.md")
@@ -27,13 +28,19 @@ func docQueries(t *testing.T) []string {
 		inSQL bool
 	)
 	sc := bufio.NewScanner(f)
+	skip, skipping := false, false // a block after <!-- docs-test: skip --> is not run
 	for sc.Scan() {
 		l := sc.Text()
 		switch {
+		case !inSQL && strings.HasPrefix(strings.TrimSpace(l), "<!-- docs-test: skip"):
+			skip = true
 		case !inSQL && strings.TrimSpace(l) == "```sql":
-			inSQL = true
+			inSQL, skipping, skip = true, skip, false
+		case !inSQL && strings.TrimSpace(l) != "":
+			skip = false
 		case inSQL && strings.TrimSpace(l) == "```":
 			inSQL = false
+		case inSQL && skipping:
 		case inSQL:
 			cur.WriteString(l + "\n")
 			if strings.HasSuffix(strings.TrimSpace(l), ";") {
