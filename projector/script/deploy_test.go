@@ -96,8 +96,8 @@ func TestDeployInScripts(t *testing.T) {
 	}
 	for body, want := range map[string]string{
 		"  deploy:\n    - {unit: tac, at: [20, 6], formaton: column}\n": `unknown field "formaton" (did you mean "formation"?)`,
-		"  deploy:\n    - {unit: tac, at: [20, 6], formation: wedge}\n":  `match.deploy[0]: bad deployment: unit tac: formation "wedge"`,
-		"  deploy:\n    - {unit: tac, at: [20, 6], spacing: -1}\n":       "spacing -1 must be positive",
+		"  deploy:\n    - {unit: tac, at: [20, 6], formation: wedge}\n": `match.deploy[0]: bad deployment: unit tac: formation "wedge"`,
+		"  deploy:\n    - {unit: tac, at: [20, 6], spacing: -1}\n":      "spacing -1 must be positive",
 	} {
 		if _, err := script.Parse("s.yaml", []byte(head+body+"steps: []\n")); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", body, err, want)
