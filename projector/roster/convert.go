@@ -22,13 +22,13 @@ type Options struct {
 // Import is what a roster gives a match: its units, in roster order, and
 // what was read but not kept (Notes), for the player to know.
 type Import struct {
-	File       string             `json:"file"`
-	Name       string             `json:"name"`
-	System     string             `json:"system"`
-	Edition    string             `json:"edition"`
-	Catalogues []string           `json:"catalogues"`
-	Units      []events.UnitSpec  `json:"units"`
-	Notes      []string           `json:"notes,omitempty"`
+	File       string            `json:"file"`
+	Name       string            `json:"name"`
+	System     string            `json:"system"`
+	Edition    string            `json:"edition"`
+	Catalogues []string          `json:"catalogues"`
+	Units      []events.UnitSpec `json:"units"`
+	Notes      []string          `json:"notes,omitempty"`
 }
 
 // mapper maps one stat line's profiles onto the projector's models and

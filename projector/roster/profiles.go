@@ -130,7 +130,7 @@ func isDash(v string) bool {
 	return false
 }
 
-// inches reads a distance: `24"`, `24''`, `24`.
+// inches reads a distance: `24"`, `24”`, `24`.
 func inches(v string) (float64, bool) {
 	v = strings.TrimSpace(v)
 	v = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(v, `"`), "''"), "”")
