@@ -35,7 +35,7 @@ func TestRostersPlay(t *testing.T) {
 			setup := script.Setup{Edition: tc.edition, Players: []events.PlayerSpec{{ID: "alice", Name: "Alice"}, {ID: "bob", Name: "Bob"}}, FirstPlayer: "alice"}
 			taken := map[string]bool{}
 			for i, who := range []struct{ player, file string }{{"alice", tc.alice}, {"bob", tc.bob}} {
-				ros, err := roster.Read(filepath.Join("testdata", who.file))
+				ros, err := roster.Read(filepath.Join(fixtures, who.file))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -14,9 +14,13 @@ import (
 	"github.com/matchrec/matchrec/projector/roster"
 )
 
+// fixtures are the example rosters: small lists of each era, written for
+// matchrec (docs/rosters.md).
+const fixtures = "../../examples/rosters/"
+
 func convert(t *testing.T, file, edition, player string) *roster.Import {
 	t.Helper()
-	r, err := roster.Read(filepath.Join("testdata", file))
+	r, err := roster.Read(filepath.Join(fixtures, file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +114,7 @@ func TestThirdEditionRoster(t *testing.T) {
 // User: the model's own in a fight), templates, blasts, one model with
 // both profiles of a missile launcher, an invulnerable save from wargear.
 func TestSixthEditionRosterZipped(t *testing.T) {
-	ros, err := os.ReadFile("testdata/7e-space-marines.ros")
+	ros, err := os.ReadFile(fixtures + "7e-space-marines.ros")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +252,7 @@ func TestIDsStayUnique(t *testing.T) {
 			taken[m.ID] = true
 		}
 	}
-	r, _ := roster.Read("testdata/3e-orks.ros")
+	r, _ := roster.Read(fixtures + "3e-orks.ros")
 	second, err := roster.Convert(r, roster.Options{Edition: "3e", Player: "bob", Taken: func(id string) bool { return taken[id] }})
 	if err != nil {
 		t.Fatal(err)
@@ -271,7 +275,7 @@ func TestIDsStayUnique(t *testing.T) {
 // What cannot be read is a clear error of its kind, naming the file and
 // the place, and nothing is returned with it.
 func TestRosterErrors(t *testing.T) {
-	good, err := os.ReadFile("testdata/3e-space-marines.ros")
+	good, err := os.ReadFile(fixtures + "3e-space-marines.ros")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +319,7 @@ func TestRosterErrors(t *testing.T) {
 			want: `"Tactical Squad" › "Space Marine with Heavy Bolter" › "Heavy Bolter": profile "Heavy Bolter" (Weapon): weapon Type "Ordnance 1, Large Blast": 3e in matchrec plays rapid fire, assault, heavy and pistol weapons`},
 		{name: "another game", file: "aos.ros", body: replace(`gameSystemId="96e2-b781-50d7-3d18" gameSystemName="Warhammer 40k 3rd Edition"`, `gameSystemId="e51d-b1a3-75fc-dc3g" gameSystemName="Warhammer Age of Sigmar 4.0"`),
 			is: roster.ErrGameSystem, want: `aos.ros is a "Warhammer Age of Sigmar 4.0" (id e51d-b1a3-75fc-dc3g) roster, not one of Warhammer 40,000`},
-		{name: "a modern roster for a classic match", file: "testdata/11e-space-marines.ros", ed: "6e", is: roster.ErrGameSystem,
+		{name: "a modern roster for a classic match", file: fixtures + "11e-space-marines.ros", ed: "6e", is: roster.ErrGameSystem,
 			want: "(11th edition); a 6e match reads rosters of the WS BS S T W I A Ld Sv stat line (6th, 7th, 3rd, 4th, 5th editions)"},
 		{name: "a classic roster for an 11e match", file: "cl.ros", ed: "11e", body: good, is: roster.ErrGameSystem, want: "an 11e match reads rosters of the M T Sv W Ld OC stat line"},
 		{name: "9th edition", file: "9e.ros", body: replace(`gameSystemId="96e2-b781-50d7-3d18" gameSystemName="Warhammer 40k 3rd Edition"`, `gameSystemId="28ec-711c-d87f-3aeb" gameSystemName="Warhammer 40,000 9th Edition"`),

@@ -227,9 +227,6 @@ func (sc *Script) Validate() error {
 	if len(m.Players) == 0 {
 		return errors.New("match.players is empty")
 	}
-	if len(m.Units) == 0 {
-		return errors.New("match.units is empty")
-	}
 	players := map[string]bool{}
 	for _, p := range m.Players {
 		players[p.ID] = true
@@ -261,16 +258,6 @@ func (sc *Script) Marshal(name string) ([]byte, error) {
 	b, err := json.MarshalIndent(sc, "", "  ")
 	if err != nil || !IsYAML(name) {
 		return b, err
-	}
-	return jsonToYAML(b)
-}
-
-// YAML encodes v as YAML through its JSON form, so the names are the
-// script's (json tags): what `matchrec roster import` prints.
-func YAML(v any) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
 	}
 	return jsonToYAML(b)
 }

@@ -117,6 +117,8 @@ command for its duration.`,
 	root.AddCommand(a.keygenCmd(), a.identityCmd(), a.statusCmd(), a.seedCmd(), a.clusterDemoCmd())
 	// Analytics (analytics.go, sql.go, export.go, report.go, generate.go).
 	root.AddCommand(a.sqlCmd(), a.exportCmd(), a.reportCmd(), createsData(a.generateCmd()))
+	// Armies from list builders (rosters.go).
+	root.AddCommand(a.rosterCmd())
 	return root
 }
 
