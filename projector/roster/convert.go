@@ -325,25 +325,14 @@ func hasRule(s *Selection, name string) bool {
 // weapon profiles on m itself to every model, and those of each upgrade
 // under it (not under a model of its own) by the upgrade's count.
 func (c *converter) weapons(path string, m *Selection, group []*draft, wb *weaponBook) error {
-	if err := c.give(path, weaponProfiles(m), len(group), group, wb); err != nil {
-		return err
-	}
-	for i := range m.Selections {
-		sub := &m.Selections[i]
-		if isModelSelection(sub) {
-			continue
-		}
-		if err := c.upgrade(path+" › "+quoted(sub.DisplayName()), sub, group, wb); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.upgrade(path, m, len(group), group, wb)
 }
 
-// upgrade gives the weapons of an upgrade selection (and of the upgrades
-// it holds) to the models of group.
-func (c *converter) upgrade(path string, s *Selection, group []*draft, wb *weaponBook) error {
-	if err := c.give(path, weaponProfiles(s), s.Number, group, wb); err != nil {
+// upgrade gives the weapon profiles of selection s, count of each, and
+// those of the upgrades it holds (by their own counts) to the models of
+// group.
+func (c *converter) upgrade(path string, s *Selection, count int, group []*draft, wb *weaponBook) error {
+	if err := c.give(path, weaponProfiles(s), count, group, wb); err != nil {
 		return err
 	}
 	for i := range s.Selections {
@@ -351,7 +340,7 @@ func (c *converter) upgrade(path string, s *Selection, group []*draft, wb *weapo
 		if isModelSelection(sub) {
 			continue
 		}
-		if err := c.upgrade(path+" › "+quoted(sub.DisplayName()), sub, group, wb); err != nil {
+		if err := c.upgrade(path+" › "+quoted(sub.DisplayName()), sub, sub.Number, group, wb); err != nil {
 			return err
 		}
 	}
@@ -371,7 +360,7 @@ func (c *converter) unitWeapons(path string, u *Selection, all []*draft, wb *wea
 			if isModelSelection(sub) || hasModel(sub) {
 				continue // its weapons were given with its models
 			}
-			if err := c.upgrade(path+" › "+quoted(sub.DisplayName()), sub, all, wb); err != nil {
+			if err := c.upgrade(path+" › "+quoted(sub.DisplayName()), sub, sub.Number, all, wb); err != nil {
 				return err
 			}
 		}

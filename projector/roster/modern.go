@@ -52,6 +52,19 @@ func (modernMapper) model(path string, p *Profile) (events.ModelSpec, []string, 
 	return m, nil, nil
 }
 
+// dice reads a number or a dice expression (D3, D6+1).
+func dice(path string, p *Profile, names ...string) (string, error) {
+	v, err := value(path, p, names...)
+	if err != nil {
+		return "", err
+	}
+	v = strings.TrimSpace(v)
+	if _, err := rules.ParseExpr(v); err != nil {
+		return "", profileErr(path, p, "%s %q is not a number or dice (%v)", names[0], v, err)
+	}
+	return v, nil
+}
+
 // leadership reads a modern Ld, a 2D6 target ("6+"), kept as the number.
 func leadership(path string, p *Profile) (int, error) {
 	v, ok := p.get("Ld", "Leadership")
@@ -76,18 +89,13 @@ func (modernMapper) weapon(path string, p *Profile, _ events.ModelSpec) (events.
 		return w, "", profileErr(path, p, "Range %q is not a distance in inches", rng)
 	}
 	w.Range = r
-	a, ok := p.get("A", "Attacks")
-	if !ok {
-		return w, "", profileErr(path, p, "no A (Attacks) characteristic (it has %s)", charNames(p))
+	var err error
+	if w.Attacks, err = dice(path, p, "A", "Attacks"); err != nil {
+		return w, "", err
 	}
-	if _, err := rules.ParseExpr(strings.TrimSpace(a)); err != nil {
-		return w, "", profileErr(path, p, "A %q is not a number or dice (%v)", a, err)
-	}
-	w.Attacks = strings.TrimSpace(a)
 	if bs, _ := p.get("BS"); strings.EqualFold(strings.TrimSpace(bs), "n/a") {
 		return w, "", profileErr(path, p, "BS N/A (a weapon that hits automatically, [TORRENT]): 11e in matchrec rolls every hit")
 	}
-	var err error
 	if w.BS, err = target(path, p, false, "BS"); err != nil {
 		return w, "", err
 	}
@@ -102,14 +110,9 @@ func (modernMapper) weapon(path string, p *Profile, _ events.ModelSpec) (events.
 			return w, "", profileErr(path, p, "AP %q is not a number", ap)
 		}
 	}
-	d, ok := p.get("D", "Damage")
-	if !ok {
-		return w, "", profileErr(path, p, "no D (Damage) characteristic (it has %s)", charNames(p))
+	if w.D, err = dice(path, p, "D", "Damage"); err != nil {
+		return w, "", err
 	}
-	if _, err := rules.ParseExpr(strings.TrimSpace(d)); err != nil {
-		return w, "", profileErr(path, p, "D %q is not a number or dice (%v)", d, err)
-	}
-	w.D = strings.TrimSpace(d)
 	if kw, ok := p.get("Keywords", "Abilities"); ok {
 		for _, k := range strings.Split(kw, ",") {
 			k = strings.ToUpper(strings.Trim(strings.TrimSpace(k), "[]"))

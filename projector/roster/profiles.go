@@ -83,18 +83,36 @@ func profileErr(path string, p *Profile, format string, args ...any) error {
 	return fmt.Errorf("%w: %s: profile %q (%s): %s", ErrProfile, path, p.Name, p.Type, fmt.Sprintf(format, args...))
 }
 
+// value is the required characteristic of the first of names p has.
+func value(path string, p *Profile, names ...string) (string, error) {
+	v, ok := p.get(names...)
+	if !ok {
+		return "", profileErr(path, p, "no %s characteristic (it has %s)", names[0], charNames(p))
+	}
+	return v, nil
+}
+
+// dashed reads a required characteristic that may be a dash (none):
+// dash reports one, which is an error unless dashOK.
+func dashed(path string, p *Profile, dashOK bool, need string, names ...string) (v string, dash bool, err error) {
+	if v, err = value(path, p, names...); err != nil {
+		return "", false, err
+	}
+	if !isDash(v) {
+		return v, false, nil
+	}
+	if !dashOK {
+		return v, true, profileErr(path, p, "%s is %q: %s", names[0], v, need)
+	}
+	return v, true, nil
+}
+
 // stat reads a required whole-number characteristic; dash (a model that
 // has none) gives 0 when dashOK.
 func stat(path string, p *Profile, dashOK bool, names ...string) (int, error) {
-	v, ok := p.get(names...)
-	if !ok {
-		return 0, profileErr(path, p, "no %s characteristic (it has %s)", names[0], charNames(p))
-	}
-	if isDash(v) {
-		if dashOK {
-			return 0, nil
-		}
-		return 0, profileErr(path, p, "%s is %q: a model needs a number there", names[0], v)
+	v, dash, err := dashed(path, p, dashOK, "a model needs a number there", names...)
+	if err != nil || dash {
+		return 0, err
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil {
@@ -105,15 +123,9 @@ func stat(path string, p *Profile, dashOK bool, names ...string) (int, error) {
 
 // target reads a D6 target number ("3+"); dash gives 0 (none) when dashOK.
 func target(path string, p *Profile, dashOK bool, names ...string) (int, error) {
-	v, ok := p.get(names...)
-	if !ok {
-		return 0, profileErr(path, p, "no %s characteristic (it has %s)", names[0], charNames(p))
-	}
-	if isDash(v) {
-		if dashOK {
-			return 0, nil
-		}
-		return 0, profileErr(path, p, "%s is %q: the edition needs a target number (2+ to 6+)", names[0], v)
+	v, dash, err := dashed(path, p, dashOK, "the edition needs a target number (2+ to 6+)", names...)
+	if err != nil || dash {
+		return 0, err
 	}
 	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), "+"))
 	if err != nil || n < 2 || n > 7 {

@@ -183,7 +183,7 @@ func parseXML(name string, b []byte) (*Roster, error) {
 		case xml.Comment, xml.ProcInst:
 			continue
 		}
-		line, _ := lineOf(b, dec.InputOffset())
+		line, _ := dec.InputPos()
 		return nil, fmt.Errorf("%w: %s: line %d: data after the roster", ErrInvalid, name, line)
 	}
 	r := &Roster{Name: x.Name, GameSystemID: x.GameSystemID, GameSystemName: x.GameSystemName}
@@ -202,29 +202,14 @@ func xmlErr(name string, b []byte, dec *xml.Decoder, err error) error {
 	if errors.As(err, &se) && se.Msg != "unexpected EOF" {
 		return fmt.Errorf("%w: %s: line %d: %s", ErrInvalid, name, se.Line, se.Msg)
 	}
+	line, _ := dec.InputPos()
 	if se != nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		line, _ := lineOf(b, int64(len(b)))
 		if len(bytes.TrimSpace(b)) == 0 {
 			return fmt.Errorf("%w: %s is empty", ErrInvalid, name)
 		}
 		return fmt.Errorf("%w: %s: line %d: the file ends inside the roster (truncated?)", ErrInvalid, name, line)
 	}
-	line, _ := lineOf(b, dec.InputOffset())
 	return fmt.Errorf("%w: %s: line %d: %v", ErrInvalid, name, line, err)
-}
-
-// lineOf is the 1-based line and column of byte offset off.
-func lineOf(b []byte, off int64) (int, int) {
-	off = min(off, int64(len(b)))
-	line, col := 1, 1
-	for _, c := range b[:off] {
-		if c == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
-	return line, col
 }
 
 func convertForce(file string, f xForce) (Force, error) {
