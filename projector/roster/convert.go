@@ -116,14 +116,15 @@ type draft struct {
 	melee   int
 }
 
-// top reads a selection of a force: a unit, or not one (then skipped).
+// top reads a selection of a force: a unit, or not one (a detachment's
+// choice, an enhancement: skipped, whatever profiles it shows).
 func (c *converter) top(path string, s *Selection) error {
-	if err := checkProfiles(path, s); err != nil {
-		return err
-	}
 	if !hasModel(s) {
 		c.skipped = append(c.skipped, s.DisplayName())
 		return nil
+	}
+	if err := checkProfiles(path, s); err != nil {
+		return err
 	}
 	return c.unit(path, s)
 }

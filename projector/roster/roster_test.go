@@ -241,6 +241,29 @@ func TestEleventhEditionRosters(t *testing.T) {
 	}
 }
 
+// A force's selections that are no units (a detachment's choice, an
+// enhancement) are left out whatever they show, and noted.
+func TestSelectionsThatAreNoUnits(t *testing.T) {
+	b, err := os.ReadFile(fixtures + "3e-orks.ros")
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := `<selection name="Waaagh! Banner" number="1" type="upgrade"><profiles><profile name="Waaagh!" typeName="Detachment Rule">` +
+		`<characteristics><characteristic name="Effect">Once per battle…</characteristic><characteristic name="Cost">1 CP</characteristic></characteristics></profile></profiles></selection>`
+	body := strings.Replace(string(b), "<selections>", "<selections>"+extra, 1)
+	r, err := roster.Parse("banner.ros", []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp, err := roster.Convert(r, roster.Options{Edition: "3e", Player: "bob"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imp.Units) != 2 || !slices.Contains(imp.Notes, "not units (no model profile): Waaagh! Banner") {
+		t.Fatalf("units %d, notes %v", len(imp.Units), imp.Notes)
+	}
+}
+
 // Ids the match already has are not reused: a second roster of the same
 // list gets other unit and model ids.
 func TestIDsStayUnique(t *testing.T) {

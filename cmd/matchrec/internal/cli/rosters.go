@@ -193,6 +193,8 @@ func (a *app) rosterCmd() *cobra.Command {
 units, models, weapons and keywords they hold go into a match with
 'matchrec new SCRIPT --roster PLAYER=FILE' (or play); 'roster import' shows
 what a roster gives, as the YAML of a script's units (docs/rosters.md).`,
+		Example: `  matchrec roster import army.rosz
+  matchrec new setup.yaml --roster alice=army.rosz --roster bob=list.ros`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
