@@ -65,7 +65,7 @@ func TestDocumentedQueriesOnGeneratedMatches(t *testing.T) {
 	for _, ed := range editions.IDs() {
 		// As `matchrec generate` does: a quarter of the rolls typed in.
 		if _, err := generate.Run(t.Context(), generate.Direct{Recorder: e.rec}, editions.Lookup,
-			generate.Options{Edition: ed, Matches: 10, Seed: 5, ManualRatio: 0.25}); err != nil {
+			generate.Options{Edition: ed, Matches: 6, Seed: 5, ManualRatio: 0.25}); err != nil {
 			t.Fatal(err)
 		}
 	}
