@@ -8,7 +8,10 @@ BIN     := bin/matchrec
 # demo"). Its analytics commands say so (no_analytics).
 DEMO_BIN := bin/matchrec-demo
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X github.com/matchrec/matchrec/cmd/matchrec/internal/cli.Version=$(VERSION)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+CLI_PKG := github.com/matchrec/matchrec/cmd/matchrec/internal/cli
+LDFLAGS := -X $(CLI_PKG).Version=$(VERSION) -X $(CLI_PKG).Commit=$(COMMIT) -X $(CLI_PKG).Date=$(BUILD_DATE)
 EXAMPLES := $(wildcard examples/*.yaml examples/*.json)
 BENCHTIME ?= 2s
 FUZZTIME ?= 1m

@@ -79,16 +79,22 @@ type Shooter struct {
 // DiceStep is one roll an attack asks for. Models, when set, names the
 // model each die is rolled for (mixed units), in die order.
 type DiceStep struct {
-	Purpose   string   `json:"purpose"` // hit, wound, save, ...
-	Label     string   `json:"label,omitempty"`
-	Dice      int      `json:"dice"`
-	Need      int      `json:"need"` // target number; 0 = cannot succeed
-	S         int      `json:"s,omitempty"`
-	T         int      `json:"t,omitempty"`
-	Models    []string `json:"models,omitempty"`
-	Seq       uint64   `json:"seq,omitempty"` // the dice.rolled event, once rolled
-	Values    []int    `json:"values,omitempty"`
-	Successes int      `json:"successes"`
+	Purpose string   `json:"purpose"` // hit, wound, save, ...
+	Label   string   `json:"label,omitempty"`
+	Dice    int      `json:"dice"`
+	Need    int      `json:"need"` // target number; 0 = cannot succeed
+	S       int      `json:"s,omitempty"`
+	T       int      `json:"t,omitempty"`
+	Models  []string `json:"models,omitempty"`
+	// Weapon is the id of the firer's weapon the dice are for, when they
+	// are for one weapon; "" when they are for several at once (a 6e wound
+	// pool of two weapons, a 3e save against wounds of more than one) or
+	// for none. Readers name a roll's weapon and AP from it (analytics'
+	// rolls).
+	Weapon    string `json:"weapon,omitempty"`
+	Seq       uint64 `json:"seq,omitempty"` // the dice.rolled event, once rolled
+	Values    []int  `json:"values,omitempty"`
+	Successes int    `json:"successes"`
 }
 
 // Rolled reports whether the step's dice have been recorded.
@@ -100,6 +106,21 @@ func (a *Attack) Current() *DiceStep {
 		return nil
 	}
 	return &a.Steps[a.Next]
+}
+
+// OneWeapon is the weapon every id of ids names, or "" when they name
+// more than one, or none: the Weapon of a roll for the dice of several
+// steps.
+func OneWeapon(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	for _, id := range ids[1:] {
+		if id != ids[0] {
+			return ""
+		}
+	}
+	return ids[0]
 }
 
 // CountAtLeast counts values >= need (need 0 counts nothing).

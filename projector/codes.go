@@ -70,9 +70,11 @@ const (
 	// The CLI's own (cmd/matchrec/internal/cli), besides the API's.
 	CodeUsage        Code = "usage"         // bad flags or arguments
 	CodeBadScript    Code = "bad_script"    // a match script that does not read
+	CodeBadRoster    Code = "bad_roster"    // a list builder's roster that does not read, or whose profiles the match's edition cannot use (docs/rosters.md)
 	CodeBadFile      Code = "bad_file"      // a bundle or output file that cannot be read or written
 	CodeBadOutput    Code = "bad_output"    // an export's output file cannot be created
 	CodeLocked       Code = "locked"        // the data directory is held by another process
+	CodeNoDataDir    Code = "no_data_dir"   // a read command's --data names no directory (a typo): nothing is created
 	CodeUnavailable  Code = "unavailable"   // no recorder reachable, or a cluster without quorum (nothing recorded; retry)
 	CodeAuditFailed  Code = "audit_failed"  // the audit ran and found a problem
 	CodeUnresolved   Code = "unresolved"    // the audit found the record sound, but a dispute or contested roll has no ruling

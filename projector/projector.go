@@ -216,7 +216,12 @@ func decide(r Rules, s *State, actor events.Actor, c Command, h History) ([]even
 	case "":
 		return nil, Refuse(CodeBadCommand, "command has no type")
 	}
-	return nil, Refuse(CodeUnknownCommand, "unknown command %q; %s takes: %s", c.Type, r.Edition(), strings.Join(CommandTypes(r), ", "))
+	types := CommandTypes(r)
+	guess := ""
+	if best := Suggest(c.Type, types); best != "" {
+		guess = fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return nil, Refuse(CodeUnknownCommand, "unknown command %q%s; %s takes: %s", c.Type, guess, r.Edition(), strings.Join(types, ", "))
 }
 
 // RequireActive refuses unless actor is the player whose turn it is and no

@@ -300,4 +300,6 @@ func (s *State) Hash() (events.Hash, error) {
 // weapons silent rather than refused; 6e markers, fall backs, Morale and
 // Pinning from shooting, per-model Heavy snap shots (new parts of its
 // Ext); 11e advances made by the move, not the roll.
-const StateVersion = 5
+//
+// 6: a dice step names the weapon its dice are for (DiceStep.Weapon).
+const StateVersion = 6

@@ -51,7 +51,7 @@ func resolveWounds(s *projector.State, a *projector.Attack) bool {
 			}
 			w.State, a.Stage = woundSave, stageSave
 			a.Steps = append(a.Steps, projector.DiceStep{Purpose: stageSave, Label: saveLabel(m, g.AP),
-				Dice: 1, Need: w.SaveNeed, Models: []string{m.ID}})
+				Dice: 1, Need: w.SaveNeed, Models: []string{m.ID}, Weapon: g.Weapon})
 			return true
 		case woundSaved:
 			if w.Saved {
@@ -67,7 +67,7 @@ func resolveWounds(s *projector.State, a *projector.Attack) bool {
 			}
 			w.State, a.Stage = woundDamage, stageDamage
 			a.Steps = append(a.Steps, projector.DiceStep{Purpose: PurposeDamage, Label: fmt.Sprintf("%s: D %s", g.Name, g.D),
-				Dice: e.Dice(), Models: []string{w.Model}})
+				Dice: e.Dice(), Models: []string{w.Model}, Weapon: g.Weapon})
 			return true
 		case woundDamaged:
 			inflict(s, a, t, w)

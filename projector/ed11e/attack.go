@@ -41,7 +41,7 @@ func start(s *projector.State, a *projector.Attack) {
 		}
 		g.AttStep = len(a.Steps)
 		a.Steps = append(a.Steps, projector.DiceStep{Purpose: PurposeAttacks,
-			Label: fmt.Sprintf("%s: %s attacks per model", g.Name, g.Attacks), Dice: len(g.Shooters) * e.Dice()})
+			Label: fmt.Sprintf("%s: %s attacks per model", g.Name, g.Attacks), Dice: len(g.Shooters) * e.Dice(), Weapon: g.Weapon})
 	}
 	a.Stage = stageAttacks
 	stages.Advance(s, a)
@@ -88,7 +88,7 @@ func planHits(a *projector.Attack) {
 			continue
 		}
 		g.HitStep = len(a.Steps)
-		a.Steps = append(a.Steps, projector.DiceStep{Purpose: stageHit, Label: g.Label, Dice: g.Count, Need: g.Need, S: g.S})
+		a.Steps = append(a.Steps, projector.DiceStep{Purpose: stageHit, Label: g.Label, Dice: g.Count, Need: g.Need, S: g.S, Weapon: g.Weapon})
 		a.Shots += g.Count
 	}
 	a.Stage = stageHit
@@ -104,7 +104,7 @@ func planWounds(a *projector.Attack) {
 		}
 		g.WndStep = len(a.Steps)
 		a.Steps = append(a.Steps, projector.DiceStep{Purpose: stageWound, Label: fmt.Sprintf("%s S%d vs T%d", g.Name, g.S, x.T),
-			Dice: a.Steps[g.HitStep].Successes, Need: WoundNeed(g.S, x.T), S: g.S, T: x.T})
+			Dice: a.Steps[g.HitStep].Successes, Need: WoundNeed(g.S, x.T), S: g.S, T: x.T, Weapon: g.Weapon})
 	}
 	a.Stage = stageWound
 }

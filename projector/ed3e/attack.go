@@ -38,7 +38,7 @@ func planHits(s *projector.State, a *projector.Attack) {
 			i = len(a.Steps)
 			idx[k] = i
 			a.Steps = append(a.Steps, projector.DiceStep{
-				Purpose: kit.PurposeHit, Label: u.Weapon(sh.Weapon).DisplayName(), Need: HitNeed(sh.BS), S: sh.S,
+				Purpose: kit.PurposeHit, Label: u.Weapon(sh.Weapon).DisplayName(), Need: HitNeed(sh.BS), S: sh.S, Weapon: sh.Weapon,
 			})
 		}
 		a.Steps[i].Dice += sh.Shots
@@ -155,7 +155,7 @@ func planUniformWounds(s *projector.State, a *projector.Attack) {
 			continue
 		}
 		a.Steps = append(a.Steps, projector.DiceStep{Purpose: kit.PurposeWound, Label: fmt.Sprintf("S%d vs T%d", h.S, tough),
-			Dice: h.Successes, Need: need, S: h.S, T: tough})
+			Dice: h.Successes, Need: need, S: h.S, T: tough, Weapon: h.Weapon})
 	}
 	a.Stage = stageWound
 }
@@ -165,14 +165,18 @@ func planUniformWounds(s *projector.State, a *projector.Attack) {
 // attack goes on from there.
 func planMixedWounds(s *projector.State, a *projector.Attack) {
 	t := s.Unit(a.Target)
-	var strengths []int // strength of each hit, in hit order
+	var (
+		strengths []int    // strength of each hit, in hit order
+		weapons   []string // and its weapon
+	)
 	for _, h := range a.Steps[:a.Next] {
 		for i := 0; i < h.Successes; i++ {
-			strengths = append(strengths, h.S)
+			strengths, weapons = append(strengths, h.S), append(weapons, h.Weapon)
 		}
 	}
 	type key struct{ s, t int }
 	idx := map[key]int{}
+	of := map[int][]string{} // the weapons of each wound roll's dice
 	for i, mid := range a.Assigned {
 		m := t.Model(mid)
 		k := key{strengths[i], m.T}
@@ -189,6 +193,10 @@ func planMixedWounds(s *projector.State, a *projector.Attack) {
 		}
 		a.Steps[j].Dice++
 		a.Steps[j].Models = append(a.Steps[j].Models, mid)
+		of[j] = append(of[j], weapons[i])
+	}
+	for j, ws := range of {
+		a.Steps[j].Weapon = projector.OneWeapon(ws)
 	}
 	a.Stage = stageWound
 	stages.Advance(s, a)
@@ -206,10 +214,18 @@ func planSaves(s *projector.State, a *projector.Attack) bool {
 			a.Unsaved = a.Wounds
 			return planCasualties(s, a)
 		}
-		a.Steps = append(a.Steps, projector.DiceStep{Purpose: kit.PurposeSave, Label: fmt.Sprintf("Sv%d+", sv), Dice: a.Wounds, Need: sv})
+		var ws []string
+		for _, w := range a.Steps[:a.Next] {
+			if w.Purpose == kit.PurposeWound && w.Successes > 0 {
+				ws = append(ws, w.Weapon)
+			}
+		}
+		a.Steps = append(a.Steps, projector.DiceStep{Purpose: kit.PurposeSave, Label: fmt.Sprintf("Sv%d+", sv), Dice: a.Wounds, Need: sv,
+			Weapon: projector.OneWeapon(ws)})
 		return false
 	}
 	idx := map[int]int{}
+	of := map[int][]string{} // the weapons of each save roll's dice
 	for _, w := range a.Steps[:a.Next] {
 		if w.Purpose != kit.PurposeWound {
 			continue
@@ -232,7 +248,11 @@ func planSaves(s *projector.State, a *projector.Attack) bool {
 			}
 			a.Steps[j].Dice++
 			a.Steps[j].Models = append(a.Steps[j].Models, m.ID)
+			of[j] = append(of[j], w.Weapon)
 		}
+	}
+	for j, ws := range of {
+		a.Steps[j].Weapon = projector.OneWeapon(ws)
 	}
 	return false
 }

@@ -151,7 +151,7 @@ func saveSingle(s *projector.State, a *projector.Attack) bool {
 		return true
 	}
 	addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeSave, Label: fmt.Sprintf("%s, %s %d+", modelLabel(m), why, sv),
-		Dice: 1, Need: sv, Models: []string{m.ID}}, Step{AP: pool(a).AP})
+		Dice: 1, Need: sv, Models: []string{m.ID}, Weapon: poolWeapon(a, pool(a).Key)}, Step{AP: pool(a).AP})
 	a.Stage = stageSave
 	return false
 }
@@ -169,7 +169,7 @@ func saveBatch(s *projector.State, a *projector.Attack, cands []*projector.Model
 		return true
 	}
 	addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeSave, Label: fmt.Sprintf("%s, %s %d+", pool(a).Key, why, sv),
-		Dice: x.Left, Need: sv}, Step{AP: pool(a).AP})
+		Dice: x.Left, Need: sv, Weapon: poolWeapon(a, pool(a).Key)}, Step{AP: pool(a).AP})
 	a.Stage = stageSave
 	return false
 }

@@ -108,7 +108,7 @@ func planHits(s *projector.State, a *projector.Attack, specs []hitSpec) {
 			case sp.bsReroll > 0:
 				info.Reroll, info.RerollNeed = ruleBS, sp.bsReroll
 			}
-			addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeHit, Label: sp.label, Need: sp.need, S: sh.S}, info)
+			addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeHit, Label: sp.label, Need: sp.need, S: sh.S, Weapon: sh.Weapon}, info)
 		}
 		a.Steps[j].Dice += sh.Shots
 		if sp.mc {
@@ -181,7 +181,7 @@ func queueReroll(a *projector.Attack, i int) {
 	if info.Reroll == ruleMC {
 		label = d.Label + ", master-crafted re-roll"
 	}
-	addStep(a, i+1, projector.DiceStep{Purpose: purposeHit, Label: label, Dice: len(idx), Need: info.RerollNeed, S: d.S},
+	addStep(a, i+1, projector.DiceStep{Purpose: purposeHit, Label: label, Dice: len(idx), Need: info.RerollNeed, S: d.S, Weapon: d.Weapon},
 		Step{AP: info.AP, Reroll: info.Reroll, IsReroll: true, Of: i, Indices: idx})
 }
 
@@ -236,6 +236,23 @@ func hitsByPool(a *projector.Attack) []Pool {
 
 func poolKey(st, ap int) string { return fmt.Sprintf("S%d/AP%s", st, apLabel(ap)) }
 
+// poolWeapon is the one weapon whose hits make the pool of key, or ""
+// when hits of several weapons share its Strength and AP.
+func poolWeapon(a *projector.Attack, key string) string {
+	var ws []string
+	for i, d := range a.Steps {
+		if d.Purpose == purposeHit && d.Successes > 0 && poolKey(d.S, edAttack(a).Steps[i].AP) == key {
+			ws = append(ws, d.Weapon)
+		}
+	}
+	for _, h := range edAttack(a).AutoHits {
+		if h.Hits > 0 && poolKey(h.S, h.AP) == key {
+			ws = append(ws, h.Weapon)
+		}
+	}
+	return projector.OneWeapon(ws)
+}
+
 // planWounds: one wound roll per Strength/AP against the majority
 // Toughness of the models that may take the wounds. Hits that cannot
 // wound (N on the chart) are lost.
@@ -248,7 +265,7 @@ func planWounds(s *projector.State, a *projector.Attack) {
 			continue
 		}
 		addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeWound, Label: fmt.Sprintf("S%d vs T%d", h.S, tough),
-			Dice: h.Wounds, Need: need, S: h.S, T: tough}, Step{AP: h.AP, Pool: h.Key})
+			Dice: h.Wounds, Need: need, S: h.S, T: tough, Weapon: poolWeapon(a, h.Key)}, Step{AP: h.AP, Pool: h.Key})
 	}
 	if a.Next == len(a.Steps) {
 		finish(s, a)

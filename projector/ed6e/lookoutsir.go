@@ -103,7 +103,7 @@ func evolveLookOutSir(s *projector.State, p *LookOutSirDeclared) error {
 	w := edAttack(a).Wound
 	w.Tried, w.Recipient = true, p.Model
 	addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeLookOutSir,
-		Label: fmt.Sprintf("Look Out, Sir: %s → %s", p.Character, p.Model), Dice: 1, Need: lookOutSirNeed(ch)},
+		Label: fmt.Sprintf("Look Out, Sir: %s → %s", p.Character, p.Model), Dice: 1, Need: lookOutSirNeed(ch), Weapon: poolWeapon(a, pool(a).Key)},
 		Step{AP: pool(a).AP})
 	a.Stage = stageLookOutSir
 	return nil

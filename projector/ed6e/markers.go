@@ -194,7 +194,7 @@ func evolvePlaced(s *projector.State, p *MarkerPlaced) error {
 	m.Placed, m.X, m.Y = true, p.X, p.Y
 	if m.Kind == markerBlast {
 		addStep(a, a.Next, projector.DiceStep{Purpose: purposeScatter, Label: fmt.Sprintf("%s's %s blast", m.Model, weaponName(s.Unit(a.Firer).Weapon(m.Weapon))),
-			Dice: ScatterDice}, Step{})
+			Dice: ScatterDice, Weapon: m.Weapon}, Step{})
 		return nil
 	}
 	mk, err := markerShape(s, a, m, geom.Point{X: p.X, Y: p.Y})

@@ -20,7 +20,11 @@ func PlayScript(t testing.TB, r projector.Rules, path string) *Game {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := New(t, r, sc.Match.Created())
+	setup, err := sc.Match.Placed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := New(t, r, setup)
 	dice := sim.NewDice(7)
 	for i, st := range sc.Steps {
 		actor := Player(st.As)

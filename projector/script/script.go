@@ -46,9 +46,13 @@ type Setup struct {
 	Units       []events.UnitSpec    `json:"units"`
 	Terrain     []events.TerrainSpec `json:"terrain,omitempty"`
 	FirstPlayer string               `json:"first_player,omitempty"`
+	// Deploy sets units on the table as formations (deploy.go): applied
+	// by Placed, after any units read from rosters are added.
+	Deploy []Deployment `json:"deploy,omitempty"`
 }
 
-// Created returns the match.created payload of the setup (without tokens).
+// Created returns the match.created payload of the setup (without tokens),
+// the models where the units say (Placed applies the deploy steps).
 func (s Setup) Created() events.MatchCreated {
 	return events.MatchCreated{
 		Edition: s.Edition, Name: s.Name, Table: s.Table, Players: s.Players,
@@ -223,15 +227,17 @@ func (sc *Script) Validate() error {
 	if len(m.Players) == 0 {
 		return errors.New("match.players is empty")
 	}
-	if len(m.Units) == 0 {
-		return errors.New("match.units is empty")
-	}
 	players := map[string]bool{}
 	for _, p := range m.Players {
 		players[p.ID] = true
 	}
 	if players[RoleJudge] {
 		return fmt.Errorf("a player may not be called %q: that name means the judge in steps", RoleJudge)
+	}
+	for i, d := range m.Deploy {
+		if err := d.check(); err != nil {
+			return fmt.Errorf("match.deploy[%d]: %v", i, err)
+		}
 	}
 	for i, st := range sc.Steps {
 		switch {

@@ -11,7 +11,7 @@ import (
 // fires each unit at the first enemy unit it may legally shoot, goes on
 // through the phases after it when the edition plans them, answers every
 // roll and choice, and ends the match after MaxTurns game turns or when a
-// side has nothing left.
+// side has nothing left, with the winner Outcome gives.
 type Autoplay struct {
 	Rules    projector.Rules
 	Dice     Dice
@@ -60,7 +60,7 @@ func (a *Autoplay) Next(s *projector.State) (actor events.Actor, c projector.Com
 	}
 	me := player(s.Active)
 	if a.over(s) {
-		return events.Actor{Kind: events.ActorJudge, ID: "judge"}, projector.Command{Type: projector.CmdEnd, Reason: "a side has no models left"}, false
+		return a.end(s)
 	}
 	planner, plans := a.Rules.(projector.Planner)
 	if plans {
@@ -99,9 +99,15 @@ func (a *Autoplay) Next(s *projector.State) (actor events.Actor, c projector.Com
 		return me, projector.Command{Type: projector.CmdPhase, Phase: phases[here+1]}, false
 	}
 	if a.MaxTurns > 0 && s.Turn >= a.MaxTurns && s.Opponent(s.Active) == s.First {
-		return events.Actor{Kind: events.ActorJudge, ID: "judge"}, projector.Command{Type: projector.CmdEnd, Reason: "turn limit"}, false
+		return a.end(s)
 	}
 	return me, projector.Command{Type: projector.CmdNextTurn}, false
+}
+
+// end is the judge's ending of the match, with its Outcome.
+func (a *Autoplay) end(s *projector.State) (events.Actor, projector.Command, bool) {
+	winner, reason := Outcome(s)
+	return events.Actor{Kind: events.ActorJudge, ID: "judge"}, projector.Command{Type: projector.CmdEnd, Winner: winner, Reason: reason}, false
 }
 
 // SeedSecret is the secret a simulated player's dice seeds derive from.
@@ -112,11 +118,7 @@ func SeedSecret(player string) []byte { return []byte("matchrec-autoplay:" + pla
 // over: a side has no models left.
 func (a *Autoplay) over(s *projector.State) bool {
 	for _, pl := range s.Players {
-		alive := false
-		for _, u := range s.Units {
-			alive = alive || (u.Player == pl.ID && !u.Destroyed())
-		}
-		if !alive {
+		if !hasModels(s, pl.ID) {
 			return true
 		}
 	}

@@ -128,7 +128,7 @@ func (d *deriver) applyDecoded(e events.Event, p events.Payload, b *Batch) error
 			d.accumulate(cur, e.Seq, p)
 		}
 		if emit {
-			b.Rolls = append(b.Rolls, d.rollRows(e, p, turn, phase, cur, step)...)
+			b.Rolls = append(b.Rolls, d.rollRows(e, p, turn, phase, cur, step, s)...)
 			if cr, ok := d.f.Rules.(projector.Charges); ok {
 				if ch, ok := cr.ChargeRolled(s, p); ok {
 					b.Charges = append(b.Charges, d.chargeRow(e, s, ch, turn))
@@ -188,11 +188,12 @@ func (d *deriver) accumulate(a *projector.Attack, seq uint64, p *events.DiceRoll
 	}
 }
 
-func (d *deriver) rollRows(e events.Event, p *events.DiceRolled, turn int, phase string, cur *projector.Attack, step projector.DiceStep) []Row {
+func (d *deriver) rollRows(e events.Event, p *events.DiceRolled, turn int, phase string, cur *projector.Attack, step projector.DiceStep, s *projector.State) []Row {
 	purpose, of := p.Purpose, any(nil)
 	if p.Reroll != nil {
 		purpose, of = "reroll", p.Purpose
 	}
+	weapon, ap := rollWeapon(s, cur, step, p)
 	var need, attack, lbl, str, tough any
 	if p.Need > 0 {
 		need = int64(p.Need)
@@ -215,7 +216,7 @@ func (d *deriver) rollRows(e events.Event, p *events.DiceRolled, turn int, phase
 			ok, pr = v >= p.Need, rules.P(p.Need)
 		}
 		rows[i] = Row{d.id, d.edition, int64(e.Seq), int64(i), t, int64(turn), phase, p.Roller, p.Source,
-			purpose, of, need, int64(v), ok, pr, attack, lbl, str, tough}
+			purpose, of, need, int64(v), ok, pr, attack, lbl, str, tough, weapon, ap}
 	}
 	return rows
 }

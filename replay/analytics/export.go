@@ -41,6 +41,8 @@ func (s *Service) export(ctx context.Context, body []byte) (any, error) {
 		return nil, api.Errorf(projector.CodeBadRequest, "give a table or a query")
 	case req.Query != "" && (req.Filter != api.Filter{}):
 		return nil, api.Errorf(projector.CodeBadRequest, "filters apply to a table, not to a query")
+	case req.Query != "" && req.Partitioned:
+		return nil, api.Errorf(projector.CodeBadRequest, "a table is exported by partition, not a query")
 	case req.Table != "":
 		var err error
 		if t, err = Lookup(req.Table); err != nil {
@@ -64,9 +66,14 @@ func (s *Service) export(ctx context.Context, body []byte) (any, error) {
 	sctx, scancel := context.WithCancel(s.base)
 	qctx, done := s.query(ctx)
 	stop := context.AfterFunc(qctx, scancel)
-	if t != nil {
+	switch pe, ok := db.(PartitionExporter); {
+	case t != nil && req.Partitioned && !ok:
+		err = api.Errorf(projector.CodeBadRequest, "this node's tables cannot be exported by partition")
+	case t != nil && req.Partitioned:
+		rows, total, err = pe.ExportPartitioned(sctx, t, req.Filter)
+	case t != nil:
 		rows, total, err = db.Export(sctx, t, req.Filter)
-	} else {
+	default:
 		rows, err = db.Cursor(sctx, req.Query)
 	}
 	stop()
@@ -91,6 +98,8 @@ func (s *Service) export(ctx context.Context, body []byte) (any, error) {
 		for i := range cols {
 			if k := t.Index(cols[i].Name); k >= 0 {
 				cols[i].Required = !t.Columns[k].Nullable
+			} else if req.Partitioned && cols[i].Name == MonthColumn {
+				cols[i].Required = true
 			}
 		}
 	}

@@ -123,6 +123,8 @@ var Rolls = Table{
 		opt("label", String, "what the step says it rolls for (weapon, S vs T, save)"),
 		opt("strength", Int, "Strength of the hits a wound roll is for"),
 		opt("toughness", Int, "Toughness a wound roll is against"),
+		opt("weapon", String, "name of the weapon the dice are for (null: a roll for no weapon, or for several at once)"),
+		opt("ap", Int, "that weapon's AP as its profile writes it (0: none; 11e as a negative modifier, -1)"),
 	},
 }
 

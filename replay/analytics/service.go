@@ -32,6 +32,18 @@ type DB interface {
 	Close() error
 }
 
+// PartitionExporter is an optional ability of a DB: exports by partition,
+// for Hive-partitioned files (edition=…/month=…/). ExportPartitioned is
+// Export with one more column, MonthColumn (the month the row's match was
+// created, YYYY-MM), the rows ordered by edition and month first, so a
+// reader meets each partition's rows together.
+type PartitionExporter interface {
+	ExportPartitioned(ctx context.Context, t *Table, f api.Filter) (Rows, int64, error)
+}
+
+// MonthColumn is the column a partitioned export adds.
+const MonthColumn = "month"
+
 // Rows is a stream of rows (an export); the caller closes it.
 type Rows interface {
 	Columns() []api.Column

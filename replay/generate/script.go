@@ -18,7 +18,11 @@ import (
 // token (docs/dice.md). A step that expects a refusal must get exactly
 // that code and records nothing. It returns the created match.
 func Script(ctx context.Context, t Target, rules func(string) (projector.Rules, error), sc *script.Script, req api.CreateRequest) (api.CreateResult, error) {
-	req.MatchCreated = sc.Match.Created()
+	setup, err := sc.Match.Placed()
+	if err != nil {
+		return api.CreateResult{}, err
+	}
+	req.MatchCreated = setup
 	r, err := rules(req.Edition)
 	if err != nil {
 		return api.CreateResult{}, err

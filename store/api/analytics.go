@@ -75,6 +75,11 @@ type ExportRequest struct {
 	Table string `json:"table,omitempty"`
 	Query string `json:"query,omitempty"`
 	Filter
+	// Partitioned streams a table's rows by partition, for Hive-
+	// partitioned files: each row ends with one more column, "month"
+	// (the month its match was created, YYYY-MM), and the rows come
+	// ordered by edition and month, then the table's key.
+	Partitioned bool `json:"partitioned,omitempty"`
 }
 
 // ExportOpened names the stream, its columns and row count (-1: not

@@ -70,6 +70,19 @@ func (d *DB) Check(ctx context.Context, f api.Filter) error {
 // Export streams the rows of table t whose match passes f, in key order,
 // and says how many there are.
 func (d *DB) Export(ctx context.Context, t *analytics.Table, f api.Filter) (analytics.Rows, int64, error) {
+	return d.export(ctx, t, f, false)
+}
+
+var _ analytics.PartitionExporter = (*DB)(nil)
+
+// ExportPartitioned is Export with each row's partition: the table's
+// columns and then its match's creation month (analytics.MonthColumn,
+// YYYY-MM), rows ordered by edition and month, then key.
+func (d *DB) ExportPartitioned(ctx context.Context, t *analytics.Table, f api.Filter) (analytics.Rows, int64, error) {
+	return d.export(ctx, t, f, true)
+}
+
+func (d *DB) export(ctx context.Context, t *analytics.Table, f api.Filter, partitioned bool) (analytics.Rows, int64, error) {
 	if err := d.Check(ctx, f); err != nil {
 		return nil, 0, err
 	}
@@ -80,6 +93,11 @@ func (d *DB) Export(ctx context.Context, t *analytics.Table, f api.Filter) (anal
 	keys := make([]string, len(t.Key))
 	for i, k := range t.Key {
 		keys[i] = "t." + quote(k)
+	}
+	if partitioned {
+		month := `strftime(m."date", '%Y-%m')`
+		cols = append(cols, month+" AS "+quote(analytics.MonthColumn))
+		keys = append([]string{"t.edition", month}, keys...)
 	}
 	cond, args := where(f)
 	from := fmt.Sprintf("FROM %s t JOIN matches m ON m.match = t.match WHERE %s", t.Name, cond)

@@ -241,13 +241,25 @@ func kindOf(db string) string {
 // throw-away in-memory database (the tables' database has no file
 // access): exports are checked against it.
 func ReadParquet(ctx context.Context, path string, orderBy string) (*api.SQLResult, error) {
+	return readParquet(ctx, "read_parquet(?)", path, orderBy)
+}
+
+// ReadHiveParquet reads the Hive-partitioned data set of the files glob
+// matches (DIR/**/*.parquet) as one table, as an analyst's DuckDB would:
+// read_parquet(glob, hive_partitioning = true), the partition columns
+// last.
+func ReadHiveParquet(ctx context.Context, glob string, orderBy string) (*api.SQLResult, error) {
+	return readParquet(ctx, "read_parquet(?, hive_partitioning = true)", glob, orderBy)
+}
+
+func readParquet(ctx context.Context, from, path, orderBy string) (*api.SQLResult, error) {
 	connector, err := duck.NewConnector("", nil)
 	if err != nil {
 		return nil, err
 	}
 	db := sql.OpenDB(connector)
 	defer db.Close()
-	q := "SELECT * FROM read_parquet(?)"
+	q := "SELECT * FROM " + from
 	if orderBy != "" {
 		q += " ORDER BY " + orderBy
 	}

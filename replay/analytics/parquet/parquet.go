@@ -7,7 +7,9 @@ package parquet
 import (
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -35,11 +37,16 @@ const (
 	rowsPerGroup = 128 * 1024
 )
 
+// Metadata is key-value metadata of the file's footer (schema version,
+// writer, source: what a reader of the file alone needs to know), written
+// in key order.
+type Metadata map[string]string
+
 // NewWriter starts a Parquet file on out with the given columns (the API's
-// column kinds; zstd-compressed pages). A column is required when the API
-// says it is never null (a table's), optional otherwise (a query may
-// return nulls anywhere).
-func NewWriter(out io.Writer, cols []api.Column) (*Writer, error) {
+// column kinds; zstd-compressed pages) and footer metadata (none: nil). A
+// column is required when the API says it is never null (a table's),
+// optional otherwise (a query may return nulls anywhere).
+func NewWriter(out io.Writer, cols []api.Column, meta Metadata) (*Writer, error) {
 	fields := make([]pq.Field, len(cols))
 	for i, c := range cols {
 		var leaf pq.Node
@@ -69,7 +76,11 @@ func NewWriter(out io.Writer, cols []api.Column) (*Writer, error) {
 	schema := pq.NewSchema("row", &group{fields: fields})
 	// Bounded row groups keep the writer's memory (and the collector's
 	// work) flat however long the export.
-	return &Writer{cols: cols, w: pq.NewWriter(out, schema, pq.Compression(codec()), pq.MaxRowsPerRowGroup(rowsPerGroup))}, nil
+	opts := []pq.WriterOption{schema, pq.Compression(codec()), pq.MaxRowsPerRowGroup(rowsPerGroup)}
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
+		opts = append(opts, pq.KeyValueMetadata(k, meta[k]))
+	}
+	return &Writer{cols: cols, w: pq.NewWriter(out, opts...)}, nil
 }
 
 func codec() compress.Codec { return &zstd.Codec{} }

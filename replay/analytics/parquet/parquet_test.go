@@ -16,7 +16,7 @@ import (
 )
 
 // Rows written read back through DuckDB's own Parquet reader with the
-// same values, nulls and column order.
+// same values, nulls and column order, and the footer keeps the metadata.
 func TestRoundTripThroughDuckDB(t *testing.T) {
 	cols := []api.Column{{Name: "match", Kind: api.KindString, Required: true}, {Name: "seq", Kind: api.KindInt, Required: true},
 		{Name: "p", Kind: api.KindFloat}, {Name: "success", Kind: api.KindBool}, {Name: "date", Kind: api.KindTime}}
@@ -34,7 +34,7 @@ func TestRoundTripThroughDuckDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := parquet.NewWriter(f, cols)
+	w, err := parquet.NewWriter(f, cols, parquet.Metadata{"k": "v"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +57,9 @@ func TestRoundTripThroughDuckDB(t *testing.T) {
 	file, err := pq.OpenFile(pf, st.Size())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if v, ok := file.Lookup("k"); !ok || v != "v" {
+		t.Errorf("footer metadata k = %q (%v), want v", v, ok)
 	}
 	for i, f := range file.Schema().Fields() {
 		if f.Required() != cols[i].Required || f.Optional() == cols[i].Required {
@@ -95,17 +98,17 @@ func TestRoundTripThroughDuckDB(t *testing.T) {
 
 // A value of the wrong kind is an error, not a silently wrong file.
 func TestWrongKindIsAnError(t *testing.T) {
-	w, err := parquet.NewWriter(new(discard), []api.Column{{Name: "n", Kind: api.KindInt}})
+	w, err := parquet.NewWriter(new(discard), []api.Column{{Name: "n", Kind: api.KindInt}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Write([][]any{{"seven"}}); err == nil {
 		t.Fatal("a string in an int column was accepted")
 	}
-	if _, err := parquet.NewWriter(new(discard), []api.Column{{Name: "n", Kind: "list"}}); err == nil {
+	if _, err := parquet.NewWriter(new(discard), []api.Column{{Name: "n", Kind: "list"}}, nil); err == nil {
 		t.Fatal("an unknown kind was accepted")
 	}
-	w, err = parquet.NewWriter(new(discard), []api.Column{{Name: "n", Kind: api.KindInt, Required: true}})
+	w, err = parquet.NewWriter(new(discard), []api.Column{{Name: "n", Kind: api.KindInt, Required: true}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

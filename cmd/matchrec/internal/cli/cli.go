@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"runtime/debug"
 	"strings"
 
@@ -20,12 +19,8 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
-	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/projector"
 )
-
-// Version is set at build time (-ldflags "-X .../cli.Version=v1.2.3").
-var Version = "dev"
 
 // Exit codes.
 const (
@@ -50,6 +45,9 @@ type app struct {
 	// rehearsal: this app plays a script against a throw-away recorder
 	// first (play.go), whose errors record nothing.
 	rehearsal bool
+	// createsData: the command records, so a missing data directory is
+	// made (datadir.go); a read command refuses one instead.
+	createsData bool
 }
 
 // Run runs the command line args (without the program name) and returns
@@ -97,12 +95,11 @@ command for its duration.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			a.createsData = cmd.Annotations[annotCreatesData] != ""
 			return a.setupLog(cmd)
 		},
 	}
-	// --version prints what `matchrec version` prints.
-	root.Version = Version
-	root.SetVersionTemplate(versionLine() + "\n")
+	a.versionFlag(root)
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.data, "data", defData, "data directory: store, embedded NATS files, server.json ($MATCHREC_DATA)")
 	pf.StringVar(&a.server, "server", "", "use the recorder on this NATS server (nats://HOST:PORT) instead of the data directory's")
@@ -112,14 +109,16 @@ command for its duration.`,
 	pf.StringVar(&a.logLevel, "log-level", "warn", "log level: trace, debug, info, warn, error, disabled")
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
-	root.AddCommand(a.serveCmd(), a.playCmd(), a.newCmd(), a.declareCmd(), a.rollCmd(),
+	root.AddCommand(a.serveCmd(), createsData(a.playCmd()), createsData(a.newCmd()), a.declareCmd(), a.rollCmd(),
 		a.logCmd(), a.stateCmd(), a.matchesCmd(), a.versionCmd())
 	// Judges and lines of play (audit.go, lines.go, replaycmd.go).
 	root.AddCommand(a.auditCmd(), a.verifyCmd(), a.disputesCmd(), a.replayCmd(), a.branchCmd(), a.branchesCmd(), a.diffCmd(), a.whatifCmd())
 	// Keys, receipts and seeds (keys.go, send.go).
 	root.AddCommand(a.keygenCmd(), a.identityCmd(), a.statusCmd(), a.seedCmd(), a.joinCmd(), a.clusterDemoCmd())
 	// Analytics (analytics.go, sql.go, export.go, report.go, generate.go).
-	root.AddCommand(a.sqlCmd(), a.exportCmd(), a.reportCmd(), a.generateCmd())
+	root.AddCommand(a.sqlCmd(), a.exportCmd(), a.reportCmd(), createsData(a.generateCmd()))
+	// Armies from list builders (rosters.go).
+	root.AddCommand(a.rosterCmd())
 	return root
 }
 
@@ -140,37 +139,6 @@ func (a *app) setupLog(cmd *cobra.Command) error {
 	}
 	a.log = zerolog.New(w).Level(lv).With().Timestamp().Logger()
 	return nil
-}
-
-func (a *app) versionCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:     "version",
-		Short:   "Print matchrec's version",
-		Example: "  matchrec version\n  matchrec --json version",
-		Args:    noArgs,
-		RunE: func(*cobra.Command, []string) error {
-			v := struct {
-				Version   string `json:"version"`
-				Go        string `json:"go"`
-				OS        string `json:"os"`
-				Analytics bool   `json:"analytics"`
-			}{Version, runtime.Version(), runtime.GOOS + "/" + runtime.GOARCH, node.HasAnalytics}
-			if a.json {
-				return a.printJSON(v)
-			}
-			fmt.Fprintln(a.stdout, versionLine())
-			return nil
-		},
-	}
-}
-
-// versionLine is what version and --version print.
-func versionLine() string {
-	line := fmt.Sprintf("matchrec %s (%s %s/%s)", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	if !node.HasAnalytics {
-		line += ", built without the analytics"
-	}
-	return line
 }
 
 // printJSON writes v as one JSON document on stdout.

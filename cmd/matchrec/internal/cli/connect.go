@@ -46,6 +46,11 @@ type recorderAPI struct {
 // stuck): "recorder unreachable"; or another process holds the directory
 // without serving it: "locked".
 func (a *app) connect(ctx context.Context) (*recorderAPI, error) {
+	if a.server == "" {
+		if err := a.checkDataDir(); err != nil {
+			return nil, err
+		}
+	}
 	si, sfErr := node.ReadServerFile(a.data)
 	if a.server != "" {
 		var sip *node.ServerInfo

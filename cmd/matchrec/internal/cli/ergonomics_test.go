@@ -9,14 +9,6 @@ import (
 	"github.com/matchrec/matchrec/store/api"
 )
 
-func TestVersionFlag(t *testing.T) {
-	dir := t.TempDir()
-	flag, cmd := mustRun(t, dir, "--version"), mustRun(t, dir, "version")
-	if flag != cmd || !strings.HasPrefix(flag, "matchrec ") {
-		t.Fatalf("--version %q, version %q", flag, cmd)
-	}
-}
-
 // Live play at the table: dice typed with spaces, prompts that list the
 // model ids they take, ids in the state, typos answered with a guess, and
 // the judge's list of open disputes.
@@ -40,7 +32,8 @@ func TestLivePlayErgonomics(t *testing.T) {
 	mustRun(t, dir, "declare", "friday", "--token", alice, "--type", "next-turn")
 	mustRun(t, dir, "declare", "friday", "--token", alice, "--type", "phase", "--phase", "shooting")
 	// Unknown command type: the valid ones are listed.
-	if code, _, errs := run(t, dir, "declare", "friday", "--token", alice, "--type", "shot"); code != ExitRefused || !strings.Contains(errs, "3e takes: shoot, distribute, casualties, next-turn") {
+	if code, _, errs := run(t, dir, "declare", "friday", "--token", alice, "--type", "shot"); code != ExitRefused ||
+		!strings.Contains(errs, `unknown command "shot" (did you mean "shoot"?); 3e takes: shoot, distribute, casualties, next-turn`) {
 		t.Fatalf("unknown command: exit %d, %s", code, errs)
 	}
 	// A typo in a unit id.

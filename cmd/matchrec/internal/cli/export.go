@@ -38,12 +38,12 @@ var exportFormats = []string{"parquet", "csv", "jsonl"}
 
 func (a *app) exportCmd() *cobra.Command {
 	var (
-		table, format, out, edition, player, since, bundle string
-		mode                                               = fileMode(0o644)
+		table, format, out, edition, player, since, bundle, partitioned string
+		mode                                                            = fileMode(0o644)
 	)
 	cmd := &cobra.Command{
-		Use:   "export --table TABLE --format parquet|csv|jsonl | export MATCH --bundle FILE",
-		Short: "Write an analytic table to Parquet, CSV or JSON lines, or a match to a bundle",
+		Use:   "export --table TABLE --format parquet|csv|jsonl | export --partitioned DIR | export MATCH --bundle FILE",
+		Short: "Write an analytic table to Parquet, CSV or JSON lines (or every table as partitioned Parquet), or a match to a bundle",
 		Long: `export --table writes one analytic table (matches, rolls, attacks, charges,
 units) to a file for the tools analysts already use: Parquet (pandas, polars,
 R arrow, DuckDB, Spark), CSV, or JSON lines. Rows are written in the table's
@@ -52,6 +52,16 @@ up to date with the store, folding only the events they lack.
 --edition, --player and --since keep the rows of matches of that edition,
 with that player, created on or after that date (YYYY-MM-DD or RFC 3339).
 With --json the result (rows, bytes, rows per second) is printed as JSON.
+A Parquet file's footer names the tables' schema version, the matchrec
+that wrote it and the recorder the rows come from (key-value metadata
+matchrec.schema_version, matchrec.version, matchrec.recorder).
+
+export --partitioned DIR writes every table (or the one --table names) as
+Hive-partitioned Parquet, the layout DuckDB, Spark and Trino read as one
+table: DIR/TABLE/edition=E/month=YYYY-MM/part-00000.parquet, edition and
+month (of the match's creation) in the path, not in the files. Each table's
+directory replaces the previous export's once it is complete
+(docs/analytics.md, "Partitioned Parquet").
 
 export MATCH --bundle FILE writes one match's self-verifying bundle instead:
 every stored record, for 'matchrec verify' to audit offline.
@@ -63,9 +73,19 @@ you).`,
 		Example: `  matchrec export --table rolls --format parquet
   matchrec export --table attacks --format csv --edition 6e --out attacks-6e.csv
   matchrec --json export --table rolls --format jsonl --player alice --since 2026-01-01
+  matchrec export --partitioned lake/
+  matchrec export --partitioned lake/ --table rolls --since 2026-01-01
   matchrec export 3fa9c2e1b7d0 --bundle match.bundle`,
 		Args: func(_ *cobra.Command, args []string) error {
 			switch {
+			case partitioned != "" && (bundle != "" || out != ""):
+				return usageErr(errors.New("--partitioned DIR writes a directory: give no --bundle or --out with it"))
+			case partitioned != "" && format != "parquet":
+				return usageErr(fmt.Errorf("--partitioned writes Parquet, not %s", format))
+			case partitioned != "" && len(args) > 0:
+				return usageErr(fmt.Errorf("unexpected argument %q", args[0]))
+			case partitioned != "":
+				return nil
 			case bundle != "" && len(args) != 1:
 				return usageErr(errors.New("--bundle FILE exports one MATCH: give its id"))
 			case bundle == "" && len(args) > 0:
@@ -81,10 +101,16 @@ you).`,
 			if bundle != "" {
 				return a.exportBundle(cmd.Context(), args[0], bundle, os.FileMode(mode))
 			}
-			t, err := analytics.Lookup(table)
-			if err != nil {
-				return usageErr(err)
+			tables := analytics.Tables
+			if table != "" || partitioned == "" {
+				t, err := analytics.Lookup(table)
+				if err != nil {
+					return usageErr(err)
+				}
+				tables = []*analytics.Table{t}
 			}
+			t := tables[0]
+			var err error
 			if !slices.Contains(exportFormats, format) {
 				return usageErr(fmt.Errorf("--format %q: want one of %s", format, strings.Join(exportFormats, ", ")))
 			}
@@ -104,6 +130,24 @@ you).`,
 			return a.withAPI(ctx, func(c *recorderAPI) error {
 				if err := a.syncTables(ctx, c); err != nil {
 					return err
+				}
+				if partitioned != "" {
+					res, err := a.exportPartitioned(ctx, c, tables, f, partitioned, os.FileMode(mode))
+					if err != nil {
+						return err
+					}
+					if a.json {
+						return a.printJSON(res)
+					}
+					for _, pt := range res.Tables {
+						if pt.Rows == 0 {
+							fmt.Fprintf(a.stdout, "%s: no rows, nothing written\n", pt.Table)
+							continue
+						}
+						fmt.Fprintf(a.stdout, "wrote %d %s rows to %s (%d partitions)\n", pt.Rows, pt.Table, pt.Dir, len(pt.Partitions))
+					}
+					fmt.Fprintf(a.stdout, "%d rows in %d files (%.0f rows/s)\n", res.Rows, res.Files, res.RowsPerSec)
+					return nil
 				}
 				res, err := a.export(cmd, c, api.ExportRequest{Table: t.Name, Filter: f}, format, out, os.FileMode(mode))
 				if err != nil {
@@ -125,6 +169,7 @@ you).`,
 	fl.StringVar(&player, "player", "", "only matches this player played")
 	fl.StringVar(&since, "since", "", "only matches created on or after this date (YYYY-MM-DD or RFC 3339)")
 	fl.StringVar(&bundle, "bundle", "", "write MATCH's self-verifying bundle to this file (for 'matchrec verify')")
+	fl.StringVar(&partitioned, "partitioned", "", "write every table (or --table's) as Hive-partitioned Parquet under this directory: TABLE/edition=E/month=YYYY-MM/")
 	fl.Var(&mode, "mode", "permissions of the file written, in octal")
 	return cmd
 }
@@ -184,10 +229,16 @@ func (a *app) export(cmd *cobra.Command, c *recorderAPI, req api.ExportRequest, 
 		start = time.Now()
 	)
 	defer bar.Done()
+	var meta parquet.Metadata
+	if format == "parquet" {
+		if meta, err = a.exportMeta(ctx, c, req.Table); err != nil {
+			return res, err
+		}
+	}
 	err = a.stream(ctx, c, req, func(op api.ExportOpened) error {
 		total = op.Total
 		var err error
-		w, err = newTableWriter(format, buf, op.Columns)
+		w, err = newTableWriter(format, buf, op.Columns, meta)
 		return err
 	}, func(rows [][]any) error {
 		if err := w.write(rows); err != nil {
@@ -233,10 +284,10 @@ type tableWriter interface {
 	close() error
 }
 
-func newTableWriter(format string, w io.Writer, cols []api.Column) (tableWriter, error) {
+func newTableWriter(format string, w io.Writer, cols []api.Column, meta parquet.Metadata) (tableWriter, error) {
 	switch format {
 	case "parquet":
-		pw, err := parquet.NewWriter(w, cols)
+		pw, err := parquet.NewWriter(w, cols, meta)
 		if err != nil {
 			return nil, err
 		}

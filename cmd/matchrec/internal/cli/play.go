@@ -36,6 +36,7 @@ func (a *app) playCmd() *cobra.Command {
 		kf          keyFlags
 		keepPartial bool
 		maxBytes    int64
+		rf          rosterFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "play FILE",
@@ -58,15 +59,23 @@ docs/script.md.
 With --sign the match is signed: a key file is made for every participant
 (in the keys directory, printed with --json) and every step is signed with
 its participant's key. Before a digital roll, play commits and reveals
-every player's dice seed (docs/dice.md).`,
+every player's dice seed (docs/dice.md).
+
+--roster PLAYER=FILE adds a player's army from a BattleScribe or New Recruit
+roster (.ros, .rosz) to the script's units; --deploy UNIT=X,Y[,FORMATION[,SPACING]]
+sets a unit on the table (docs/rosters.md).`,
 		Example: `  matchrec play examples/3e-boltguns-vs-boyz.yaml
   id=$(matchrec play match.json) && matchrec log "$id"
   matchrec --json play match.yaml
-  matchrec play --sign examples/6e-grot-wood-assault.yaml`,
+  matchrec play --sign examples/6e-grot-wood-assault.yaml
+  matchrec play examples/rosters/3e-gate-guard-vs-da-boyz.yaml --roster alice=examples/rosters/3e-space-marines.ros --roster bob=examples/rosters/3e-orks.ros`,
 		Args: exactArgs("FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sc, err := readScript(args[0], maxBytes)
 			if err != nil {
+				return err
+			}
+			if err := rf.apply(a, &sc.Match); err != nil {
 				return err
 			}
 			if len(kf.brings) > 0 || kf.judge != "" {
@@ -86,6 +95,7 @@ every player's dice seed (docs/dice.md).`,
 	cmd.Flags().StringVar(&id, "id", "", "match id to use (default: a new random id)")
 	cmd.Flags().BoolVar(&keepPartial, "keep-partial", false, "record step by step without a rehearsal, keeping the steps before a failing one")
 	kf.add(cmd, false)
+	rf.add(cmd)
 	maxScriptFlag(cmd, &maxBytes)
 	return cmd
 }
@@ -115,7 +125,10 @@ func (a *app) play(ctx context.Context, c *recorderAPI, sc *script.Script, id st
 	if id == "" {
 		id = newMatchID()
 	}
-	setup := sc.Match.Created()
+	setup, err := sc.Match.Placed()
+	if err != nil {
+		return &cliError{exit: ExitUsage, code: projector.CodeBadScript, msg: err.Error()}
+	}
 	res := PlayResult{Match: id}
 	who := map[string]*participant{}
 	var codes map[string]JoinInfo
@@ -344,6 +357,7 @@ func (a *app) newCmd() *cobra.Command {
 		players                  []string
 		kf                       keyFlags
 		maxBytes                 int64
+		rf                       rosterFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "new [FILE]",
@@ -363,12 +377,19 @@ A signed match (--sign, or keys brought with --player ID=PUBKEY and
 are recorded in the match, every command must be signed with one, and
 nobody — the operator included — can put words in a participant's mouth.
 new makes a key file (0600) for every participant who brought none, in the
-keys directory, and prints where; hand each to its participant.`,
+keys directory, and prints where; hand each to its participant.
+
+Armies from list builders: --roster PLAYER=FILE adds the player's units from
+a BattleScribe or New Recruit roster (.ros, .rosz), mapped onto the match's
+edition; --deploy UNIT=X,Y[,FORMATION[,SPACING]] sets a unit on the table as
+a line, column or grid at (X, Y), after the script's deploy steps; a roster
+unit nothing places stands along its player's edge (docs/rosters.md).`,
 		Example: `  matchrec new examples/3e-boltguns-vs-boyz.yaml
   matchrec new --edition 3e --player alice:Alice --player bob:Bob
   matchrec new examples/3e-boltguns-vs-boyz.yaml --sign --id friday
   matchrec new examples/3e-boltguns-vs-boyz.yaml --player alice=$ALICE_PUB --player bob=$BOB_PUB --judge $JUDGE_PUB
-  matchrec --json new setup.yaml --id league-r1-t3`,
+  matchrec --json new setup.yaml --id league-r1-t3
+  matchrec new --edition 11e --player alice --player bob --roster alice=alice.rosz --roster bob=bob.ros --deploy intercessor-squad=20,14,line`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usageErr(fmt.Errorf("want at most one FILE, got %d arguments", len(args)))
@@ -406,10 +427,16 @@ keys directory, and prints where; hand each to its participant.`,
 			if setup.Edition == "" {
 				return usageErr(errNoEdition)
 			}
+			if err := rf.apply(a, &setup); err != nil {
+				return err
+			}
 			if id == "" {
 				id = newMatchID()
 			}
-			created := setup.Created()
+			created, err := setup.Placed()
+			if err != nil {
+				return &cliError{exit: ExitUsage, code: projector.CodeBadScript, msg: err.Error()}
+			}
 			var pk *participantKeys
 			var codes map[string]JoinInfo
 			switch {
@@ -454,6 +481,7 @@ keys directory, and prints where; hand each to its participant.`,
 	f.StringVar(&first, "first", "", "id of the player who plays first")
 	f.StringArrayVar(&players, "player", nil, "a player as ID or ID:NAME, and for a signed match ID=PUBKEY (repeat for each player)")
 	kf.add(cmd, false)
+	rf.add(cmd)
 	maxScriptFlag(cmd, &maxBytes)
 	return cmd
 }

@@ -151,7 +151,11 @@ func randomHex(n int) string {
 func Play(ctx context.Context, c *natsbus.Client, id string, sc *script.Script, t *Tally) error {
 	start := time.Now()
 	var created api.CreateResult
-	n, err := call(ctx, c, api.VerbCreate, api.CreateRequest{Match: id, Secret: randomHex(16), MatchCreated: sc.Match.Created()}, &created)
+	setup, err := sc.Match.Placed()
+	if err != nil {
+		return fmt.Errorf("create %s: %w", id, err)
+	}
+	n, err := call(ctx, c, api.VerbCreate, api.CreateRequest{Match: id, Secret: randomHex(16), MatchCreated: setup}, &created)
 	t.step(start, n)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", id, err)
