@@ -6,8 +6,8 @@ import (
 	"math"
 )
 
-// reader is the small msgpack reader under the hand-written payload
-// decoders (payloads_decode.go): it reads from a byte slice, allocates
+// reader is the small msgpack reader under the generated payload
+// decoders (payloads_decode_gen.go): it reads from a byte slice, allocates
 // nothing but the values it returns, and reads map keys without copying
 // them. Folding a match is mostly decoding its payloads, and the
 // reflective decoder spends more on finding fields than on reading them.
@@ -295,23 +295,24 @@ func (r *reader) stringMap() map[string]string {
 	return out
 }
 
-// object reads a map-encoded struct: field decodes the value of each key
-// and returns its field number (0..63), or -1 for a key it does not know.
-// A nil reads as no fields. An unknown or repeated key falls back.
-func (r *reader) object(field func(key []byte) int) {
-	n := r.mapLen()
-	var seen uint64
-	for range n {
-		if r.err != nil {
-			return
-		}
-		i := field(r.strBytes())
-		if i < 0 || seen&(1<<i) != 0 {
-			r.fail(errFallback)
-			return
-		}
-		seen |= 1 << i
+// once notes that field f of a struct was read, and falls back if it was
+// read before (a key given twice).
+func (r *reader) once(seen *uint64, f uint) bool {
+	if *seen&(1<<f) != 0 {
+		r.fail(errFallback)
+		return false
 	}
+	*seen |= 1 << f
+	return true
+}
+
+// nilNext reads a nil if one comes next.
+func (r *reader) nilNext() bool {
+	if len(r.b) > 0 && r.b[0] == mpNil {
+		r.b = r.b[1:]
+		return true
+	}
+	return false
 }
 
 // list reads an array of structs, each with its hand-written decoder: nil

@@ -6,22 +6,25 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"runtime"
 	"sort"
 	"testing"
 
 	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/matchrec/matchrec/tools/decodegen"
 )
 
-// The hand-written decoders (payloads_decode.go) must decode exactly what
+// The generated decoders (payloads_decode_gen.go) must decode exactly what
 // the reflective decoder does. These tests hold them to it on canonical
 // encodings of random payloads (where the hand-written decoder must not
 // fall back), on every other msgpack encoding of the same values, and on
 // random damage: DecodePayload and the reflective decoder either both
 // fail or give the same value.
 
-// fastTypes are the payload types with hand-written decoders.
+// fastTypes are the payload types with generated decoders.
 func fastTypes() []Type {
 	var out []Type
 	for _, t := range Core().Types() {
@@ -469,5 +472,23 @@ func TestHugeLengthsAreRefusedCheaply(t *testing.T) {
 		if grew := ms1.TotalAlloc - ms0.TotalAlloc; grew > 1<<20 {
 			t.Fatalf("%s: refusing %d bytes allocated %d bytes", typ, len(b), grew)
 		}
+	}
+}
+
+// The generated decoders are the generator's output for the payloads as
+// they are: a field or payload type added without `go generate
+// ./events/...` fails here (the random tests above would only find the
+// field missing if the reflective decoder read it differently).
+func TestGeneratedDecodersAreCurrent(t *testing.T) {
+	want, err := decodegen.Generate(".", "payloads_decode_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("payloads_decode_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("payloads_decode_gen.go is not what tools/decodegen writes for the payloads as they are: run go generate ./events/...")
 	}
 }

@@ -1,0 +1,287 @@
+// Package decodegen writes the msgpack decoders of a package's event
+// payloads (`go generate ./events/...`): for every struct type with an
+// EventType method, and every struct type such a payload holds, a
+// decodeMsgpack method over the package's reader (events/msgpack_read.go),
+// reading a map-encoded struct as the reflective decoder does and falling
+// back to it (errFallback) on anything outside the subset the reader knows.
+//
+// It reads the package's source (go/ast), not its compiled types, so it
+// runs even when the generated file it replaces is stale. A payload with a
+// field of a kind it does not know gets no decoder (the reflective one
+// reads it) and is listed in the file's header, so a new payload type is
+// picked up by running the generator again, never by copying a decoder.
+package decodegen
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Generate returns the generated file for the package in dir, whose own
+// output file (named out, inside dir) is not read.
+func Generate(dir, out string) ([]byte, error) {
+	pkg, err := load(dir, out)
+	if err != nil {
+		return nil, err
+	}
+	var roots []string
+	for name := range pkg.structs {
+		if pkg.payloads[name] {
+			roots = append(roots, name)
+		}
+	}
+	slices.Sort(roots)
+	g := &gen{pkg: pkg, done: map[string]bool{}, skip: map[string]string{}}
+	for _, r := range roots {
+		g.want(r)
+	}
+	return g.file()
+}
+
+type source struct {
+	name     string
+	structs  map[string]*ast.StructType
+	strings  map[string]bool // named types whose underlying type is string
+	payloads map[string]bool // types with an EventType method
+}
+
+func load(dir, out string) (*source, error) {
+	fset := token.NewFileSet()
+	matches, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, err
+	}
+	src := &source{structs: map[string]*ast.StructType{}, strings: map[string]bool{}, payloads: map[string]bool{}}
+	for _, path := range matches {
+		base := filepath.Base(path)
+		if strings.HasSuffix(base, "_test.go") || base == out {
+			continue
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		f, err := parser.ParseFile(fset, path, b, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		src.name = f.Name.Name
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					ts, ok := s.(*ast.TypeSpec)
+					if !ok || !ts.Name.IsExported() || ts.Assign.IsValid() {
+						continue
+					}
+					switch t := ts.Type.(type) {
+					case *ast.StructType:
+						src.structs[ts.Name.Name] = t
+					case *ast.Ident:
+						if t.Name == "string" {
+							src.strings[ts.Name.Name] = true
+						}
+					}
+				}
+			case *ast.FuncDecl:
+				if d.Recv == nil || d.Name.Name != "EventType" || len(d.Recv.List) != 1 {
+					continue
+				}
+				rt := d.Recv.List[0].Type
+				if st, ok := rt.(*ast.StarExpr); ok {
+					rt = st.X
+				}
+				if id, ok := rt.(*ast.Ident); ok {
+					src.payloads[id.Name] = true
+				}
+			}
+		}
+	}
+	if src.name == "" {
+		return nil, fmt.Errorf("decodegen: no Go files in %s", dir)
+	}
+	return src, nil
+}
+
+// field is one encoded field of a struct: its Go name, its msgpack key
+// and how to read it.
+type field struct {
+	name, key string
+	read      string // the statement that reads it into p.<name>
+}
+
+type gen struct {
+	pkg   *source
+	done  map[string]bool   // types with a decoder (so far)
+	skip  map[string]string // types without one, and why
+	order []string          // types with a decoder, in the order written
+	body  map[string][]field
+}
+
+// want makes a decoder for struct type name, and for the struct types it
+// holds; false (and a reason in skip) when one of its fields is of a kind
+// the reader does not read.
+func (g *gen) want(name string) bool {
+	if g.done[name] {
+		return true
+	}
+	if _, bad := g.skip[name]; bad {
+		return false
+	}
+	st := g.pkg.structs[name]
+	g.done[name] = true // a type that holds itself is read recursively
+	var fields []field
+	for _, f := range st.Fields.List {
+		tag := ""
+		if f.Tag != nil {
+			s, _ := strconv.Unquote(f.Tag.Value)
+			tag = reflect.StructTag(s).Get("json")
+		}
+		key, _, _ := strings.Cut(tag, ",")
+		if key == "-" {
+			continue
+		}
+		if len(f.Names) == 0 {
+			return g.refuse(name, "an embedded field")
+		}
+		for _, n := range f.Names {
+			if !n.IsExported() {
+				continue
+			}
+			k := key
+			if k == "" {
+				k = n.Name
+			}
+			read, why := g.reader(f.Type, "p."+n.Name)
+			if why != "" {
+				return g.refuse(name, fmt.Sprintf("field %s is %s", n.Name, why))
+			}
+			fields = append(fields, field{name: n.Name, key: k, read: read})
+		}
+	}
+	if len(fields) > 64 {
+		return g.refuse(name, "more than 64 fields")
+	}
+	if g.body == nil {
+		g.body = map[string][]field{}
+	}
+	g.body[name] = fields
+	g.order = append(g.order, name)
+	return true
+}
+
+func (g *gen) refuse(name, why string) bool {
+	delete(g.done, name)
+	g.skip[name] = why
+	return false
+}
+
+// scalars are the Go types the reader reads as one value, and how.
+var scalars = map[string]string{
+	"string":  "r.str()",
+	"bool":    "r.bool()",
+	"int":     "int(r.int())",
+	"int64":   "r.int()",
+	"uint64":  "r.uint()",
+	"float64": "r.float()",
+}
+
+// reader returns the statement reading a value of type t into dst, or why
+// it cannot.
+func (g *gen) reader(t ast.Expr, dst string) (string, string) {
+	switch t := t.(type) {
+	case *ast.Ident:
+		if r, ok := scalars[t.Name]; ok {
+			return dst + " = " + r, ""
+		}
+		if g.pkg.strings[t.Name] {
+			return dst + " = " + t.Name + "(r.str())", ""
+		}
+		if _, ok := g.pkg.structs[t.Name]; ok {
+			if !g.want(t.Name) {
+				return "", "a " + t.Name + " (" + g.skip[t.Name] + ")"
+			}
+			return dst + ".decodeMsgpack(r)", ""
+		}
+	case *ast.StarExpr:
+		if id, ok := t.X.(*ast.Ident); ok {
+			if _, ok := g.pkg.structs[id.Name]; ok && g.want(id.Name) {
+				return fmt.Sprintf("if r.nilNext() {\n%s = nil\n} else {\n%s = new(%s)\n%s.decodeMsgpack(r)\n}", dst, dst, id.Name, dst), ""
+			}
+		}
+	case *ast.ArrayType:
+		if t.Len != nil {
+			break
+		}
+		switch e := t.Elt.(type) {
+		case *ast.Ident:
+			switch {
+			case e.Name == "string":
+				return dst + " = r.strings()", ""
+			case e.Name == "int":
+				return dst + " = r.ints()", ""
+			case g.pkg.structs[e.Name] != nil && g.want(e.Name):
+				return dst + " = list[" + e.Name + "](r)", ""
+			}
+		case *ast.ArrayType:
+			if l, ok := e.Len.(*ast.BasicLit); ok && l.Value == "2" {
+				if id, ok := e.Elt.(*ast.Ident); ok && id.Name == "float64" {
+					return dst + " = r.points()", ""
+				}
+			}
+		}
+	case *ast.MapType:
+		k, kok := t.Key.(*ast.Ident)
+		v, vok := t.Value.(*ast.Ident)
+		if kok && vok && k.Name == "string" && v.Name == "string" {
+			return dst + " = r.stringMap()", ""
+		}
+	}
+	var b bytes.Buffer
+	_ = format.Node(&b, token.NewFileSet(), t)
+	return "", "a " + b.String()
+}
+
+func (g *gen) file() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("// Code generated by tools/decodegen (go generate ./events/...); DO NOT EDIT.\n\n")
+	fmt.Fprintf(&b, "package %s\n\n", g.pkg.name)
+	b.WriteString("// The msgpack decoders of the payloads (tools/decodegen): one per struct\n// type a payload holds, over the reader of msgpack_read.go.\n")
+	if len(g.skip) > 0 {
+		b.WriteString("//\n// Without a decoder (the reflective decoder reads them):\n")
+		var names []string
+		for n := range g.skip {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			fmt.Fprintf(&b, "//   - %s: %s\n", n, g.skip[n])
+		}
+	}
+	order := slices.Clone(g.order)
+	slices.Sort(order)
+	b.WriteString("\nvar (\n")
+	for _, n := range order {
+		fmt.Fprintf(&b, "_ fastDecoder = (*%s)(nil)\n", n)
+	}
+	b.WriteString(")\n")
+	for _, n := range order {
+		fmt.Fprintf(&b, "\nfunc (p *%s) decodeMsgpack(r *reader) {\n", n)
+		b.WriteString("var seen uint64\nfor n := r.mapLen(); n > 0 && r.err == nil; n-- {\nvar f uint\nswitch string(r.strBytes()) {\n")
+		for i, f := range g.body[n] {
+			fmt.Fprintf(&b, "case %q:\nf = %d\n%s\n", f.key, i, f.read)
+		}
+		b.WriteString("default:\nr.fail(errFallback)\nreturn\n}\nif !r.once(&seen, f) {\nreturn\n}\n}\n}\n")
+	}
+	return format.Source(b.Bytes())
+}
