@@ -177,6 +177,9 @@ type State struct {
 	// encoded (unexported), and shared by clones since terrain never changes.
 	areaCache    []geom.Area
 	areaCacheVis float64
+	// world is the table as geometry saw it last (board.go): derived and
+	// checked against the models before each use.
+	world *world
 	Winner       string `json:"winner,omitempty"`
 }
 

@@ -165,18 +165,51 @@ var rawDecoders = sync.Pool{New: func() any {
 }}
 
 // reflectiveDecode decodes a stored record, envelope and payload, with
-// msgpack alone.
+// msgpack alone: the envelope's fields with its primitives, in order (what
+// events.Unmarshal did before it had a reader of its own), the payload
+// with its reflective decoder.
 func reflectiveDecode(record []byte) error {
-	e, err := events.Unmarshal(record) // msgpack primitives, in order
-	if err != nil {
-		return err
-	}
-	p, err := events.Core().NewPayload(e.Type)
-	if err != nil {
-		return err
-	}
 	d := rawDecoders.Get().(*rawDecoder)
 	defer rawDecoders.Put(d)
+	d.rd.Reset(record)
+	d.dec.ResetReader(d.rd)
+	dec := d.dec
+	if _, err := dec.DecodeArrayLen(); err != nil {
+		return err
+	}
+	fields, err := dec.DecodeArrayLen()
+	if err != nil {
+		return err
+	}
+	var e events.Event
+	var t, kind string
+	_, _ = dec.DecodeString() // match
+	_, _ = dec.DecodeUint64() // seq
+	t, _ = dec.DecodeString()
+	_, _ = dec.DecodeUint16()
+	_, _ = dec.DecodeInt64()
+	_, _ = dec.DecodeArrayLen()
+	kind, _ = dec.DecodeString()
+	_, _ = dec.DecodeString()
+	if e.Payload, err = dec.DecodeBytes(); err != nil {
+		return err
+	}
+	_, _ = dec.DecodeBytes() // prev_hash
+	if fields == 9 {
+		if n, _ := dec.DecodeArrayLen(); n > 0 {
+			for range n {
+				_, _ = dec.DecodeBytes()
+			}
+		}
+	}
+	if _, err := dec.DecodeBytes(); err != nil { // hash
+		return err
+	}
+	_ = kind
+	p, err := events.Core().NewPayload(events.Type(t))
+	if err != nil {
+		return err
+	}
 	d.rd.Reset(e.Payload)
 	d.dec.ResetReader(d.rd)
 	return d.dec.Decode(p)
