@@ -179,8 +179,8 @@ type State struct {
 	areaCacheVis float64
 	// world is the table as geometry saw it last (board.go): derived and
 	// checked against the models before each use.
-	world *world
-	Winner       string `json:"winner,omitempty"`
+	world  *world
+	Winner string `json:"winner,omitempty"`
 }
 
 // Unit returns the unit with id, or nil.
