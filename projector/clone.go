@@ -41,6 +41,9 @@ func (s *State) Clone() *State {
 	return &c
 }
 
+// Clone returns a deep copy of u: its models, and what it is engaged with.
+func (u *Unit) Clone() *Unit { return u.clone() }
+
 func (u *Unit) clone() *Unit {
 	c := *u
 	// One block for all the models: simulations clone states by the
