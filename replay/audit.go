@@ -90,9 +90,11 @@ func audit(match string, recs []record, lookup fold.Lookup, o AuditOptions) Repo
 			}
 		}
 	}
+	sigs := startVerifying(evs) // on every core, beside the checks below
+	defer sigs.end()
 	r.Checks.Dice, r.PendingReveal = checkDice(evs, whole, o.Reveals, o.Lineage, r.failer(CheckDice))
 	r.Checks.End = checkEnd(evs, whole, r.failer(CheckEnd))
-	st := newStatements(evs, r.failer(CheckStatements))
+	st := newStatements(evs, r.failer(CheckStatements), sigs)
 	if !whole {
 		o.Expected = nil // the state of a prefix is not the state recorded
 	}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"runtime"
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/events/auth"
@@ -75,17 +77,33 @@ type createdAt struct {
 	keys map[string]string
 }
 
-// verifySignatures checks every command's signature — once per statement,
-// on all cores — under the key its role has in force, and returns the
-// verdict by the sequence of the command's first event. Verifying is what
-// a signed audit costs; the fold that follows only reads the verdicts.
-func verifySignatures(evs []events.Event, keys []map[string]string) map[uint64]bool {
-	type job struct {
-		seq      uint64
-		pub, sig []byte
-		stmt     []byte
-	}
-	var jobs []job
+// verifier checks every command's signature — once per statement — under
+// the key its role has in force, on a pool of one worker per core, while
+// the audit goes on: the dice, the end and the re-fold run beside it, and
+// the re-fold waits for a verdict only when it reaches a command whose
+// signature is not checked yet. Workers take the statements in the order
+// of the match, so the fold rarely waits; what the report says, and in
+// which order, does not depend on which worker checked what. Verifying is
+// most of what a signed audit costs.
+type verifier struct {
+	seqs  []uint64        // each statement's first event, ascending
+	jobs  []verifyJob     // what to verify, by statement
+	state []atomic.Uint32 // 0 not yet, 1 good, 2 bad
+	next  atomic.Int64    // the next job a worker takes
+	stop  atomic.Bool
+	mu    sync.Mutex
+	done  *sync.Cond
+}
+
+type verifyJob struct {
+	pub, sig, stmt []byte
+}
+
+// startVerifying starts checking the signatures of evs; stop ends it.
+func startVerifying(evs []events.Event) *verifier {
+	keys, _, _ := parties(evs, func(uint64, string, string, ...any) {})
+	v := &verifier{}
+	v.done = sync.NewCond(&v.mu)
 	var prev *events.Auth
 	parsed := map[string]ed25519.PublicKey{} // a key is decoded once, not once per command
 	for i, e := range evs {
@@ -110,28 +128,55 @@ func verifySignatures(evs []events.Event, keys []map[string]string) map[uint64]b
 			}
 			parsed[hexKey] = pub
 		}
-		jobs = append(jobs, job{e.Seq, pub, a.Signature, a.Statement})
+		v.seqs = append(v.seqs, e.Seq)
+		v.jobs = append(v.jobs, verifyJob{pub, a.Signature, a.Statement})
 	}
-	ok := make(map[uint64]bool, len(jobs))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(jobs)/64))
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(jobs); i += workers {
-				j := jobs[i]
-				v := auth.Verify(j.pub, auth.StatementDomain, j.stmt, j.sig)
-				mu.Lock()
-				ok[j.seq] = v
-				mu.Unlock()
-			}
-		}()
+	v.state = make([]atomic.Uint32, len(v.jobs))
+	for range min(runtime.GOMAXPROCS(0), len(v.jobs)) {
+		go v.work()
 	}
-	wg.Wait()
-	return ok
+	return v
 }
+
+func (v *verifier) work() {
+	for !v.stop.Load() {
+		i := int(v.next.Add(1) - 1)
+		if i >= len(v.jobs) {
+			return
+		}
+		j := v.jobs[i]
+		verdict := uint32(2)
+		if auth.Verify(j.pub, auth.StatementDomain, j.stmt, j.sig) {
+			verdict = 1
+		}
+		v.state[i].Store(verdict)
+		v.mu.Lock()
+		v.done.Broadcast()
+		v.mu.Unlock()
+	}
+}
+
+// ok reports whether the statement of the command whose first event is
+// seq is signed by its role's key, waiting for its check if need be.
+func (v *verifier) ok(seq uint64) bool {
+	i, found := slices.BinarySearch(v.seqs, seq)
+	if !found {
+		return false
+	}
+	if s := v.state[i].Load(); s != 0 {
+		return s == 1
+	}
+	v.mu.Lock()
+	for v.state[i].Load() == 0 {
+		v.done.Wait()
+	}
+	v.mu.Unlock()
+	return v.state[i].Load() == 1
+}
+
+// end stops the workers once the audit is done with them (a prefix audit
+// may stop reading before the last statement).
+func (v *verifier) end() { v.stop.Store(true) }
 
 // statements checks each event as the fold reaches it (check), with the
 // state before the event in f.
@@ -141,7 +186,7 @@ type statements struct {
 	keys    []map[string]string
 	created []createdAt
 	signed  bool
-	sigOK   map[uint64]bool
+	sigs    *verifier
 	seen    map[string]uint64 // statement's match, role and nonce → the command's first event
 	cur     *events.Auth      // the auth of the command whose events are being read
 	role    string            // its statement's role
@@ -149,10 +194,9 @@ type statements struct {
 	from    uint64            // the command's first event
 }
 
-func newStatements(evs []events.Event, fail failer) *statements {
+func newStatements(evs []events.Event, fail failer, sigs *verifier) *statements {
 	keys, created, signed := parties(evs, fail)
-	return &statements{fail: fail, keys: keys, created: created, signed: signed,
-		sigOK: verifySignatures(evs, keys), seen: map[string]uint64{}}
+	return &statements{fail: fail, keys: keys, created: created, signed: signed, sigs: sigs, seen: map[string]uint64{}}
 }
 
 // check checks event i (e, payload p) against the state before it, f.
@@ -194,7 +238,7 @@ func (k *statements) check(f *fold.Folder, i int, e events.Event, p events.Paylo
 		case !e.Auth.Signed():
 			k.fail(e.Seq, "missing_signature", "%s's statement is not signed", st.Role)
 			return
-		case !k.sigOK[e.Seq]:
+		case !k.sigs.ok(e.Seq):
 			k.fail(e.Seq, "bad_signature", "the statement is not signed by the key of %s", st.Role)
 			return
 		}
