@@ -79,6 +79,9 @@ func Bind(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
+	if IsMsgpack(body) { // a Go client's (msgpack.go)
+		return bindMsgpack(body, v)
+	}
 	if fb, ok := v.(fastBinder); ok && fb.bindFast(body) {
 		return nil
 	}

@@ -212,7 +212,11 @@ func (s *apiServer) serve(m *nats.Msg) {
 	verb := strings.TrimPrefix(m.Subject, APIPrefix)
 	ctx, done := s.requests.start(s.ctx, m.Header, s.max)
 	defer done()
-	if err := m.Respond(s.call(ctx, verb, m.Data)); err != nil {
+	call := s.call
+	if m.Header.Get(HeaderEncoding) == EncodingMsgpack {
+		call = s.callMsgpack
+	}
+	if err := m.Respond(call(ctx, verb, m.Data)); err != nil {
 		s.log.Warn().Err(err).Str("verb", verb).Msg("api reply not sent")
 	}
 }

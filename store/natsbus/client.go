@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/matchrec/matchrec/events"
 )
 
 // DefaultCallTimeout bounds a Call whose Client has no Timeout and whose
@@ -28,6 +30,11 @@ type Client struct {
 	// OnNote, when set, is told the note a reply carries (ServeOptions.
 	// Note), e.g. that recorded events are not reaching the bus.
 	OnNote func(verb, note string)
+	// Msgpack sends the commands' requests (declare, roll, status) in
+	// msgpack and reads their replies in msgpack (api_msgpack.go): no JSON
+	// encoded on either side of the command path. A request given as
+	// bytes is sent as it is, in JSON.
+	Msgpack bool
 }
 
 // Call sends req (JSON-encoded; nil sends an empty body, a []byte or
@@ -37,6 +44,7 @@ type Client struct {
 // errors (ErrNoRecorder when nobody is listening).
 func (c *Client) Call(ctx context.Context, verb string, req, resp any) error {
 	var body []byte
+	mp := false
 	switch r := req.(type) {
 	case nil:
 	case []byte:
@@ -44,6 +52,14 @@ func (c *Client) Call(ctx context.Context, verb string, req, resp any) error {
 	case json.RawMessage:
 		body = r
 	default:
+		if c.Msgpack && msgpackVerbs[verb] {
+			b, err := events.EncodeValue(req)
+			if err != nil {
+				return fmt.Errorf("natsbus: encode %s request: %w", verb, err)
+			}
+			body, mp = b, true
+			break
+		}
 		b, err := json.Marshal(req)
 		if err != nil {
 			return fmt.Errorf("natsbus: encode %s request: %w", verb, err)
@@ -62,6 +78,9 @@ func (c *Client) Call(ctx context.Context, verb string, req, resp any) error {
 	msg.Data = body
 	id := newRequestID()
 	msg.Header.Set(HeaderRequest, id)
+	if mp {
+		msg.Header.Set(HeaderEncoding, EncodingMsgpack)
+	}
 	m, err := c.Conn.RequestMsgWithContext(ctx, msg)
 	if err != nil {
 		if errors.Is(err, nats.ErrNoResponders) {
@@ -73,6 +92,9 @@ func (c *Client) Call(ctx context.Context, verb string, req, resp any) error {
 			_ = c.Conn.Publish(CancelPrefix+id, nil)
 		}
 		return fmt.Errorf("natsbus: %s: %w", verb, err)
+	}
+	if mp {
+		return decodeMsgpackReply(verb, m.Data, resp, c.OnNote)
 	}
 	var out replyIn
 	if err := json.Unmarshal(m.Data, &out); err != nil {
