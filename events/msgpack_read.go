@@ -7,7 +7,7 @@ import (
 )
 
 // reader is the small msgpack reader under the generated payload
-// decoders (payloads_decode_gen.go): it reads from a byte slice, allocates
+// decoders (*_gen.go): it reads from a byte slice, allocates
 // nothing but the values it returns, and reads map keys without copying
 // them. Folding a match is mostly decoding its payloads, and the
 // reflective decoder spends more on finding fields than on reading them.

@@ -2,7 +2,7 @@ package events
 
 import "reflect"
 
-// Generated decoders of the payloads (payloads_decode_gen.go, written by
+// Generated decoders of the payloads (payloads_gen.go and the other *_gen.go, written by
 // tools/decodegen: `go generate ./events/...` after a payload type or
 // field is added). DecodePayload uses them (fastDecoder) and falls back to
 // the reflective decoder on errFallback; payloads_decode_test.go checks,
@@ -10,7 +10,7 @@ import "reflect"
 // does, and that the generated file is the generator's output for the
 // payloads as they are.
 
-//go:generate go run ../tools/decodegen/cmd/decodegen -o payloads_decode_gen.go
+//go:generate go run ../tools/decodegen/cmd/decodegen
 
 // fastDecoder is a payload with a generated decoder.
 type fastDecoder interface {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"sort"
@@ -17,7 +18,7 @@ import (
 	"github.com/matchrec/matchrec/tools/decodegen"
 )
 
-// The generated decoders (payloads_decode_gen.go) must decode exactly what
+// The generated decoders (*_gen.go) must decode exactly what
 // the reflective decoder does. These tests hold them to it on canonical
 // encodings of random payloads (where the hand-written decoder must not
 // fall back), on every other msgpack encoding of the same values, and on
@@ -480,15 +481,18 @@ func TestHugeLengthsAreRefusedCheaply(t *testing.T) {
 // ./events/...` fails here (the random tests above would only find the
 // field missing if the reflective decoder read it differently).
 func TestGeneratedDecodersAreCurrent(t *testing.T) {
-	want, err := decodegen.Generate(".", "payloads_decode_gen.go")
+	want, err := decodegen.Generate(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile("payloads_decode_gen.go")
-	if err != nil {
-		t.Fatal(err)
+	have, _ := filepath.Glob("*" + decodegen.Suffix)
+	if len(have) != len(want) {
+		t.Fatalf("generated files %v, the generator writes %d: run go generate ./events/...", have, len(want))
 	}
-	if !bytes.Equal(got, want) {
-		t.Fatal("payloads_decode_gen.go is not what tools/decodegen writes for the payloads as they are: run go generate ./events/...")
+	for name, b := range want {
+		got, err := os.ReadFile(name)
+		if err != nil || !bytes.Equal(got, b) {
+			t.Fatalf("%s is not what tools/decodegen writes for the payloads as they are (%v): run go generate ./events/...", name, err)
+		}
 	}
 }

@@ -58,7 +58,11 @@ var msgpackClients bool
 // acks were folded.
 func BenchmarkFullPath(b *testing.B) {
 	b.Run("full-path", func(b *testing.B) { benchFullPath(b, Config{}, false, true) })
-	b.Run("full-path-msgpack", func(b *testing.B) { msgpackClients = true; benchFullPath(b, Config{}, false, true); msgpackClients = false })
+	b.Run("full-path-msgpack", func(b *testing.B) {
+		msgpackClients = true
+		benchFullPath(b, Config{}, false, true)
+		msgpackClients = false
+	})
 	b.Run("full-path-no-analytics", func(b *testing.B) { benchFullPath(b, Config{}, false, false) })
 	b.Run("full-path-signed", func(b *testing.B) { benchFullPath(b, Config{}, true, true) })
 	b.Run("full-path-no-auth", func(b *testing.B) { benchFullPath(b, Config{Insecure: true}, false, true) })

@@ -1,6 +1,7 @@
 // Command decodegen writes the msgpack decoders of the event payloads of
-// the package in the current directory (tools/decodegen). events/ runs it
-// with `go generate ./events/...`.
+// the package in the current directory (tools/decodegen): for x.go, the
+// decoders of its types in x_gen.go. events/ runs it with `go generate
+// ./events/...`.
 package main
 
 import (
@@ -12,15 +13,16 @@ import (
 )
 
 func main() {
-	out := flag.String("o", "payloads_decode_gen.go", "the file to write, in the current directory")
 	flag.Parse()
-	b, err := decodegen.Generate(".", *out)
+	files, err := decodegen.Generate(".")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if err := os.WriteFile(*out, b, 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	for name, b := range files {
+		if err := os.WriteFile(name, b, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 }

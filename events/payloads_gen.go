@@ -2,16 +2,12 @@
 
 package events
 
-// The msgpack decoders of the payloads (tools/decodegen): one per struct
-// type a payload holds, over the reader of msgpack_read.go.
+// The msgpack decoders of the payload types declared beside this file
+// (tools/decodegen), over the reader of msgpack_read.go.
 
 var (
-	_ fastDecoder = (*BranchCreated)(nil)
 	_ fastDecoder = (*CasualtiesChosen)(nil)
-	_ fastDecoder = (*DiceCommitted)(nil)
-	_ fastDecoder = (*DiceRevealed)(nil)
 	_ fastDecoder = (*DiceRolled)(nil)
-	_ fastDecoder = (*DisputeRaised)(nil)
 	_ fastDecoder = (*EndProposed)(nil)
 	_ fastDecoder = (*HitsDistributed)(nil)
 	_ fastDecoder = (*MatchCreated)(nil)
@@ -21,14 +17,6 @@ var (
 	_ fastDecoder = (*PhaseStarted)(nil)
 	_ fastDecoder = (*PlayerSpec)(nil)
 	_ fastDecoder = (*Reroll)(nil)
-	_ fastDecoder = (*RevealRequested)(nil)
-	_ fastDecoder = (*RollConfirmed)(nil)
-	_ fastDecoder = (*RollContested)(nil)
-	_ fastDecoder = (*RulingMade)(nil)
-	_ fastDecoder = (*SeedCommitted)(nil)
-	_ fastDecoder = (*SeedContributed)(nil)
-	_ fastDecoder = (*SeedExcused)(nil)
-	_ fastDecoder = (*SeedRevealed)(nil)
 	_ fastDecoder = (*ShootingDeclared)(nil)
 	_ fastDecoder = (*Table)(nil)
 	_ fastDecoder = (*TerrainSpec)(nil)
@@ -36,36 +24,6 @@ var (
 	_ fastDecoder = (*UnitSpec)(nil)
 	_ fastDecoder = (*WeaponSpec)(nil)
 )
-
-func (p *BranchCreated) decodeMsgpack(r *reader) {
-	var seen uint64
-	for n := r.mapLen(); n > 0 && r.err == nil; n-- {
-		var f uint
-		switch string(r.strBytes()) {
-		case "parent":
-			f = 0
-			p.Parent = r.str()
-		case "at":
-			f = 1
-			p.At = r.uint()
-		case "name":
-			f = 2
-			p.Name = r.str()
-		case "tokens":
-			f = 3
-			p.Tokens = r.stringMap()
-		case "keys":
-			f = 4
-			p.Keys = r.stringMap()
-		default:
-			r.fail(errFallback)
-			return
-		}
-		if !r.once(&seen, f) {
-			return
-		}
-	}
-}
 
 func (p *CasualtiesChosen) decodeMsgpack(r *reader) {
 	var seen uint64
@@ -75,51 +33,6 @@ func (p *CasualtiesChosen) decodeMsgpack(r *reader) {
 		case "models":
 			f = 0
 			p.Models = r.strings()
-		default:
-			r.fail(errFallback)
-			return
-		}
-		if !r.once(&seen, f) {
-			return
-		}
-	}
-}
-
-func (p *DiceCommitted) decodeMsgpack(r *reader) {
-	var seen uint64
-	for n := r.mapLen(); n > 0 && r.err == nil; n-- {
-		var f uint
-		switch string(r.strBytes()) {
-		case "epoch":
-			f = 0
-			p.Epoch = int(r.int())
-		case "commit":
-			f = 1
-			p.Commit = r.str()
-		case "scheme":
-			f = 2
-			p.Scheme = int(r.int())
-		default:
-			r.fail(errFallback)
-			return
-		}
-		if !r.once(&seen, f) {
-			return
-		}
-	}
-}
-
-func (p *DiceRevealed) decodeMsgpack(r *reader) {
-	var seen uint64
-	for n := r.mapLen(); n > 0 && r.err == nil; n-- {
-		var f uint
-		switch string(r.strBytes()) {
-		case "epoch":
-			f = 0
-			p.Epoch = int(r.int())
-		case "seed":
-			f = 1
-			p.Seed = r.str()
 		default:
 			r.fail(errFallback)
 			return
@@ -164,27 +77,6 @@ func (p *DiceRolled) decodeMsgpack(r *reader) {
 				p.Reroll = new(Reroll)
 				p.Reroll.decodeMsgpack(r)
 			}
-		default:
-			r.fail(errFallback)
-			return
-		}
-		if !r.once(&seen, f) {
-			return
-		}
-	}
-}
-
-func (p *DisputeRaised) decodeMsgpack(r *reader) {
-	var seen uint64
-	for n := r.mapLen(); n > 0 && r.err == nil; n-- {
-		var f uint
-		switch string(r.strBytes()) {
-		case "event":
-			f = 0
-			p.Event = r.uint()
-		case "reason":
-			f = 1
-			p.Reason = r.str()
 		default:
 			r.fail(errFallback)
 			return
@@ -455,198 +347,6 @@ func (p *Reroll) decodeMsgpack(r *reader) {
 		case "source":
 			f = 2
 			p.Source = r.str()
-		default:
-			r.fail(errFallback)
-			return
-		}
-		if !r.once(&seen, f) {
-			return
-		}
-	}
-}
-
-func (p *RevealRequested) decodeMsgpack(r *reader) {
-	var seen uint64
-	for n := r.mapLen(); n > 0 && r.err == nil; n-- {
-		var f uint
-		switch string(r.strBytes()) {
-		case "epoch":
-			f = 0
-			p.Epoch = int(r.int())
-		default:
-			r.fail(errFallback)
-			return
-		}
-		if !r.once(&seen, f) {
-			return
-		}
-	}
-}
-
-func (p *RollConfirmed) decodeMsgpack(r *reader) {
-	var seen uint64
-	for n := r.mapLen(); n > 0 && r.err == nil; n-- {
-		var f uint
-		switch string(r.strBytes()) {
-		case "roll":
-			f = 0
-			p.Roll = r.uint()
-		case "upto":
-			f = 1
-			p.Upto = r.uint()
-		case "hash":
-			f = 2
-			p.Hash = r.str()
-		default:
-			r.fail(errFallback)
-			return
-		}
-		if !r.once(&seen, f) {
-			return
-		}
-	}
-}
-
-func (p *RollContested) decodeMsgpack(r *reader) {
-	var seen uint64
-	for n := r.mapLen(); n > 0 && r.err == nil; n-- {
-		var f uint
-		switch string(r.strBytes()) {
-		case "roll":
-			f = 0
-			p.Roll = r.uint()
-		case "reason":
-			f = 1
-			p.Reason = r.str()
-		case "hash":
-			f = 2
-			p.Hash = r.str()
-		default:
-			r.fail(errFallback)
-			return
-		}
-		if !r.once(&seen, f) {
-			return
-		}
-	}
-}
-
-func (p *RulingMade) decodeMsgpack(r *reader) {
-	var seen uint64
-	for n := r.mapLen(); n > 0 && r.err == nil; n-- {
-		var f uint
-		switch string(r.strBytes()) {
-		case "dispute":
-			f = 0
-			p.Dispute = r.uint()
-		case "event":
-			f = 1
-			p.Event = r.uint()
-		case "decision":
-			f = 2
-			p.Decision = r.str()
-		case "values":
-			f = 3
-			p.Values = r.ints()
-		case "models":
-			f = 4
-			p.Models = r.strings()
-		case "note":
-			f = 5
-			p.Note = r.str()
-		default:
-			r.fail(errFallback)
-			return
-		}
-		if !r.once(&seen, f) {
-			return
-		}
-	}
-}
-
-func (p *SeedCommitted) decodeMsgpack(r *reader) {
-	var seen uint64
-	for n := r.mapLen(); n > 0 && r.err == nil; n-- {
-		var f uint
-		switch string(r.strBytes()) {
-		case "epoch":
-			f = 0
-			p.Epoch = int(r.int())
-		case "player":
-			f = 1
-			p.Player = r.str()
-		case "commit":
-			f = 2
-			p.Commit = r.str()
-		default:
-			r.fail(errFallback)
-			return
-		}
-		if !r.once(&seen, f) {
-			return
-		}
-	}
-}
-
-func (p *SeedContributed) decodeMsgpack(r *reader) {
-	var seen uint64
-	for n := r.mapLen(); n > 0 && r.err == nil; n-- {
-		var f uint
-		switch string(r.strBytes()) {
-		case "player":
-			f = 0
-			p.Player = r.str()
-		case "seed":
-			f = 1
-			p.Seed = r.str()
-		default:
-			r.fail(errFallback)
-			return
-		}
-		if !r.once(&seen, f) {
-			return
-		}
-	}
-}
-
-func (p *SeedExcused) decodeMsgpack(r *reader) {
-	var seen uint64
-	for n := r.mapLen(); n > 0 && r.err == nil; n-- {
-		var f uint
-		switch string(r.strBytes()) {
-		case "epoch":
-			f = 0
-			p.Epoch = int(r.int())
-		case "player":
-			f = 1
-			p.Player = r.str()
-		case "reason":
-			f = 2
-			p.Reason = r.str()
-		default:
-			r.fail(errFallback)
-			return
-		}
-		if !r.once(&seen, f) {
-			return
-		}
-	}
-}
-
-func (p *SeedRevealed) decodeMsgpack(r *reader) {
-	var seen uint64
-	for n := r.mapLen(); n > 0 && r.err == nil; n-- {
-		var f uint
-		switch string(r.strBytes()) {
-		case "epoch":
-			f = 0
-			p.Epoch = int(r.int())
-		case "player":
-			f = 1
-			p.Player = r.str()
-		case "seed":
-			f = 2
-			p.Seed = r.str()
 		default:
 			r.fail(errFallback)
 			return
