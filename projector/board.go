@@ -44,6 +44,27 @@ func (s *State) UnitBodies(u *Unit) []geom.Body {
 	return out
 }
 
+// SetMemo keeps v, which an edition derived from the table as it is now,
+// for Memo: ed3e keeps the shooting plan a declaration was decided with,
+// which the fold of the declaration would derive again from the same
+// table. Memo returns it as long as no model has moved, fallen or been
+// replaced since (the cached World is the same one), nil otherwise. It is
+// never encoded, and a clone does not have it.
+func (s *State) SetMemo(v any) { s.memo = memo{s.worldCache(0), v} }
+
+// Memo returns what SetMemo kept, or nil (see SetMemo).
+func (s *State) Memo() any {
+	if s.memo.w != nil && s.worldCache(0) == s.memo.w {
+		return s.memo.v
+	}
+	return nil
+}
+
+type memo struct {
+	w *world
+	v any
+}
+
 // world is the table as geometry saw it when last asked (World), and what
 // it was built from: every model (its pointer, position and whether it was
 // on the table), so a later call finds in one pass over the models whether

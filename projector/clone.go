@@ -6,6 +6,7 @@ import "slices"
 // what-if play and simulation from a point of a match.
 func (s *State) Clone() *State {
 	c := *s
+	c.memo = memo{}
 	c.Players = slices.Clone(s.Players)
 	c.Terrain = s.Terrain // terrain never changes after creation
 	c.Units = make([]*Unit, len(s.Units))

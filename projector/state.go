@@ -179,7 +179,9 @@ type State struct {
 	areaCacheVis float64
 	// world is the table as geometry saw it last (board.go): derived and
 	// checked against the models before each use.
-	world  *world
+	world *world
+	// memo is what an edition derived from the table as it is (Memo).
+	memo   memo
 	Winner string `json:"winner,omitempty"`
 }
 
