@@ -91,8 +91,8 @@ func audit(match string, recs []record, lookup fold.Lookup, o AuditOptions) Repo
 			}
 		}
 	}
-	sigs := startVerifying(evs) // on every core, beside the checks below
-	defer sigs.end()
+	pre := startPrepass(evs) // on every core, beside the checks below
+	defer pre.end()
 	// The dice and end checks read the events alone: they run beside the
 	// re-fold, on the other core, reporting into a report of their own,
 	// whose problems come first, as if they had run before it.
@@ -105,7 +105,7 @@ func audit(match string, recs []record, lookup fold.Lookup, o AuditOptions) Repo
 		r.Checks.End = checkEnd(evs, whole, side.failer(CheckEnd))
 	}()
 	base := len(r.Problems)
-	st := newStatements(evs, r.failer(CheckStatements), sigs)
+	st := newStatements(evs, r.failer(CheckStatements), pre)
 	if !whole {
 		o.Expected = nil // the state of a prefix is not the state recorded
 	}

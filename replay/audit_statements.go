@@ -2,13 +2,8 @@ package replay
 
 import (
 	"bytes"
-	"crypto/ed25519"
 	"fmt"
 	"maps"
-	"runtime"
-	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/events/auth"
@@ -77,107 +72,6 @@ type createdAt struct {
 	keys map[string]string
 }
 
-// verifier checks every command's signature — once per statement — under
-// the key its role has in force, on a pool of one worker per core, while
-// the audit goes on: the dice, the end and the re-fold run beside it, and
-// the re-fold waits for a verdict only when it reaches a command whose
-// signature is not checked yet. Workers take the statements in the order
-// of the match, so the fold rarely waits; what the report says, and in
-// which order, does not depend on which worker checked what. Verifying is
-// most of what a signed audit costs.
-type verifier struct {
-	seqs  []uint64        // each statement's first event, ascending
-	jobs  []verifyJob     // what to verify, by statement
-	state []atomic.Uint32 // 0 not yet, 1 good, 2 bad
-	next  atomic.Int64    // the next job a worker takes
-	stop  atomic.Bool
-	mu    sync.Mutex
-	done  *sync.Cond
-}
-
-type verifyJob struct {
-	pub, sig, stmt []byte
-}
-
-// startVerifying starts checking the signatures of evs; stop ends it.
-func startVerifying(evs []events.Event) *verifier {
-	keys, _, _ := parties(evs, func(uint64, string, string, ...any) {})
-	v := &verifier{}
-	v.done = sync.NewCond(&v.mu)
-	var prev *events.Auth
-	parsed := map[string]ed25519.PublicKey{} // a key is decoded once, not once per command
-	for i, e := range evs {
-		a := e.Auth
-		if a == nil || !a.Signed() {
-			prev = nil
-			continue
-		}
-		if sameAuth(a, prev) {
-			continue // the same command's next event
-		}
-		prev = a
-		st, err := auth.ParseStatement(a.Statement)
-		if err != nil {
-			continue
-		}
-		hexKey := keys[i][st.Role]
-		pub, ok := parsed[hexKey]
-		if !ok {
-			if pub, err = auth.ParsePublicKey(hexKey); err != nil {
-				continue
-			}
-			parsed[hexKey] = pub
-		}
-		v.seqs = append(v.seqs, e.Seq)
-		v.jobs = append(v.jobs, verifyJob{pub, a.Signature, a.Statement})
-	}
-	v.state = make([]atomic.Uint32, len(v.jobs))
-	for range min(runtime.GOMAXPROCS(0), len(v.jobs)) {
-		go v.work()
-	}
-	return v
-}
-
-func (v *verifier) work() {
-	for !v.stop.Load() {
-		i := int(v.next.Add(1) - 1)
-		if i >= len(v.jobs) {
-			return
-		}
-		j := v.jobs[i]
-		verdict := uint32(2)
-		if auth.Verify(j.pub, auth.StatementDomain, j.stmt, j.sig) {
-			verdict = 1
-		}
-		v.state[i].Store(verdict)
-		v.mu.Lock()
-		v.done.Broadcast()
-		v.mu.Unlock()
-	}
-}
-
-// ok reports whether the statement of the command whose first event is
-// seq is signed by its role's key, waiting for its check if need be.
-func (v *verifier) ok(seq uint64) bool {
-	i, found := slices.BinarySearch(v.seqs, seq)
-	if !found {
-		return false
-	}
-	if s := v.state[i].Load(); s != 0 {
-		return s == 1
-	}
-	v.mu.Lock()
-	for v.state[i].Load() == 0 {
-		v.done.Wait()
-	}
-	v.mu.Unlock()
-	return v.state[i].Load() == 1
-}
-
-// end stops the workers once the audit is done with them (a prefix audit
-// may stop reading before the last statement).
-func (v *verifier) end() { v.stop.Store(true) }
-
 // statements checks each event as the fold reaches it (check), with the
 // state before the event in f.
 type statements struct {
@@ -186,7 +80,7 @@ type statements struct {
 	keys    []map[string]string
 	created []createdAt
 	signed  bool
-	sigs    *verifier
+	pre     *prepass
 	seen    map[string]uint64 // statement's match, role and nonce → the command's first event
 	cur     *events.Auth      // the auth of the command whose events are being read
 	role    string            // its statement's role
@@ -194,9 +88,9 @@ type statements struct {
 	from    uint64            // the command's first event
 }
 
-func newStatements(evs []events.Event, fail failer, sigs *verifier) *statements {
+func newStatements(evs []events.Event, fail failer, pre *prepass) *statements {
 	keys, created, signed := parties(evs, fail)
-	return &statements{fail: fail, keys: keys, created: created, signed: signed, sigs: sigs, seen: map[string]uint64{}}
+	return &statements{fail: fail, keys: keys, created: created, signed: signed, pre: pre, seen: map[string]uint64{}}
 }
 
 // check checks event i (e, payload p) against the state before it, f.
@@ -227,9 +121,10 @@ func (k *statements) check(f *fold.Folder, i int, e events.Event, p events.Paylo
 		k.fail(e.Seq, "missing_statement", "%s without the statement of its command (the recorder writes one for every participant event)", e.Type)
 		return
 	}
-	st, err := auth.ParseStatement(e.Auth.Statement)
-	if err != nil {
-		k.fail(e.Seq, "bad_statement", "%v", err)
+	pr := k.pre.get(e)
+	st := pr.st
+	if pr.err != nil {
+		k.fail(e.Seq, "bad_statement", "%v", pr.err)
 		return
 	}
 	k.c.Statements++
@@ -238,7 +133,7 @@ func (k *statements) check(f *fold.Folder, i int, e events.Event, p events.Paylo
 		case !e.Auth.Signed():
 			k.fail(e.Seq, "missing_signature", "%s's statement is not signed", st.Role)
 			return
-		case !k.sigs.ok(e.Seq):
+		case pr.sig != sigGood:
 			k.fail(e.Seq, "bad_signature", "the statement is not signed by the key of %s", st.Role)
 			return
 		}
@@ -262,15 +157,11 @@ func (k *statements) check(f *fold.Folder, i int, e events.Event, p events.Paylo
 	} else {
 		k.seen[key] = e.Seq
 	}
-	var c projector.Command
-	if err := events.CheckCanonical(st.Command); err != nil {
-		k.fail(e.Seq, "bad_statement", "the statement's command: %v", err)
+	if pr.cmdErr != "" {
+		k.fail(e.Seq, "bad_statement", "%s", pr.cmdErr)
 		return
 	}
-	if err := events.DecodeValue(st.Command, &c); err != nil || c.Type == "" {
-		k.fail(e.Seq, "bad_statement", "the statement's command is not a command with a type (%v)", err)
-		return
-	}
+	c := pr.cmd
 	if bc, ok := p.(*events.BranchCreated); ok {
 		k.branch(f, e, bc, st, c)
 		return
