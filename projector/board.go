@@ -54,7 +54,7 @@ func (s *State) SetMemo(v any) { s.memo = memo{s.worldCache(0), v} }
 
 // Memo returns what SetMemo kept, or nil (see SetMemo).
 func (s *State) Memo() any {
-	if s.memo.w != nil && s.worldCache(0) == s.memo.w {
+	if s.memo.w != nil && s.world == s.memo.w && s.world.current(s) {
 		return s.memo.v
 	}
 	return nil

@@ -7,7 +7,6 @@ package ed3e
 
 import (
 	"fmt"
-	"maps"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
@@ -113,25 +112,11 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if err != nil {
 		return nil, err
 	}
-	pl, err := planShooting(s, u, t, c.Weapons, false)
+	pl, err := plannedShooting(s, u, t, c.Weapons, false)
 	if err != nil {
 		return nil, err
 	}
-	s.SetMemo(&decided{unit: u.ID, target: t.ID, moved: u.Moved, plan: pl})
 	return []events.Payload{&events.ShootingDeclared{Unit: u.ID, Target: t.ID, Weapons: pl.weapons}}, nil
-}
-
-// decided is the plan a declaration was decided with (State.SetMemo). The
-// fold of the declaration it became — the same unit, target and weapons,
-// on the same table, the unit having moved or not as then — derives the
-// same plan: the weapons name every model that fires, and only those, so
-// each fires as when decided, at the same closest target (planShooting).
-// The recorder and the audit decide and then fold each declaration; they
-// work the plan out once.
-type decided struct {
-	unit, target string
-	moved        bool
-	plan         plan
 }
 
 func evolveDeclared(s *projector.State, seq uint64, p *events.ShootingDeclared) error {
@@ -139,16 +124,10 @@ func evolveDeclared(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 	if u == nil || t == nil {
 		return fmt.Errorf("unknown unit %s or target %s", p.Unit, p.Target)
 	}
-	var pl plan
-	if d, ok := s.Memo().(*decided); ok && d.unit == u.ID && d.target == t.ID && d.moved == u.Moved && maps.Equal(d.plan.weapons, p.Weapons) {
-		pl = d.plan
-	} else {
-		var err error
-		if pl, err = planShooting(s, u, t, p.Weapons, true); err != nil {
-			return fmt.Errorf("declaration no longer valid: %w", err)
-		}
+	pl, err := plannedShooting(s, u, t, p.Weapons, true)
+	if err != nil {
+		return fmt.Errorf("declaration no longer valid: %w", err)
 	}
-	s.SetMemo(nil)
 	a := &projector.Attack{
 		Seq: seq, Type: projector.AttackShooting, Firer: u.ID, Target: t.ID,
 		Attacker: u.Player, Defender: t.Player,
