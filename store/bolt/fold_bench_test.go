@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"syscall"
 	"testing"
@@ -99,6 +100,8 @@ func benchFold(b *testing.B, d foldData) {
 	}
 	b.Run("fold", func(b *testing.B) {
 		st := openStore(b, d.path)
+		runtime.GC() // the setup's garbage is not the benchmark's
+		b.ResetTimer()
 		cpu0 = processCPU()
 		for b.Loop() {
 			for _, id := range d.ids {
@@ -115,6 +118,8 @@ func benchFold(b *testing.B, d foldData) {
 			b.Fatal(err)
 		}
 		defer db.Close()
+		runtime.GC() // the setup's garbage is not the benchmark's
+		b.ResetTimer()
 		cpu0 = processCPU()
 		for b.Loop() {
 			err := db.View(func(tx *bbolt.Tx) error {
@@ -136,6 +141,8 @@ func benchFold(b *testing.B, d foldData) {
 	})
 	b.Run("scan-decode", func(b *testing.B) {
 		st := openStore(b, d.path)
+		runtime.GC() // the setup's garbage is not the benchmark's
+		b.ResetTimer()
 		cpu0 = processCPU()
 		for b.Loop() {
 			for _, id := range d.ids {
