@@ -87,8 +87,12 @@ func putDecoder(d *decoder) {
 	decPool.Put(d)
 }
 
-// EncodePayload returns the canonical msgpack encoding of p.
+// EncodePayload returns the canonical msgpack encoding of p: with its
+// generated encoder (msgpack_write.go), or msgpack's.
 func EncodePayload(p Payload) ([]byte, error) {
+	if b, ok := encodeFast(p); ok {
+		return b, nil
+	}
 	e := getEncoder()
 	if err := e.enc.Encode(p); err != nil {
 		encPool.Put(e)

@@ -3,14 +3,14 @@ package events
 import "reflect"
 
 // Generated decoders of the payloads (payloads_gen.go and the other *_gen.go, written by
-// tools/decodegen: `go generate ./events/...` after a payload type or
+// tools/msgpackgen: `go generate ./events/...` after a payload type or
 // field is added). DecodePayload uses them (fastDecoder) and falls back to
 // the reflective decoder on errFallback; payloads_decode_test.go checks,
 // on every example and on random bytes, that they decode exactly what it
 // does, and that the generated file is the generator's output for the
 // payloads as they are.
 
-//go:generate go run ../tools/decodegen/cmd/decodegen
+//go:generate go run ../tools/msgpackgen/cmd/msgpackgen
 
 // fastDecoder is a payload with a generated decoder.
 type fastDecoder interface {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
-	"github.com/matchrec/matchrec/tools/decodegen"
+	"github.com/matchrec/matchrec/tools/msgpackgen"
 )
 
 // The generated decoders (*_gen.go) must decode exactly what
@@ -481,18 +481,43 @@ func TestHugeLengthsAreRefusedCheaply(t *testing.T) {
 // ./events/...` fails here (the random tests above would only find the
 // field missing if the reflective decoder read it differently).
 func TestGeneratedDecodersAreCurrent(t *testing.T) {
-	want, err := decodegen.Generate(".")
+	want, err := msgpackgen.Generate(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	have, _ := filepath.Glob("*" + decodegen.Suffix)
+	have, _ := filepath.Glob("*" + msgpackgen.Suffix)
 	if len(have) != len(want) {
 		t.Fatalf("generated files %v, the generator writes %d: run go generate ./events/...", have, len(want))
 	}
 	for name, b := range want {
 		got, err := os.ReadFile(name)
 		if err != nil || !bytes.Equal(got, b) {
-			t.Fatalf("%s is not what tools/decodegen writes for the payloads as they are (%v): run go generate ./events/...", name, err)
+			t.Fatalf("%s is not what tools/msgpackgen writes for the payloads as they are (%v): run go generate ./events/...", name, err)
+		}
+	}
+}
+
+// The generated encoders write exactly the bytes msgpack's encoder writes
+// with the codec's settings, on random payloads of every type (every
+// field set, left zero or empty, long strings and lists).
+func TestGeneratedEncodersMatchReflective(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, typ := range Core().Types() {
+		p, _ := Core().NewPayload(typ)
+		if _, ok := p.(fastEncoder); !ok {
+			continue
+		}
+		for i := 0; i < 2000; i++ {
+			p := randomPayload(r, typ)
+			e := getEncoder()
+			if err := e.enc.Encode(p); err != nil {
+				t.Fatal(err)
+			}
+			want := e.bytes()
+			got, _ := encodeFast(p)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s %#v:\ngenerated % x\nmsgpack   % x", typ, p, got, want)
+			}
 		}
 	}
 }

@@ -1,5 +1,5 @@
-// Command decodegen writes the msgpack decoders of the event payloads of
-// the package in the current directory (tools/decodegen): for x.go, the
+// Command msgpackgen writes the msgpack decoders of the event payloads of
+// the package in the current directory (tools/msgpackgen): for x.go, the
 // decoders of its types in x_gen.go. events/ runs it with `go generate
 // ./events/...`.
 package main
@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/matchrec/matchrec/tools/decodegen"
+	"github.com/matchrec/matchrec/tools/msgpackgen"
 )
 
 func main() {
 	flag.Parse()
-	files, err := decodegen.Generate(".")
+	files, err := msgpackgen.Generate(".")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
