@@ -2,7 +2,8 @@ package events
 
 import "reflect"
 
-// Generated decoders of the payloads (payloads_gen.go and the other *_gen.go, written by
+// Generated decoders of the payloads (payloads_decode_gen.go and the other
+// *_decode_gen.go, written by
 // tools/msgpackgen: `go generate ./events/...` after a payload type or
 // field is added). DecodePayload uses them (fastDecoder) and falls back to
 // the reflective decoder on errFallback; payloads_decode_test.go checks,
