@@ -103,6 +103,13 @@ func (r *reader) bin() []byte {
 // per process rather than once per event.
 func (r *reader) shortStr() string { return intern(r.strBytes()) }
 
+// Intern returns string(b), the same string as the last time those bytes
+// were interned when it is still in the cache (a lossy cache of short
+// strings): for readers of values every message repeats — match ids,
+// roles, command types, unit and model ids — which then allocate once per
+// process rather than once per message.
+func Intern(b []byte) string { return intern(b) }
+
 // interned is a lossy cache of short strings: a slot holds the last
 // string that hashed to it. Slots are atomic pointers, so readers on any
 // goroutine share it without a lock; a miss costs what string(b) costs.

@@ -48,9 +48,9 @@ func (q *ExecuteRequest) readJSON(r *jsonReader) {
 	r.object(func(k []byte) bool {
 		switch string(k) {
 		case "match":
-			q.Match = r.str()
+			q.Match = r.id()
 		case "token":
-			q.Token = r.str()
+			q.Token = r.id()
 		case "command":
 			q.Command = &projector.Command{}
 			readCommand(r, q.Command)
@@ -96,15 +96,15 @@ func readCommand(r *jsonReader, c *projector.Command) {
 	r.object(func(k []byte) bool {
 		switch string(k) {
 		case "type":
-			c.Type = r.str()
+			c.Type = r.id()
 		case "unit":
-			c.Unit = r.str()
+			c.Unit = r.id()
 		case "model":
-			c.Model = r.str()
+			c.Model = r.id()
 		case "target":
-			c.Target = r.str()
+			c.Target = r.id()
 		case "phase":
-			c.Phase = r.str()
+			c.Phase = r.id()
 		case "x":
 			x := r.float()
 			c.X = &x
@@ -134,9 +134,9 @@ func readCommand(r *jsonReader, c *projector.Command) {
 		case "snap":
 			c.Snap = r.bool()
 		case "kind":
-			c.Kind = r.str()
+			c.Kind = r.id()
 		case "purpose":
-			c.Purpose = r.str()
+			c.Purpose = r.id()
 		case "event":
 			c.Event = r.uint()
 		case "dispute":
@@ -174,7 +174,7 @@ func (q *StateRequest) readJSON(r *jsonReader) {
 	r.object(func(k []byte) bool {
 		switch string(k) {
 		case "match":
-			q.Match = r.str()
+			q.Match = r.id()
 		case "at":
 			q.At = r.uint()
 		case "after":
@@ -190,9 +190,9 @@ func (q *StatusRequest) readJSON(r *jsonReader) {
 	r.object(func(k []byte) bool {
 		switch string(k) {
 		case "match":
-			q.Match = r.str()
+			q.Match = r.id()
 		case "role":
-			q.Role = r.str()
+			q.Role = r.id()
 		case "request":
 			q.Request = r.str()
 		default:
@@ -206,7 +206,7 @@ func (q *EventsRequest) readJSON(r *jsonReader) {
 	r.object(func(k []byte) bool {
 		switch string(k) {
 		case "match":
-			q.Match = r.str()
+			q.Match = r.id()
 		case "from":
 			q.From = r.uint()
 		case "to":

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/matchrec/matchrec/events"
 )
 
 // jsonReader reads the request bodies of the hot verbs (declare, roll,
@@ -56,7 +58,8 @@ func (r *jsonReader) object(field func(key []byte) bool) {
 		r.b = r.b[1:]
 		return
 	}
-	var seen [][]byte
+	var buf [16][]byte // on the stack for the objects of requests
+	seen := buf[:0]
 	for !r.bad {
 		k := r.rawString()
 		for _, s := range seen {
@@ -109,6 +112,10 @@ func (r *jsonReader) rawString() []byte {
 }
 
 func (r *jsonReader) str() string { return string(r.rawString()) }
+
+// id reads a string that requests repeat (a match id, a token, a command
+// type, a unit or model id): interned, so it is not allocated per request.
+func (r *jsonReader) id() string { return events.Intern(r.rawString()) }
 
 // number reads a number literal of JSON's grammar.
 func (r *jsonReader) number() []byte {
