@@ -80,19 +80,5 @@ func decodeMsgpackReply(verb string, data []byte, resp any, onNote func(verb, no
 	if err := events.DecodeValue(data, &out); err != nil {
 		return fmt.Errorf("natsbus: %s: malformed reply: %w", verb, err)
 	}
-	if out.Note != "" && onNote != nil {
-		onNote(verb, out.Note)
-	}
-	if !out.OK {
-		if out.Error == nil {
-			return fmt.Errorf("natsbus: %s: reply neither ok nor an error", verb)
-		}
-		return out.Error
-	}
-	if resp != nil && len(out.Result) > 0 {
-		if err := events.DecodeValue(out.Result, resp); err != nil {
-			return fmt.Errorf("natsbus: %s: decode result: %w", verb, err)
-		}
-	}
-	return nil
+	return readReply(verb, out.OK, out.Error, out.Note, len(out.Result) > 0 && resp != nil, onNote, func() error { return events.DecodeValue(out.Result, resp) })
 }

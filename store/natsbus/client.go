@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // DefaultCallTimeout bounds a Call whose Client has no Timeout and whose
@@ -100,17 +101,24 @@ func (c *Client) Call(ctx context.Context, verb string, req, resp any) error {
 	if err := json.Unmarshal(m.Data, &out); err != nil {
 		return fmt.Errorf("natsbus: %s: malformed reply: %w", verb, err)
 	}
-	if out.Note != "" && c.OnNote != nil {
-		c.OnNote(verb, out.Note)
+	return readReply(verb, out.OK, out.Error, out.Note, len(out.Result) > 0 && resp != nil, c.OnNote, func() error { return json.Unmarshal(out.Result, resp) })
+}
+
+// readReply reads a reply envelope, in either encoding: the note, then the
+// error, or the result decoded into the caller's value (decode, when there
+// is a result and a value to decode it into).
+func readReply(verb string, ok bool, e *api.Error, note string, result bool, onNote func(verb, note string), decode func() error) error {
+	if note != "" && onNote != nil {
+		onNote(verb, note)
 	}
-	if !out.OK {
-		if out.Error == nil {
+	if !ok {
+		if e == nil {
 			return fmt.Errorf("natsbus: %s: reply neither ok nor an error", verb)
 		}
-		return out.Error
+		return e
 	}
-	if resp != nil && len(out.Result) > 0 {
-		if err := json.Unmarshal(out.Result, resp); err != nil {
+	if result {
+		if err := decode(); err != nil {
 			return fmt.Errorf("natsbus: %s: decode result: %w", verb, err)
 		}
 	}
