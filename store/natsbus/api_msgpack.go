@@ -24,10 +24,10 @@ const (
 )
 
 // msgpackVerbs are the verbs a Client with Msgpack speaks msgpack for:
-// the commands' (whose results are plain values); the others, whose
-// results hold JSON of their own (states, event views, SQL rows), stay
-// JSON.
-var msgpackVerbs = map[string]bool{api.VerbDeclare: true, api.VerbRoll: true, api.VerbStatus: true}
+// the commands' and the events' (a page of a long match's log), whose
+// results are plain values; the others, whose results need their own
+// JSON (states with their editions' parts, SQL rows), stay JSON.
+var msgpackVerbs = map[string]bool{api.VerbDeclare: true, api.VerbRoll: true, api.VerbStatus: true, api.VerbEvents: true}
 
 // replyMsgpack is the reply envelope in msgpack.
 type replyMsgpack struct {

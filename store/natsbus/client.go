@@ -31,9 +31,9 @@ type Client struct {
 	// OnNote, when set, is told the note a reply carries (ServeOptions.
 	// Note), e.g. that recorded events are not reaching the bus.
 	OnNote func(verb, note string)
-	// Msgpack sends the commands' requests (declare, roll, status) in
-	// msgpack and reads their replies in msgpack (api_msgpack.go): no JSON
-	// encoded on either side of the command path. A request given as
+	// Msgpack sends the commands' requests (declare, roll, status) and the
+	// events' in msgpack and reads their replies in msgpack
+	// (api_msgpack.go): no JSON encoded on either side of the command path. A request given as
 	// bytes is sent as it is, in JSON.
 	Msgpack bool
 }
