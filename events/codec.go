@@ -87,8 +87,12 @@ func putDecoder(d *decoder) {
 	decPool.Put(d)
 }
 
-// EncodePayload returns the canonical msgpack encoding of p.
+// EncodePayload returns the canonical msgpack encoding of p: with its
+// generated encoder (msgpack_write.go), or msgpack's.
 func EncodePayload(p Payload) ([]byte, error) {
+	if b, ok := encodeFast(p); ok {
+		return b, nil
+	}
 	e := getEncoder()
 	if err := e.enc.Encode(p); err != nil {
 		encPool.Put(e)
@@ -221,7 +225,19 @@ func Marshal(e Event) []byte {
 // Unmarshal decodes a stored record. The payload bytes are copied, so b may
 // be reused (bbolt values, for one, must not escape their transaction). It
 // checks shape, not the hash: use Verify for that.
-func Unmarshal(b []byte) (e Event, err error) {
+//
+// Records as the codec writes them are read by the package's own reader
+// (readRecord, envelope_read.go); anything else msgpack allows, and every
+// malformed record, by the msgpack library, whose answer (the value, or the
+// error naming the bad field) is the reference.
+func Unmarshal(b []byte) (Event, error) {
+	if e, ok := readRecord(b); ok {
+		return e, nil
+	}
+	return unmarshalSlow(b)
+}
+
+func unmarshalSlow(b []byte) (e Event, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: %v", ErrMalformed, r)

@@ -165,6 +165,7 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Add([]byte{0x92, 0xc0, 0xc0})             // nil body and hash
 	f.Add([]byte{0x92, 0xdd, 0xff, 0xff, 0xff}) // a body claiming 2^32-1 fields
 	f.Fuzz(func(t *testing.T, b []byte) {
+		sameAsLibrary(t, b)
 		e, err := Unmarshal(b)
 		if err != nil {
 			if !errors.Is(err, ErrMalformed) || strings.Contains(err.Error(), "runtime error") {
@@ -190,6 +191,55 @@ func FuzzUnmarshal(f *testing.F) {
 			t.Fatalf("Decode error %v", err)
 		}
 	})
+}
+
+// sameAsLibrary fails the test if the codec's own reader accepts b and
+// reads another event than the msgpack library would.
+func sameAsLibrary(t *testing.T, b []byte) {
+	t.Helper()
+	fast, ok := readRecord(b)
+	if !ok {
+		return
+	}
+	slow, err := unmarshalSlow(b)
+	if err != nil {
+		t.Fatalf("% x: the codec's reader accepts a record the library refuses: %v", b, err)
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("% x: the codec's reader read\n%+v %+v\nthe library\n%+v %+v", b, fast, fast.Auth, slow, slow.Auth)
+	}
+}
+
+// The codec's reader reads every record as the library does: the records
+// it writes (every envelope form) all by itself, and damaged ones either
+// not at all or to the same event.
+func TestRecordReaderAgreesWithLibrary(t *testing.T) {
+	evs := chainForFuzz()
+	legacy := evs[1]
+	legacy.Legacy = true
+	legacy.Hash = ComputeHash(legacy)
+	evs = append(evs, legacy)
+	r := rand.New(rand.NewSource(2))
+	for _, e := range evs {
+		rec := Marshal(e)
+		if _, ok := readRecord(rec); !ok {
+			t.Fatalf("the codec's reader does not read the codec's record of %+v", e)
+		}
+		sameAsLibrary(t, rec)
+		for i := 0; i < 3000; i++ {
+			b := append([]byte(nil), rec...)
+			switch r.Intn(3) {
+			case 0:
+				b[r.Intn(len(b))] = byte(r.Intn(256))
+			case 1:
+				b = b[:r.Intn(len(b))]
+			default:
+				j := r.Intn(len(b))
+				b = append(b[:j], append([]byte{byte(r.Intn(256))}, b[j:]...)...)
+			}
+			sameAsLibrary(t, b)
+		}
+	}
 }
 
 func errorsIsAny(err error, targets ...error) bool {

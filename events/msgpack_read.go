@@ -6,8 +6,8 @@ import (
 	"math"
 )
 
-// reader is the small msgpack reader under the hand-written payload
-// decoders (payloads_decode.go): it reads from a byte slice, allocates
+// reader is the small msgpack reader under the generated payload
+// decoders (*_gen.go): it reads from a byte slice, allocates
 // nothing but the values it returns, and reads map keys without copying
 // them. Folding a match is mostly decoding its payloads, and the
 // reflective decoder spends more on finding fields than on reading them.
@@ -37,6 +37,9 @@ const (
 	mpNil     = 0xc0
 	mpFalse   = 0xc2
 	mpTrue    = 0xc3
+	mpBin8    = 0xc4
+	mpBin16   = 0xc5
+	mpBin32   = 0xc6
 	mpFloat   = 0xca
 	mpDouble  = 0xcb
 	mpUint8   = 0xcc
@@ -164,7 +167,9 @@ func (r *reader) strBytes() []byte {
 	return nil
 }
 
-func (r *reader) str() string { return string(r.strBytes()) }
+// str reads a string; short ones are interned (envelope_read.go): the
+// same roller, purpose and source come back in every roll.
+func (r *reader) str() string { return intern(r.strBytes()) }
 
 // int reads any msgpack integer (nil is 0) as the reflective decoder
 // does: a uint64 past MaxInt64 wraps.
@@ -295,23 +300,24 @@ func (r *reader) stringMap() map[string]string {
 	return out
 }
 
-// object reads a map-encoded struct: field decodes the value of each key
-// and returns its field number (0..63), or -1 for a key it does not know.
-// A nil reads as no fields. An unknown or repeated key falls back.
-func (r *reader) object(field func(key []byte) int) {
-	n := r.mapLen()
-	var seen uint64
-	for range n {
-		if r.err != nil {
-			return
-		}
-		i := field(r.strBytes())
-		if i < 0 || seen&(1<<i) != 0 {
-			r.fail(errFallback)
-			return
-		}
-		seen |= 1 << i
+// once notes that field f of a struct was read, and falls back if it was
+// read before (a key given twice).
+func (r *reader) once(seen *uint64, f uint) bool {
+	if *seen&(1<<f) != 0 {
+		r.fail(errFallback)
+		return false
 	}
+	*seen |= 1 << f
+	return true
+}
+
+// nilNext reads a nil if one comes next.
+func (r *reader) nilNext() bool {
+	if len(r.b) > 0 && r.b[0] == mpNil {
+		r.b = r.b[1:]
+		return true
+	}
+	return false
 }
 
 // list reads an array of structs, each with its hand-written decoder: nil
@@ -358,66 +364,13 @@ const maxDepth = 32
 // deeper than maxDepth. The reflective decoder
 // allocates what a length says before reading it, and recurses as deep as
 // the values go: DecodePayload runs this first, so damaged or hostile
-// bytes cost their own size, never gigabytes or a stack overflow.
+// bytes cost their own size, never gigabytes or a stack overflow. It is
+// the canonical check's walk (strict.go), not strict.
 func checkShape(b []byte) error {
 	r := reader{b: b}
-	r.skip(0)
+	r.walk(0, maxDepth, false)
 	if r.err == errTruncated {
 		return r.err
 	}
 	return nil // other codes are the decoder's to refuse
-}
-
-// skip reads past one value of any type.
-func (r *reader) skip(depth int) {
-	if depth > maxDepth {
-		r.fail(errTruncated)
-		return
-	}
-	c := r.code()
-	items := 0
-	switch {
-	case r.err != nil:
-		return
-	case c <= 0x7f || c >= 0xe0 || c == mpNil || c == mpFalse || c == mpTrue:
-		return
-	case c >= 0x80 && c <= 0x8f:
-		items = 2 * r.count(int(c&0x0f), 2)
-	case c >= 0x90 && c <= 0x9f:
-		items = r.count(int(c&0x0f), 1)
-	case c >= 0xa0 && c <= 0xbf:
-		r.next(int(c & 0x1f))
-	case c == 0xc4 || c == mpStr8: // bin8, str8
-		r.next(r.length(1))
-	case c == 0xc5 || c == mpStr16:
-		r.next(r.length(2))
-	case c == 0xc6 || c == mpStr32:
-		r.next(r.length(4))
-	case c == 0xc7 || c == 0xc8 || c == 0xc9: // ext 8, 16, 32: length, type, data
-		n := r.length(1 << (c - 0xc7))
-		r.next(1 + n)
-	case c >= 0xd4 && c <= 0xd8: // fixext 1..16: type, data
-		r.next(1 + 1<<(c-0xd4))
-	case c == mpUint8 || c == mpInt8:
-		r.next(1)
-	case c == mpUint16 || c == mpInt16:
-		r.next(2)
-	case c == mpFloat || c == mpUint32 || c == mpInt32:
-		r.next(4)
-	case c == mpDouble || c == mpUint64 || c == mpInt64:
-		r.next(8)
-	case c == mpArray16:
-		items = r.count(r.length(2), 1)
-	case c == mpArray32:
-		items = r.count(r.length(4), 1)
-	case c == mpMap16:
-		items = 2 * r.count(r.length(2), 2)
-	case c == mpMap32:
-		items = 2 * r.count(r.length(4), 2)
-	default: // 0xc1, never used
-		r.fail(errFallback)
-	}
-	for ; items > 0 && r.err == nil; items-- {
-		r.skip(depth + 1)
-	}
 }

@@ -1,7 +1,6 @@
 package events
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -19,177 +18,178 @@ import (
 // know).
 //
 // The codec writes only this form, and a verifier holds every record to
-// it: otherwise one event could be written, and hashed, two ways.
+// it: otherwise one event could be written, and hashed, two ways. It
+// walks b with the reader the decoders use (msgpack_read.go, walk), so
+// there is one reading of the format.
 func CheckCanonical(b []byte) error {
-	n, err := canonicalValue(b, 0, 0)
-	if err != nil {
-		return fmt.Errorf("%w: not canonical msgpack: %v", ErrMalformed, err)
-	}
-	if n != len(b) {
-		return fmt.Errorf("%w: not canonical msgpack: %d bytes after the value", ErrMalformed, len(b)-n)
+	r := reader{b: b}
+	r.walk(0, maxNesting, true)
+	switch {
+	case r.err != nil:
+		return fmt.Errorf("%w: not canonical msgpack: %v", ErrMalformed, r.err)
+	case len(r.b) > 0:
+		return fmt.Errorf("%w: not canonical msgpack: %d bytes after the value", ErrMalformed, len(r.b))
 	}
 	return nil
 }
 
-// maxNesting bounds how deep a value may nest: no record comes near it,
-// and a hostile one cannot exhaust the stack.
+// maxNesting bounds how deep a canonical value may nest: no record comes
+// near it, and a hostile one cannot exhaust the stack.
 const maxNesting = 100
 
-// canonicalValue checks the value at b[pos:] and returns where it ends.
-func canonicalValue(b []byte, pos, depth int) (int, error) {
-	if depth > maxNesting {
-		return 0, fmt.Errorf("nested more than %d deep", maxNesting)
+// Errors of the canonical check.
+var (
+	errNotUTF8  = errors.New("a string is not UTF-8")
+	errMapKey   = errors.New("a map key is not a string, or appears twice")
+	errFloat32  = errors.New("type byte 0xca is not used by matchrec")
+	errTooDeep  = errors.New("nested too deep")
+	errUnusedTy = errors.New("a type byte matchrec does not use (never used, or ext)")
+)
+
+// walk reads past one value of any type, nested at most maxDepth deep.
+// strict holds it to the canonical form (CheckCanonical); otherwise it
+// only checks that every length fits in the bytes (checkShape), and
+// leaves the types to the decoder.
+func (r *reader) walk(depth, maxDepth int, strict bool) {
+	if depth > maxDepth {
+		if strict {
+			r.fail(errTooDeep)
+		} else {
+			r.fail(errTruncated)
+		}
+		return
 	}
-	if pos >= len(b) {
-		return 0, errTruncated
-	}
-	t := b[pos]
-	pos++
+	c := r.code()
+	items, isMap := 0, false
 	switch {
-	case t <= 0x7f || t >= 0xe0: // positive and negative fixint
-		return pos, nil
-	case t <= 0x8f:
-		return canonicalMap(b, pos, int(t&0x0f), depth)
-	case t <= 0x9f:
-		return canonicalArray(b, pos, int(t&0x0f), depth)
-	case t <= 0xbf:
-		return canonicalString(b, pos, int(t&0x1f))
+	case r.err != nil:
+		return
+	case c <= 0x7f || c >= 0xe0 || c == mpNil || c == mpFalse || c == mpTrue:
+		return
+	case c <= 0x8f:
+		items, isMap = r.count(int(c&0x0f), 2), true
+	case c <= 0x9f:
+		items = r.count(int(c&0x0f), 1)
+	case c <= 0xbf:
+		r.text(int(c&0x1f), strict)
+	case c == mpUint8 || c == mpUint16 || c == mpUint32 || c == mpUint64:
+		b := r.next(1 << (c - mpUint8))
+		if strict && b != nil {
+			if v := beUint(b); v < [...]uint64{0x80, 1 << 8, 1 << 16, 1 << 32}[c-mpUint8] {
+				r.fail(fmt.Errorf("integer %d in a longer form than needed (0x%02x)", v, c))
+			}
+		}
+	case c == mpInt8 || c == mpInt16 || c == mpInt32 || c == mpInt64:
+		size := 1 << (c - mpInt8)
+		b := r.next(size)
+		if strict && b != nil {
+			shift := 64 - 8*size
+			v := int64(beUint(b)<<shift) >> shift // sign-extended
+			if v > [...]int64{-33, math.MinInt8 - 1, math.MinInt16 - 1, math.MinInt32 - 1}[c-mpInt8] {
+				r.fail(fmt.Errorf("integer %d in a longer form than needed (0x%02x)", v, c))
+			}
+		}
+	case c == mpDouble:
+		r.next(8)
+	case c == mpFloat:
+		if strict {
+			r.fail(errFloat32)
+			return
+		}
+		r.next(4)
+	case c == mpBin8 || c == mpBin16 || c == mpBin32:
+		r.next(r.sized(c-mpBin8, [...]int{0, 1 << 8, 1 << 16}, strict))
+	case c == mpStr8 || c == mpStr16 || c == mpStr32:
+		r.text(r.sized(c-mpStr8, [...]int{32, 1 << 8, 1 << 16}, strict), strict)
+	case c == mpArray16 || c == mpArray32:
+		items = r.count(r.sized(c-mpArray16+1, [...]int{0, 16, 1 << 16}, strict), 1)
+	case c == mpMap16 || c == mpMap32:
+		items, isMap = r.count(r.sized(c-mpMap16+1, [...]int{0, 16, 1 << 16}, strict), 2), true
+	case strict: // ext types, 0xc1
+		r.fail(errUnusedTy)
+	case c == 0xc7 || c == 0xc8 || c == 0xc9: // ext 8, 16, 32: length, type, data
+		r.next(1 + r.length(1<<(c-0xc7)))
+	case c >= 0xd4 && c <= 0xd8: // fixext 1..16: type, data
+		r.next(1 + 1<<(c-0xd4))
+	default: // 0xc1, never used
+		r.fail(errFallback)
 	}
-	switch t {
-	case 0xc0, 0xc2, 0xc3: // nil, false, true
-		return pos, nil
-	case 0xcb: // float 64
-		return skip(b, pos, 8)
-	case 0xcc, 0xcd, 0xce, 0xcf: // uint 8/16/32/64: only for what fixint cannot hold
-		size := 1 << (t - 0xcc)
-		v, p, err := readUint(b, pos, size)
-		if err != nil {
-			return 0, err
+	if !isMap {
+		for ; items > 0 && r.err == nil; items-- {
+			r.walk(depth+1, maxDepth, strict)
 		}
-		if min := [...]uint64{0x80, 1 << 8, 1 << 16, 1 << 32}[t-0xcc]; v < min {
-			return 0, fmt.Errorf("integer %d in a longer form than needed (0x%02x)", v, t)
-		}
-		return p, nil
-	case 0xd0, 0xd1, 0xd2, 0xd3: // int 8/16/32/64: negative, only for what negative fixint cannot hold
-		size := 1 << (t - 0xd0)
-		u, p, err := readUint(b, pos, size)
-		if err != nil {
-			return 0, err
-		}
-		shift := 64 - 8*size
-		v := int64(u<<shift) >> shift // sign-extended
-		if max := [...]int64{-33, math.MinInt8 - 1, math.MinInt16 - 1, math.MinInt32 - 1}[t-0xd0]; v > max {
-			return 0, fmt.Errorf("integer %d in a longer form than needed (0x%02x)", v, t)
-		}
-		return p, nil
+		return
 	}
-	if f, ok := lengthForms[t]; ok {
-		n, p, err := readUint(b, pos, f.size)
-		if err != nil {
-			return 0, err
-		}
-		if n < f.min {
-			return 0, fmt.Errorf("length %d in a longer form than needed (0x%02x)", n, t)
-		}
-		if n > uint64(len(b)) {
-			return 0, errTruncated
-		}
-		switch f.kind {
-		case 'b':
-			return skip(b, p, int(n))
-		case 's':
-			return canonicalString(b, p, int(n))
-		case 'a':
-			return canonicalArray(b, p, int(n), depth)
-		default:
-			return canonicalMap(b, p, int(n), depth)
-		}
+	var seen map[string]bool
+	if strict {
+		seen = make(map[string]bool, items)
 	}
-	return 0, fmt.Errorf("type byte 0x%02x is not used by matchrec", t)
+	for ; items > 0 && r.err == nil; items-- {
+		if strict {
+			k, ok := r.keyStr()
+			if !ok || seen[k] {
+				r.fail(errMapKey)
+				return
+			}
+			seen[k] = true
+		} else {
+			r.walk(depth+1, maxDepth, strict)
+		}
+		r.walk(depth+1, maxDepth, strict)
+	}
 }
 
-// lengthForms are the forms with a length: what they hold (bin, str,
-// array, map), the size of the length, and the smallest length the form
-// may carry (a shorter one has a shorter form).
-var lengthForms = map[byte]struct {
-	kind byte
-	size int
-	min  uint64
-}{
-	0xc4: {'b', 1, 0}, 0xc5: {'b', 2, 1 << 8}, 0xc6: {'b', 4, 1 << 16},
-	0xd9: {'s', 1, 32}, 0xda: {'s', 2, 1 << 8}, 0xdb: {'s', 4, 1 << 16},
-	0xdc: {'a', 2, 16}, 0xdd: {'a', 4, 1 << 16},
-	0xde: {'m', 2, 16}, 0xdf: {'m', 4, 1 << 16},
+// sized reads the length of a form whose lengths are 1, 2 or 4 bytes
+// (size index i: 0, 1, 2); strict refuses a length a shorter form holds
+// (below min[i]).
+func (r *reader) sized(i byte, min [3]int, strict bool) int {
+	n := r.length(1 << i)
+	if strict && r.err == nil && n < min[i] {
+		r.fail(fmt.Errorf("length %d in a longer form than needed", n))
+	}
+	return n
 }
 
-func readUint(b []byte, pos, size int) (uint64, int, error) {
-	if pos+size > len(b) {
-		return 0, 0, errTruncated
+// text reads past a string of n bytes; strict checks it is UTF-8.
+func (r *reader) text(n int, strict bool) {
+	if b := r.next(n); strict && r.err == nil && !utf8.Valid(b) {
+		r.fail(errNotUTF8)
 	}
-	var buf [8]byte
-	copy(buf[8-size:], b[pos:pos+size])
-	return binary.BigEndian.Uint64(buf[:]), pos + size, nil
 }
 
-func skip(b []byte, pos, n int) (int, error) {
-	if pos+n > len(b) {
-		return 0, errTruncated
+// keyStr reads a canonical map key: a string in its shortest form.
+func (r *reader) keyStr() (string, bool) {
+	if len(r.b) == 0 {
+		r.fail(errTruncated)
+		return "", false
 	}
-	return pos + n, nil
-}
-
-func canonicalString(b []byte, pos, n int) (int, error) {
-	end, err := skip(b, pos, n)
-	if err != nil {
-		return 0, err
+	c := r.b[0]
+	if !(c >= 0xa0 && c <= 0xbf || c == mpStr8 || c == mpStr16 || c == mpStr32) {
+		r.walk(0, 0, true) // the key's own error, if it has one
+		return "", false
 	}
-	if !utf8.Valid(b[pos:end]) {
-		return 0, errors.New("a string is not UTF-8")
+	start := r.b
+	r.walk(0, 0, true)
+	if r.err != nil {
+		return "", false
 	}
-	return end, nil
-}
-
-func canonicalArray(b []byte, pos, n, depth int) (int, error) {
-	var err error
-	for i := 0; i < n; i++ {
-		if pos, err = canonicalValue(b, pos, depth+1); err != nil {
-			return 0, err
-		}
-	}
-	return pos, nil
-}
-
-func canonicalMap(b []byte, pos, n, depth int) (int, error) {
-	seen := make(map[string]bool, n)
-	for i := 0; i < n; i++ {
-		start := pos
-		end, err := canonicalValue(b, pos, depth+1)
-		if err != nil {
-			return 0, err
-		}
-		key, ok := stringAt(b[start:end])
-		if !ok || seen[key] {
-			return 0, errors.New("a map key is not a string, or appears twice")
-		}
-		seen[key] = true
-		if pos, err = canonicalValue(b, end, depth+1); err != nil {
-			return 0, err
-		}
-	}
-	return pos, nil
-}
-
-// stringAt returns the string a canonical value's bytes hold, if it is one.
-func stringAt(v []byte) (string, bool) {
-	switch t := v[0]; {
-	case t >= 0xa0 && t <= 0xbf:
+	v := start[:len(start)-len(r.b)]
+	switch {
+	case c <= 0xbf:
 		return string(v[1:]), true
-	case t == 0xd9:
+	case c == mpStr8:
 		return string(v[2:]), true
-	case t == 0xda:
+	case c == mpStr16:
 		return string(v[3:]), true
-	case t == 0xdb:
-		return string(v[5:]), true
 	}
-	return "", false
+	return string(v[5:]), true
+}
+
+// beUint reads 1, 2, 4 or 8 bytes big-endian.
+func beUint(b []byte) uint64 {
+	var v uint64
+	for _, c := range b {
+		v = v<<8 | uint64(c)
+	}
+	return v
 }

@@ -6,6 +6,7 @@ import "slices"
 // what-if play and simulation from a point of a match.
 func (s *State) Clone() *State {
 	c := *s
+	c.memo = memo{}
 	c.Players = slices.Clone(s.Players)
 	c.Terrain = s.Terrain // terrain never changes after creation
 	c.Units = make([]*Unit, len(s.Units))
@@ -45,6 +46,9 @@ func (s *State) Clone() *State {
 	}
 	return &c
 }
+
+// Clone returns a deep copy of u: its models, and what it is engaged with.
+func (u *Unit) Clone() *Unit { return u.clone() }
 
 func (u *Unit) clone() *Unit {
 	c := *u

@@ -2,6 +2,7 @@ package projector
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/matchrec/matchrec/events"
 )
@@ -32,11 +33,12 @@ type Pending struct {
 
 // PendingRoll builds the pending step for a dice step of the attack.
 func (s *State) PendingRoll(player string, d *DiceStep) Pending {
-	what := d.Purpose
+	// Concatenated, not Sprintf'd: every dice step of every fold builds it.
+	label := ""
 	if d.Label != "" {
-		what += " (" + d.Label + ")"
+		label = " (" + d.Label + ")"
 	}
-	text := fmt.Sprintf("%s rolls %d D6 to %s, needing %d+", s.PlayerName(player), d.Dice, what, d.Need)
+	text := s.PlayerName(player) + " rolls " + strconv.Itoa(d.Dice) + " D6 to " + d.Purpose + label + ", needing " + strconv.Itoa(d.Need) + "+"
 	return Pending{Kind: WaitRoll, Player: player, Dice: d.Dice, Purpose: d.Purpose, Need: d.Need, Text: text}
 }
 

@@ -183,7 +183,12 @@ type State struct {
 	// encoded (unexported), and shared by clones since terrain never changes.
 	areaCache    []geom.Area
 	areaCacheVis float64
-	Winner       string `json:"winner,omitempty"`
+	// world is the table as geometry saw it last (board.go): derived and
+	// checked against the models before each use.
+	world *world
+	// memo is what an edition derived from the table as it is (Memo).
+	memo   memo
+	Winner string `json:"winner,omitempty"`
 }
 
 // Unit returns the unit with id, or nil.

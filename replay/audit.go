@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
@@ -90,13 +91,27 @@ func audit(match string, recs []record, lookup fold.Lookup, o AuditOptions) Repo
 			}
 		}
 	}
-	r.Checks.Dice, r.PendingReveal = checkDice(evs, whole, o.Reveals, o.Lineage, r.failer(CheckDice))
-	r.Checks.End = checkEnd(evs, whole, r.failer(CheckEnd))
-	st := newStatements(evs, r.failer(CheckStatements))
+	pre := startPrepass(evs) // on every core, beside the checks below
+	defer pre.end()
+	// The dice and end checks read the events alone: they run beside the
+	// re-fold, on the other core, reporting into a report of their own,
+	// whose problems come first, as if they had run before it.
+	var side Report
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		r.Checks.Dice, r.PendingReveal = checkDice(evs, whole, o.Reveals, o.Lineage, side.failer(CheckDice))
+		r.Checks.End = checkEnd(evs, whole, side.failer(CheckEnd))
+	}()
+	base := len(r.Problems)
+	st := newStatements(evs, r.failer(CheckStatements), pre)
 	if !whole {
 		o.Expected = nil // the state of a prefix is not the state recorded
 	}
 	checkRefold(match, evs, whole, lookup, o, st, &r)
+	wg.Wait()
+	r.Problems = append(append(r.Problems[:base:base], side.Problems...), r.Problems[base:]...)
 	r.Signed = st.signed
 	if n := len(st.created); r.Signed && n > 0 {
 		r.OneHolder = projector.OneHolder(st.created[n-1].keys)

@@ -2,11 +2,8 @@ package replay
 
 import (
 	"bytes"
-	"crypto/ed25519"
 	"fmt"
 	"maps"
-	"runtime"
-	"sync"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/events/auth"
@@ -94,67 +91,6 @@ type createdAt struct {
 	keys map[string]string
 }
 
-// verifySignatures checks every command's signature — once per statement,
-// on all cores — under the key its role has in force, and returns the
-// verdict by the sequence of the command's first event. Verifying is what
-// a signed audit costs; the fold that follows only reads the verdicts.
-func verifySignatures(evs []events.Event, keys []map[string]string) map[uint64]bool {
-	type job struct {
-		seq      uint64
-		pub, sig []byte
-		stmt     []byte
-	}
-	var jobs []job
-	var prev *events.Auth
-	parsed := map[string]ed25519.PublicKey{} // a key is decoded once, not once per command
-	for i, e := range evs {
-		a := e.Auth
-		if a == nil || !a.Signed() {
-			prev = nil
-			continue
-		}
-		if sameAuth(a, prev) {
-			continue // the same command's next event
-		}
-		prev = a
-		st, err := auth.ParseStatement(a.Statement)
-		if err != nil {
-			continue
-		}
-		hexKey := keys[i][st.Role]
-		if e.Type == events.TypeMatchJoined {
-			hexKey = joinKey(e) // a join is signed by the key it registers
-		}
-		pub, ok := parsed[hexKey]
-		if !ok {
-			if pub, err = auth.ParsePublicKey(hexKey); err != nil {
-				continue
-			}
-			parsed[hexKey] = pub
-		}
-		jobs = append(jobs, job{e.Seq, pub, a.Signature, a.Statement})
-	}
-	ok := make(map[uint64]bool, len(jobs))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(jobs)/64))
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(jobs); i += workers {
-				j := jobs[i]
-				v := auth.Verify(j.pub, auth.StatementDomain, j.stmt, j.sig)
-				mu.Lock()
-				ok[j.seq] = v
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return ok
-}
-
 // joinKey is the key a match.joined registers ("" if it does not decode).
 func joinKey(e events.Event) string {
 	p, err := events.Core().Decode(e)
@@ -172,7 +108,7 @@ type statements struct {
 	keys    []map[string]string
 	created []createdAt
 	signed  bool
-	sigOK   map[uint64]bool
+	pre     *prepass
 	seen    map[string]uint64 // statement's match, role and nonce → the command's first event
 	cur     *events.Auth      // the auth of the command whose events are being read
 	role    string            // its statement's role
@@ -183,10 +119,10 @@ type statements struct {
 	requests map[string]uint64
 }
 
-func newStatements(evs []events.Event, fail failer) *statements {
+func newStatements(evs []events.Event, fail failer, pre *prepass) *statements {
 	keys, created, signed := parties(evs, fail)
-	return &statements{fail: fail, keys: keys, created: created, signed: signed,
-		sigOK: verifySignatures(evs, keys), seen: map[string]uint64{}, requests: map[string]uint64{}}
+	return &statements{fail: fail, keys: keys, created: created, signed: signed, pre: pre,
+		seen: map[string]uint64{}, requests: map[string]uint64{}}
 }
 
 // check checks event i (e, payload p) against the state before it, f.
@@ -221,9 +157,10 @@ func (k *statements) check(f *fold.Folder, i int, e events.Event, p events.Paylo
 		k.fail(e.Seq, "missing_statement", "%s without the statement of its command (the recorder writes one for every participant event)", e.Type)
 		return
 	}
-	st, err := auth.ParseStatement(e.Auth.Statement)
-	if err != nil {
-		k.fail(e.Seq, "bad_statement", "%v", err)
+	pr := k.pre.get(e)
+	st := pr.st
+	if pr.err != nil {
+		k.fail(e.Seq, "bad_statement", "%v", pr.err)
 		return
 	}
 	k.c.Statements++
@@ -232,7 +169,7 @@ func (k *statements) check(f *fold.Folder, i int, e events.Event, p events.Paylo
 		case !e.Auth.Signed():
 			k.fail(e.Seq, "missing_signature", "%s's statement is not signed", st.Role)
 			return
-		case !k.sigOK[e.Seq]:
+		case pr.sig != sigGood:
 			k.fail(e.Seq, "bad_signature", "the statement is not signed by the key of %s", st.Role)
 			return
 		}
@@ -256,15 +193,11 @@ func (k *statements) check(f *fold.Folder, i int, e events.Event, p events.Paylo
 	} else {
 		k.seen[key] = e.Seq
 	}
-	var c projector.Command
-	if err := events.CheckCanonical(st.Command); err != nil {
-		k.fail(e.Seq, "bad_statement", "the statement's command: %v", err)
+	if pr.cmdErr != "" {
+		k.fail(e.Seq, "bad_statement", "%s", pr.cmdErr)
 		return
 	}
-	if err := events.DecodeValue(st.Command, &c); err != nil || c.Type == "" {
-		k.fail(e.Seq, "bad_statement", "the statement's command is not a command with a type (%v)", err)
-		return
-	}
+	c := pr.cmd
 	if bc, ok := p.(*events.BranchCreated); ok {
 		k.branch(f, e, bc, st, c)
 		return
@@ -294,7 +227,7 @@ func (k *statements) completion(f *fold.Folder, e events.Event, p events.Payload
 		k.fail(e.Seq, "bad_statement", "%v", err)
 		return
 	}
-	if signed && !k.sigOK[e.Seq] {
+	if signed && k.pre.get(e).sig != sigGood {
 		k.fail(e.Seq, "bad_signature", "the roll of the request of event %d is not signed by the key of %s", req, st.Role)
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -51,13 +52,13 @@ func (n *Narrator) Next(e events.Event) ([]string, error) {
 // next is Next that also returns e's decoded payload. A line needs the
 // state before the event (names, old positions, the step a roll answers)
 // and after it (outcomes), and a ruling what it made the fold skip: the
-// state before is a copy.
+// state before is what of it the line reads (beforeOf).
 func (n *Narrator) next(e events.Event) ([]string, events.Payload, error) {
 	p, err := n.f.Decode(e)
 	if err != nil {
 		return nil, nil, err
 	}
-	before := n.f.State.Clone()
+	before := beforeOf(n.f.State, p)
 	if err := n.f.ApplyDecoded(e, p); err != nil {
 		return nil, nil, err
 	}
@@ -75,6 +76,33 @@ func (n *Narrator) next(e events.Event) ([]string, events.Payload, error) {
 		lines = append(lines, Summary(n.f.Rules, after, after.LastAttack))
 	}
 	return lines, p, nil
+}
+
+// beforeOf keeps what the line of an event with payload p reads from the
+// state s before the fold changes it: a shallow copy, with its own copy of
+// what the event changes in place and the line reads back — the attack
+// whose current step a roll answers, the unit a move moves — and a whole
+// clone only for a ruling (which refolds the match, and whose line
+// compares what was skipped before and after). Names, profiles and the
+// ids of the attack do not change in place. Cloning the whole state for
+// every event made telling a match's events grow with its size.
+func beforeOf(s *projector.State, p events.Payload) *projector.State {
+	c := *s
+	switch p := p.(type) {
+	case *events.RulingMade:
+		return s.Clone()
+	case *events.DiceRolled:
+		c.Attack = s.Attack.Clone()
+	case *events.ModelMoved:
+		for i, u := range s.Units {
+			if u.ID == p.Unit {
+				c.Units = slices.Clone(s.Units)
+				c.Units[i] = u.Clone()
+				break
+			}
+		}
+	}
+	return &c
 }
 
 // Fold folds e without telling it: events past those asked for, folded

@@ -120,13 +120,15 @@ func (rd *Reader) events(ctx context.Context, body []byte) (any, error) {
 	}
 	rd.narrators().Put(req.Match, nar)
 	// Marks depend on later events (confirmations, disputes, rulings): they
-	// come from the match as it stands now, the recorder's live state.
-	now, err := rd.Recorder.Live(ctx, req.Match)
+	// come from the match as it stands now, the recorder's live state,
+	// read in place (a copy per page grew with the match).
+	err = rd.Recorder.ReadLive(ctx, req.Match, func(now *projector.State) {
+		for i := range res.Events {
+			nar.markFrom(now, &res.Events[i], played[i])
+		}
+	})
 	if err != nil {
 		return nil, err
-	}
-	for i := range res.Events {
-		nar.markFrom(now, &res.Events[i], played[i])
 	}
 	return res, nil
 }

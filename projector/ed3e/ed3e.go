@@ -112,7 +112,7 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if err != nil {
 		return nil, err
 	}
-	pl, err := planShooting(s, u, t, c.Weapons, false)
+	pl, err := plannedShooting(s, u, t, c.Weapons, false)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func evolveDeclared(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 	if u == nil || t == nil {
 		return fmt.Errorf("unknown unit %s or target %s", p.Unit, p.Target)
 	}
-	pl, err := planShooting(s, u, t, p.Weapons, true)
+	pl, err := plannedShooting(s, u, t, p.Weapons, true)
 	if err != nil {
 		return fmt.Errorf("declaration no longer valid: %w", err)
 	}

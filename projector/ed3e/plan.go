@@ -3,6 +3,7 @@ package ed3e
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"strings"
@@ -35,41 +36,28 @@ type plan struct {
 // exact: the fold of a recorded declaration, which names every firing
 // model.
 func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]string, exact bool) (plan, error) {
-	for _, mid := range slices.Sorted(maps.Keys(choice)) { // sorted: the first bad entry named is always the same
-		wid := choice[mid]
-		m := u.Model(mid)
-		if m == nil || !m.Alive() {
-			return plan{}, projector.Refuse(projector.CodeUnknownModel, "unit %s has no model %q on the table", u.DisplayName(), mid)
-		}
-		if wid == kit.NoWeapon {
-			continue
-		}
-		w := u.Weapon(wid)
-		if !slices.Contains(m.Weapons, wid) || w == nil {
-			return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "model %s does not carry weapon %q", mid, wid)
-		}
-		if silenced(u, w) {
-			return plan{}, projector.Refuse(projector.CodeHeavyMoved,
-				"%s moved this turn: %s's Heavy weapon (%s) may fire only if the unit did not move; name another weapon it carries, or %q to leave it out",
-				u.DisplayName(), mid, w.DisplayName(), kit.NoWeapon)
-		}
+	// Checked in map order, and again sorted to name the first bad entry
+	// (always the same one) only when there is one: a recorded
+	// declaration's choice is sound, and sorting it cost more than the check.
+	if err := checkChoice(u, choice, maps.Keys(choice)); err != nil {
+		return plan{}, checkChoice(u, choice, slices.Values(slices.Sorted(maps.Keys(choice))))
 	}
 	world := s.World(WoodsVisibility)
-	targets := t.AliveModels()
-	tb := make([]geom.Body, len(targets))
-	for i, m := range targets {
-		tb[i] = projector.Body(t, m)
-	}
-	pl := plan{weapons: map[string]string{}}
-	type firer struct {
-		body  geom.Body
-		reach float64
-	}
+	tb := s.UnitBodies(t) // the target's models on the table, in unit order
+	fbs := s.UnitBodies(u)
+	pl := plan{weapons: make(map[string]string, len(fbs))}
 	var (
-		firers []firer
-		quiet  []string // models left silent by their Heavy weapon
+		eligible = make([]bool, len(tb))
+		quiet    []string // models left silent by their Heavy weapon
+		order    []near
 	)
-	for _, m := range u.AliveModels() {
+	j := 0
+	for _, m := range u.Models {
+		if !m.Alive() {
+			continue
+		}
+		fb := fbs[j]
+		j++
 		wid, ok := firingWeapon(u, m, choice, exact)
 		if !ok {
 			if heavy := heavyOnly(u, m, choice, exact); heavy != "" {
@@ -82,43 +70,75 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 			return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "model %s carries weapon %q, which unit %s does not define", m.ID, wid, u.DisplayName())
 		}
 		reach := reachOf(w, u.Moved)
-		fb := projector.Body(u, m)
 		// The closest visible target model decides whether the model fires
 		// and how often: look at target models nearest first and stop at
 		// the first one it can see, or once they are out of reach.
 		closest := -1
-		for _, i := range byDistance(fb, tb) {
-			if geom.BaseDistance(fb, tb[i]) > reach+geom.Eps {
+		order = byDistance(order, fb, tb)
+		for k, n := range order {
+			if n.d > reach+geom.Eps {
 				break
 			}
-			if world.CanSee(fb, tb[i], u.Player, t.ID) {
-				closest = i
+			if world.CanSee(fb, tb[n.i], u.Player, t.ID) {
+				closest = k
 				break
 			}
 		}
 		if closest < 0 {
 			continue
 		}
-		firers = append(firers, firer{fb, reach})
+		// A target model may become a casualty if some firer both sees it
+		// and has it within reach: the closest one it sees, and those
+		// further off within reach that no firer has been seen to see yet
+		// (the nearer ones it cannot see).
+		eligible[order[closest].i] = true
+		for _, n := range order[closest+1:] {
+			if n.d > reach+geom.Eps {
+				break
+			}
+			if !eligible[n.i] && world.CanSee(fb, tb[n.i], u.Player, t.ID) {
+				eligible[n.i] = true
+			}
+		}
 		pl.weapons[m.ID] = wid
 		pl.shooters = append(pl.shooters, projector.Shooter{
-			Model: m.ID, Weapon: wid, Shots: shots(w, geom.BaseDistance(fb, tb[closest])), BS: m.BS, S: w.S, AP: w.AP, Range: reach,
+			Model: m.ID, Weapon: wid, Shots: shots(w, order[closest].d), BS: m.BS, S: w.S, AP: w.AP, Range: reach,
 		})
 	}
 	if len(pl.shooters) == 0 {
 		return plan{}, whyNoShooter(world, u, t, tb, choice, exact, quiet)
 	}
-	// A target model may become a casualty if some firer both sees it and
-	// has it within reach.
-	for i, m := range targets {
-		for _, f := range firers {
-			if geom.BaseDistance(f.body, tb[i]) <= f.reach+geom.Eps && world.CanSee(f.body, tb[i], u.Player, t.ID) {
-				pl.eligible = append(pl.eligible, m.ID)
-				break
-			}
+	for i, ok := range eligible {
+		if ok {
+			pl.eligible = append(pl.eligible, tb[i].ID)
 		}
 	}
 	return pl, nil
+}
+
+// checkChoice checks a declaration's choice of weapons, model by model in
+// the order ids gives, and refuses the first bad entry.
+func checkChoice(u *projector.Unit, choice map[string]string, ids iter.Seq[string]) error {
+	for mid := range ids {
+		wid := choice[mid]
+		m := u.Model(mid)
+		if m == nil || !m.Alive() {
+			return projector.Refuse(projector.CodeUnknownModel, "unit %s has no model %q on the table", u.DisplayName(), mid)
+		}
+		if wid == kit.NoWeapon {
+			continue
+		}
+		w := u.Weapon(wid)
+		if !slices.Contains(m.Weapons, wid) || w == nil {
+			return projector.Refuse(projector.CodeUnknownWeapon, "model %s does not carry weapon %q", mid, wid)
+		}
+		if silenced(u, w) {
+			return projector.Refuse(projector.CodeHeavyMoved,
+				"%s moved this turn: %s's Heavy weapon (%s) may fire only if the unit did not move; name another weapon it carries, or %q to leave it out",
+				u.DisplayName(), mid, w.DisplayName(), kit.NoWeapon)
+		}
+	}
+	return nil
 }
 
 // silenced reports whether w may not fire because its unit moved: a Heavy
@@ -149,22 +169,30 @@ func heavyOnly(u *projector.Unit, m *projector.Model, choice map[string]string, 
 	return m.ID + "'s " + u.Weapon(m.Weapons[0]).DisplayName()
 }
 
-// byDistance orders target bodies nearest first (ties by index).
-func byDistance(from geom.Body, tb []geom.Body) []int {
-	type near struct {
-		i int
-		d float64
-	}
-	ns := make([]near, len(tb))
+// near is a target body's index and its distance from a firer.
+type near struct {
+	i int
+	d float64
+}
+
+// byDistance orders target bodies nearest first (ties by index), into
+// buf's array when it is large enough.
+func byDistance(buf []near, from geom.Body, tb []geom.Body) []near {
+	ns := buf[:0]
 	for i := range tb {
-		ns[i] = near{i, geom.BaseDistance(from, tb[i])}
+		ns = append(ns, near{i, geom.BaseDistance(from, tb[i])})
 	}
-	slices.SortStableFunc(ns, func(a, b near) int { return cmp.Compare(a.d, b.d) })
-	idx := make([]int, len(ns))
-	for k, n := range ns {
-		idx[k] = n.i
+	// An insertion sort: stable, allocation-free, and a unit has a few
+	// dozen models at most.
+	for i := 1; i < len(ns); i++ {
+		x := ns[i]
+		j := i
+		for ; j > 0 && cmp.Compare(ns[j-1].d, x.d) > 0; j-- { // as slices.SortStableFunc with cmp.Compare
+			ns[j] = ns[j-1]
+		}
+		ns[j] = x
 	}
-	return idx
+	return ns
 }
 
 // whyNoShooter explains a declaration no model can fire: every model with

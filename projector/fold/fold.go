@@ -199,11 +199,13 @@ func (f *Folder) ApplyDecoded(e events.Event, p events.Payload) error {
 		// After a ruling, events that no longer fold are skipped (apply),
 		// but an event recorded after it was decided against this very
 		// state, as ruled: whoever recorded it must have been allowed to.
-		if err := projector.CheckActor(f.Rules, f.State, &e, p); err != nil {
+		if err := projector.CheckActor(f.Rules, f.State, &f.last.e, p); err != nil {
 			return fmt.Errorf("match %s event %d (%s): %w", e.Match, e.Seq, e.Type, err)
 		}
 	}
-	return f.apply(e, p)
+	// The event the projector reads is the Folder's copy (f.last): taking
+	// the address of e would move every event folded to the heap.
+	return f.apply(&f.last.e, p)
 }
 
 // Last returns the event folded last and its decoded payload (nil before
@@ -264,7 +266,7 @@ func (f *Folder) refold() error {
 				return err
 			}
 		}
-		return f.apply(e, p)
+		return f.apply(&e, p)
 	}
 	if f.Reread == nil {
 		for _, e := range f.kept {
@@ -283,16 +285,16 @@ func (f *Folder) refold() error {
 	return nil
 }
 
-func (f *Folder) apply(e events.Event, p events.Payload) error {
+func (f *Folder) apply(e *events.Event, p events.Payload) error {
 	if r := f.rulings[e.Seq]; r != nil {
 		if r.Decision == events.RulingVoid {
-			projector.Skip(f.State, &e, fmt.Sprintf("voided by ruling %d", r.Dispute))
+			projector.Skip(f.State, e, fmt.Sprintf("voided by ruling %d", r.Dispute))
 			return nil
 		}
 		p = projector.Amend(p, r)
 	}
 	if !f.ruled {
-		return projector.ApplyDecoded(f.Rules, f.State, &e, p)
+		return projector.ApplyDecoded(f.Rules, f.State, e, p)
 	}
 	// After a ruling an event may no longer fold (a voided roll leaves the
 	// next one answering a different step): keep the state as it was and
@@ -301,14 +303,14 @@ func (f *Folder) apply(e events.Event, p events.Payload) error {
 		// A roll answers the step it recorded, never another one that
 		// happens to ask for as many dice.
 		if pd := f.State.Pending; pd.Purpose != r.Purpose || pd.Need != r.Need || pd.Dice != r.Count || pd.Player != r.Roller {
-			projector.Skip(f.State, &e, fmt.Sprintf("rolled to %s needing %d+, but as ruled the match waits for: %s", r.Purpose, r.Need, pd.Text))
+			projector.Skip(f.State, e, fmt.Sprintf("rolled to %s needing %d+, but as ruled the match waits for: %s", r.Purpose, r.Need, pd.Text))
 			return nil
 		}
 	}
 	before := f.State.Clone()
-	if err := projector.ApplyDecoded(f.Rules, f.State, &e, p); err != nil {
+	if err := projector.ApplyDecoded(f.Rules, f.State, e, p); err != nil {
 		f.State = before
-		projector.Skip(f.State, &e, "does not fold after a ruling: "+err.Error())
+		projector.Skip(f.State, e, "does not fold after a ruling: "+err.Error())
 	}
 	return nil
 }

@@ -70,10 +70,26 @@ func Merge(vs ...Verbs) (Verbs, error) {
 // Bind decodes a request body into v, strictly: unknown fields and
 // trailing data are bad_request, so a typo in a field name is reported
 // rather than silently ignored. An empty body leaves v as it is.
+//
+// The hot verbs' requests (fastBinder: declare, roll, state, status,
+// events) are read without reflection when they are in the plain form the
+// CLI and scripts send (jsonread.go), and v was zero; anything else is
+// encoding/json's, whose value or error is the reference.
 func Bind(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
+	if IsMsgpack(body) { // a Go client's (msgpack.go)
+		return bindMsgpack(body, v)
+	}
+	if fb, ok := v.(fastBinder); ok && fb.bindFast(body) {
+		return nil
+	}
+	return bindReflective(body, v)
+}
+
+// bindReflective is Bind with encoding/json alone.
+func bindReflective(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

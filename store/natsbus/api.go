@@ -212,7 +212,11 @@ func (s *apiServer) serve(m *nats.Msg) {
 	verb := strings.TrimPrefix(m.Subject, APIPrefix)
 	ctx, done := s.requests.start(s.ctx, m.Header, s.max)
 	defer done()
-	if err := m.Respond(s.call(ctx, verb, m.Data)); err != nil {
+	call := s.call
+	if m.Header.Get(HeaderEncoding) == EncodingMsgpack {
+		call = s.callMsgpack
+	}
+	if err := m.Respond(call(ctx, verb, m.Data)); err != nil {
 		s.log.Warn().Err(err).Str("verb", verb).Msg("api reply not sent")
 	}
 }
@@ -244,13 +248,24 @@ func (s *apiServer) call(ctx context.Context, verb string, body []byte) (out []b
 	// Encoded here, inside the recover, so a panicking MarshalJSON is
 	// caught too. The envelope is written by hand: marshalling the result
 	// as a json.RawMessage field would validate and compact it again.
-	raw, err := json.Marshal(res)
-	if err != nil {
-		return errorReply(api.Errorf(projector.CodeInternal, "encode %s result: %v", verb, err), note)
+	// A command's result (api.Result) writes itself, as json.Marshal would
+	// (api.Result.AppendJSON): it is the reply of every command.
+	var buf []byte
+	if r, ok := res.(api.Result); ok {
+		b, err := r.AppendJSON(append(make([]byte, 0, 512), okPrefix...))
+		if err != nil {
+			return errorReply(api.Errorf(projector.CodeInternal, "encode %s result: %v", verb, err), note)
+		}
+		buf = b
+	} else {
+		raw, err := json.Marshal(res)
+		if err != nil {
+			return errorReply(api.Errorf(projector.CodeInternal, "encode %s result: %v", verb, err), note)
+		}
+		buf = make([]byte, 0, len(okPrefix)+len(raw)+1)
+		buf = append(buf, okPrefix...)
+		buf = append(buf, raw...)
 	}
-	buf := make([]byte, 0, len(okPrefix)+len(raw)+1)
-	buf = append(buf, okPrefix...)
-	buf = append(buf, raw...)
 	if note != "" {
 		n, _ := json.Marshal(note) // a string always encodes
 		buf = append(buf, `,"note":`...)

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // DefaultCallTimeout bounds a Call whose Client has no Timeout and whose
@@ -28,6 +31,11 @@ type Client struct {
 	// OnNote, when set, is told the note a reply carries (ServeOptions.
 	// Note), e.g. that recorded events are not reaching the bus.
 	OnNote func(verb, note string)
+	// Msgpack sends the commands' requests (declare, roll, status) and the
+	// events' in msgpack and reads their replies in msgpack
+	// (api_msgpack.go): no JSON encoded on either side of the command path. A request given as
+	// bytes is sent as it is, in JSON.
+	Msgpack bool
 }
 
 // Call sends req (JSON-encoded; nil sends an empty body, a []byte or
@@ -37,6 +45,7 @@ type Client struct {
 // errors (ErrNoRecorder when nobody is listening).
 func (c *Client) Call(ctx context.Context, verb string, req, resp any) error {
 	var body []byte
+	mp := false
 	switch r := req.(type) {
 	case nil:
 	case []byte:
@@ -44,6 +53,14 @@ func (c *Client) Call(ctx context.Context, verb string, req, resp any) error {
 	case json.RawMessage:
 		body = r
 	default:
+		if c.Msgpack && msgpackVerbs[verb] {
+			b, err := events.EncodeValue(req)
+			if err != nil {
+				return fmt.Errorf("natsbus: encode %s request: %w", verb, err)
+			}
+			body, mp = b, true
+			break
+		}
 		b, err := json.Marshal(req)
 		if err != nil {
 			return fmt.Errorf("natsbus: encode %s request: %w", verb, err)
@@ -62,6 +79,9 @@ func (c *Client) Call(ctx context.Context, verb string, req, resp any) error {
 	msg.Data = body
 	id := newRequestID()
 	msg.Header.Set(HeaderRequest, id)
+	if mp {
+		msg.Header.Set(HeaderEncoding, EncodingMsgpack)
+	}
 	m, err := c.Conn.RequestMsgWithContext(ctx, msg)
 	if err != nil {
 		if errors.Is(err, nats.ErrNoResponders) {
@@ -74,21 +94,31 @@ func (c *Client) Call(ctx context.Context, verb string, req, resp any) error {
 		}
 		return fmt.Errorf("natsbus: %s: %w", verb, err)
 	}
+	if mp {
+		return decodeMsgpackReply(verb, m.Data, resp, c.OnNote)
+	}
 	var out replyIn
 	if err := json.Unmarshal(m.Data, &out); err != nil {
 		return fmt.Errorf("natsbus: %s: malformed reply: %w", verb, err)
 	}
-	if out.Note != "" && c.OnNote != nil {
-		c.OnNote(verb, out.Note)
+	return readReply(verb, out.OK, out.Error, out.Note, len(out.Result) > 0 && resp != nil, c.OnNote, func() error { return json.Unmarshal(out.Result, resp) })
+}
+
+// readReply reads a reply envelope, in either encoding: the note, then the
+// error, or the result decoded into the caller's value (decode, when there
+// is a result and a value to decode it into).
+func readReply(verb string, ok bool, e *api.Error, note string, result bool, onNote func(verb, note string), decode func() error) error {
+	if note != "" && onNote != nil {
+		onNote(verb, note)
 	}
-	if !out.OK {
-		if out.Error == nil {
+	if !ok {
+		if e == nil {
 			return fmt.Errorf("natsbus: %s: reply neither ok nor an error", verb)
 		}
-		return out.Error
+		return e
 	}
-	if resp != nil && len(out.Result) > 0 {
-		if err := json.Unmarshal(out.Result, resp); err != nil {
+	if result {
+		if err := decode(); err != nil {
 			return fmt.Errorf("natsbus: %s: decode result: %w", verb, err)
 		}
 	}

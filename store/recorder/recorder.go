@@ -569,6 +569,26 @@ func (r *Recorder) Live(ctx context.Context, id string) (*projector.State, error
 	return m.state.Clone(), nil
 }
 
+// ReadLive calls fn with the recorder's live state of a match, under the
+// match's lock, without copying it: for a reader that looks at it briefly
+// (the events verb's marks) where a copy of a long match's state would
+// cost more than the look. fn must not change or keep it.
+func (r *Recorder) ReadLive(ctx context.Context, id string, fn func(*projector.State)) error {
+	m, err := r.load(ctx, id)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fresh(); m.state == nil {
+		if err := r.fold(ctx, m, id); err != nil {
+			return err
+		}
+	}
+	fn(m.state)
+	return nil
+}
+
 // random reads n bytes of the recorder's randomness (Options.Rand).
 func (r *Recorder) random(n int) []byte {
 	b := make([]byte, n)

@@ -142,10 +142,11 @@ func (a *app) dial(ctx context.Context, url, dataDir string, creds natsbus.Crede
 }
 
 // newClient is an API client on nc that passes the recorder's notes (the
-// bus is behind the record) on to stderr, once per command.
+// bus is behind the record) on to stderr, once per command. It sends the
+// commands in msgpack (natsbus.Client.Msgpack): no JSON on their path.
 func (a *app) newClient(nc *nats.Conn) *natsbus.Client {
 	var once sync.Once
-	return &natsbus.Client{Conn: nc, OnNote: func(_, note string) {
+	return &natsbus.Client{Conn: nc, Msgpack: true, OnNote: func(_, note string) {
 		once.Do(func() { fmt.Fprintf(a.stderr, "note: %s\n", note) })
 	}}
 }

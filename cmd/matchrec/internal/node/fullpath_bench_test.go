@@ -26,6 +26,11 @@ import (
 
 const fullPathMatches = 500
 
+// msgpackClients: full-path-msgpack's clients send their commands in
+// msgpack (natsbus.Client.Msgpack, as the CLI does); full-path's in JSON,
+// as the nats CLI and scripts do.
+var msgpackClients bool
+
 // BenchmarkFullPath is issue 2's append benchmark: 500 concurrent matches,
 // each driven by its own client goroutine (over 8 TCP connections), every
 // command going API request → decide → group commit (fsync) → reply, and
@@ -36,6 +41,9 @@ const fullPathMatches = 500
 // batched writes. Each reports events/s and the process's CPU per event
 // (client, API, recorder, store, relay, NATS server and analytics: one
 // process).
+//
+// full-path-msgpack is full-path with the clients speaking msgpack
+// (natsbus.Client.Msgpack, the CLI's way) instead of JSON.
 //
 // full-path-signed is the same with signed matches: every command a
 // statement signed by the participant's key (Ed25519, on the client, which
@@ -50,6 +58,11 @@ const fullPathMatches = 500
 // acks were folded.
 func BenchmarkFullPath(b *testing.B) {
 	b.Run("full-path", func(b *testing.B) { benchFullPath(b, Config{}, false, true) })
+	b.Run("full-path-msgpack", func(b *testing.B) {
+		msgpackClients = true
+		benchFullPath(b, Config{}, false, true)
+		msgpackClients = false
+	})
 	b.Run("full-path-no-analytics", func(b *testing.B) { benchFullPath(b, Config{}, false, false) })
 	b.Run("full-path-signed", func(b *testing.B) { benchFullPath(b, Config{}, true, true) })
 	b.Run("full-path-no-auth", func(b *testing.B) { benchFullPath(b, Config{Insecure: true}, false, true) })
@@ -86,6 +99,7 @@ func benchFullPath(b *testing.B, cfg Config, signed, analytics bool) {
 	conns := make([]*natsbus.Client, 8)
 	for i := range conns {
 		conns[i] = remote(b, n)
+		conns[i].Msgpack = msgpackClients
 	}
 	type match struct {
 		id, token string
