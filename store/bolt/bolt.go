@@ -22,6 +22,9 @@ import (
 	"github.com/rs/zerolog"
 	bbolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/matchrec/matchrec/events/headlog"
 
 	"github.com/matchrec/matchrec/store"
 )
@@ -73,6 +76,10 @@ type Options struct {
 	// Logger receives open/close and commit-failure messages, and per-batch
 	// traces. The zero Logger discards everything.
 	Logger zerolog.Logger
+	// Signer signs the transparency log's checkpoint after each group
+	// commit (headlog.go): the recorder's identity (headlog.NewSigner).
+	// nil keeps the log and signs nothing.
+	Signer note.Signer
 }
 
 // Store is a store.Store and store.Outbox backed by a bbolt file. It is safe
@@ -99,6 +106,9 @@ type Store struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	signer note.Signer
+	cp     atomic.Pointer[headlog.Checkpoint] // the newest signed checkpoint
 }
 
 var (
@@ -137,6 +147,10 @@ func Open(path string, opts Options) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	if err := ensureLog(db); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	s := &Store{
 		db:       db,
 		path:     path,
@@ -147,6 +161,7 @@ func Open(path string, opts Options) (*Store, error) {
 		notify:   make(chan struct{}, 1),
 		ackKick:  make(chan struct{}, 1),
 		ackDelay: opts.AckDelay,
+		signer:   opts.Signer,
 	}
 	go s.run()
 	s.log.Debug().Str("path", path).Bool("no_sync", opts.NoSync).Int("max_batch", opts.MaxBatch).Msg("store opened")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	bbolt "go.etcd.io/bbolt"
+	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/store"
@@ -103,6 +104,7 @@ func (s *Store) Branch(ctx context.Context, id, parent string, at uint64, evs []
 		r.records[i] = events.Marshal(e)
 	}
 	var reject error
+	var tree tlog.Tree
 	err := s.db.Update(func(tx *bbolt.Tx) error {
 		heads := tx.Bucket(bktHeads)
 		if heads.Get([]byte(id)) != nil {
@@ -137,7 +139,10 @@ func (s *Store) Branch(ctx context.Context, id, parent string, at uint64, evs []
 		if err := heads.Put([]byte(id), start.encode()); err != nil {
 			return err
 		}
-		w := newTxWriter(tx)
+		w, err := newTxWriter(tx)
+		if err != nil {
+			return err
+		}
 		pe, ok, err := w.ix.entry(parent)
 		if err != nil {
 			return err
@@ -152,6 +157,10 @@ func (s *Store) Branch(ctx context.Context, id, parent string, at uint64, evs []
 			reject = rej
 			return errRollback
 		}
+		if err != nil {
+			return err
+		}
+		tree, err = w.lg.flush()
 		return err
 	})
 	if reject != nil {
@@ -160,6 +169,7 @@ func (s *Store) Branch(ctx context.Context, id, parent string, at uint64, evs []
 	if err != nil {
 		return fmt.Errorf("branch %q of %q at %d: %w", id, parent, at, err)
 	}
+	s.signCheckpoint(tree)
 	select {
 	case s.notify <- struct{}{}:
 	default:
