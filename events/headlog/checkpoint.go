@@ -64,7 +64,7 @@ func NewSigner(priv ed25519.PrivateKey) (note.Signer, error) {
 	}
 	// vkey is name+hash+keydata; the signer key is PRIVATE+KEY+name+hash+
 	// base64(algorithm || seed).
-	parts := strings.Split(vkey, "+")
+	parts := strings.SplitN(vkey, "+", 3) // the key data is base64: it may hold "+"
 	if len(parts) != 3 {
 		return nil, fmt.Errorf("headlog: unexpected verifier key %q", vkey)
 	}

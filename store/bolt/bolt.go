@@ -107,8 +107,26 @@ type Store struct {
 	closeOnce sync.Once
 	closeErr  error
 
-	signer note.Signer
+	signer atomic.Pointer[note.Signer]
 	cp     atomic.Pointer[headlog.Checkpoint] // the newest signed checkpoint
+}
+
+// SetSigner sets the signer of the log's checkpoints (Options.Signer),
+// for a caller that learns its key after opening the file (the node
+// takes the file lock first).
+func (s *Store) SetSigner(sg note.Signer) {
+	if sg == nil {
+		s.signer.Store(nil)
+		return
+	}
+	s.signer.Store(&sg)
+}
+
+func (s *Store) logSigner() note.Signer {
+	if p := s.signer.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 var (
@@ -161,8 +179,8 @@ func Open(path string, opts Options) (*Store, error) {
 		notify:   make(chan struct{}, 1),
 		ackKick:  make(chan struct{}, 1),
 		ackDelay: opts.AckDelay,
-		signer:   opts.Signer,
 	}
+	s.SetSigner(opts.Signer)
 	go s.run()
 	s.log.Debug().Str("path", path).Bool("no_sync", opts.NoSync).Int("max_batch", opts.MaxBatch).Msg("store opened")
 	return s, nil

@@ -185,13 +185,14 @@ func ensureLog(db *bbolt.DB) error {
 // signCheckpoint signs the checkpoint of tree, if the store has a signer,
 // and keeps it as the newest.
 func (s *Store) signCheckpoint(tree tlog.Tree) headlog.Checkpoint {
-	if s.signer == nil {
+	signer := s.logSigner()
+	if signer == nil {
 		return headlog.Checkpoint{}
 	}
 	if cp := s.cp.Load(); cp != nil && cp.Size >= tree.N {
 		return *cp
 	}
-	cp, err := headlog.Sign(s.signer, tree.N, tree.Hash)
+	cp, err := headlog.Sign(signer, tree.N, tree.Hash)
 	if err != nil {
 		s.log.Error().Err(err).Msg("signing the log's checkpoint")
 		return headlog.Checkpoint{}
@@ -224,7 +225,7 @@ func (s *Store) AppendLogged(ctx context.Context, match string, expected uint64,
 // Checkpoint implements store.HeadLog: the newest signed checkpoint,
 // signed now if the tree grew past it (a store that was just opened).
 func (s *Store) Checkpoint(ctx context.Context) (headlog.Checkpoint, error) {
-	if s.signer == nil {
+	if s.logSigner() == nil {
 		return headlog.Checkpoint{}, fmt.Errorf("%w: this store signs no checkpoints", store.ErrNotFound)
 	}
 	var tree tlog.Tree

@@ -190,6 +190,12 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	if n.id, err = identity.LoadOrCreate(cfg.DataDir); err != nil {
 		return nil, err
 	}
+	// The log's checkpoints are signed with the identity, once per commit.
+	signer, err := n.id.LogSigner()
+	if err != nil {
+		return nil, err
+	}
+	n.store.SetSigner(signer)
 	if err := n.startNATS(); err != nil {
 		return nil, err
 	}
