@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/events/auth"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store/api"
@@ -167,11 +168,30 @@ func checkLineage(match string, lineage []events.BranchPoint) error {
 // damaged), or was taken by a build whose state has another shape, is
 // audited without comparing states.
 func VerifyBundle(b *api.Bundle, lookup fold.Lookup, rc *Receipts) Report {
+	return VerifyBundleLog(b, lookup, rc, nil)
+}
+
+// VerifyBundleLog is VerifyBundle that also checks the bundle against the
+// transparency log (audit_log.go): its own proof (api.Bundle.Log) and the
+// checkpoint the verifier holds (held, nil: none), under the recorder key
+// (nil: the key the bundle names, and the report says so).
+func VerifyBundleLog(b *api.Bundle, lookup fold.Lookup, rc *Receipts, lg *LogInputs) Report {
 	recs := make([]Record, len(b.Records))
 	for i := range b.Records {
 		recs[i] = Record{b.Keys[i], b.Records[i]}
 	}
-	o := AuditOptions{Lineage: b.Lineage, Reveals: b.Reveals, Receipts: rc, Snapshots: b.Snapshots}
+	if lg == nil {
+		lg = &LogInputs{}
+	}
+	lg.Proof = b.Log
+	if lg.Recorder == nil && (lg.Proof != nil || len(lg.Held) > 0) {
+		if rc != nil && rc.Recorder != nil {
+			lg.Recorder = rc.Recorder
+		} else if k, err := auth.ParsePublicKey(b.Recorder); err == nil {
+			lg.Recorder, lg.KeyFromBundle = k, true
+		}
+	}
+	o := AuditOptions{Lineage: b.Lineage, Reveals: b.Reveals, Receipts: rc, Snapshots: b.Snapshots, Log: lg}
 	if !b.StateHash.IsZero() && b.StateVersion == projector.StateVersion {
 		o.Expected = &b.StateHash
 	}

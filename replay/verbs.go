@@ -53,6 +53,10 @@ func (rd *Reader) Verbs() api.Verbs {
 		api.VerbDiff:     rd.diff,
 
 		api.VerbDiscardSnapshots: rd.discardSnapshots,
+
+		api.VerbLogCheckpoint:  rd.logCheckpoint,
+		api.VerbLogProve:       rd.logProve,
+		api.VerbLogConsistency: rd.logConsistency,
 	}
 }
 
@@ -234,6 +238,17 @@ func (rd *Reader) bundle(ctx context.Context, body []byte) (any, error) {
 	})
 	if err != nil && !errors.Is(err, events.ErrStop) {
 		return nil, err
+	}
+	if res.Next == 0 {
+		// The last page: the log's proof of the match, taken after its
+		// last record was read, so it covers it.
+		if hl, ok := st.(store.HeadLog); ok {
+			if p, err := ProveMatch(ctx, hl, req.Match, 0, req.LogFrom); err == nil {
+				res.Log = p
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return nil, err
+			}
+		}
 	}
 	return res, nil
 }
