@@ -10,6 +10,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/events/auth"
+	"github.com/matchrec/matchrec/events/headlog"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store/api"
@@ -52,12 +53,21 @@ type BundleWriter struct {
 	w     *bufio.Writer
 	keys  []uint64
 	first bool
+	log   *headlog.Proof
+}
+
+// SetLog sets the log's proof the bundle ends with (the last page's:
+// nil keeps the one set before).
+func (bw *BundleWriter) SetLog(p *headlog.Proof) {
+	if p != nil {
+		bw.log = p
+	}
 }
 
 // NewBundleWriter writes every field of head but its keys and records.
 func NewBundleWriter(w io.Writer, head *api.Bundle) (*BundleWriter, error) {
 	h := *head
-	h.Keys, h.Records = nil, nil
+	h.Keys, h.Records, h.Log = nil, nil, nil
 	b, err := json.Marshal(&h)
 	if err != nil {
 		return nil, err
@@ -73,7 +83,7 @@ func NewBundleWriter(w io.Writer, head *api.Bundle) (*BundleWriter, error) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	bw := &BundleWriter{w: bufio.NewWriterSize(w, 64<<10), first: true}
+	bw := &BundleWriter{w: bufio.NewWriterSize(w, 64<<10), first: true, log: head.Log}
 	bw.w.WriteString("{\n")
 	for _, name := range names {
 		fmt.Fprintf(bw.w, " %q: %s,\n", name, fields[name])
@@ -110,6 +120,14 @@ func (bw *BundleWriter) Close() error {
 	}
 	if bw.keys == nil {
 		keys = []byte("[]")
+	}
+	if bw.log != nil {
+		lb, err := json.Marshal(bw.log)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(bw.w, "\n ],\n \"log\": %s,\n \"keys\": %s\n}\n", lb, keys)
+		return bw.w.Flush()
 	}
 	fmt.Fprintf(bw.w, "\n ],\n \"keys\": %s\n}\n", keys)
 	return bw.w.Flush()

@@ -155,3 +155,14 @@ func Cosign(signed []byte, cosigs []byte) ([]byte, error) {
 	out := make([]byte, 0, len(signed)+len(cosigs))
 	return append(append(out, signed...), cosigs...), nil
 }
+
+// ParseSize reads the tree size of a signed checkpoint without verifying
+// it (the recorder, sizing a proof for its own checkpoint).
+func ParseSize(note string) (int64, error) {
+	text, _, _ := strings.Cut(note, "\n\n")
+	c, err := torchwood.ParseCheckpoint(text + "\n")
+	if err != nil {
+		return 0, fmt.Errorf("%w: checkpoint: %v", ErrMalformed, err)
+	}
+	return c.N, nil
+}

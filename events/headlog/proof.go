@@ -11,6 +11,9 @@ import (
 // for an inclusion proof, about twice that for consistency.
 const MaxProof = 128
 
+// Hash is a tree hash (x/mod's tlog.Hash).
+type Hash = tlog.Hash
+
 // Inclusion proves that entry Entry is leaf Index of a tree: the hashes
 // of RFC 6962's audit path (tlog.RecordProof). In JSON: {"index",
 // "entry" (base64), "proof" (base64 hashes)}.

@@ -176,6 +176,22 @@ func (r *Recorder) appendedReceipt(ctx context.Context, match string, last event
 	return r.signedReceipt(match, last)
 }
 
+// proveFrom adds to a log receipt the consistency proof from the tree of
+// size from (a checkpoint its caller kept) to the receipt's.
+func (r *Recorder) proveFrom(ctx context.Context, rc *auth.Receipt, from int64) {
+	hl, ok := r.st.(store.HeadLog)
+	if !ok || rc == nil || rc.Log == nil || from <= 0 || len(rc.Log.Entries) != 1 {
+		return
+	}
+	cp, err := headlog.ParseSize(rc.Log.Checkpoint)
+	if err != nil || from >= cp {
+		return
+	}
+	if p, err := hl.ProveConsistency(ctx, from, cp); err == nil {
+		rc.Log.Consistency = []headlog.Consistency{{From: from, Proof: p}}
+	}
+}
+
 // logReceipt proves last's entry (leaf lg.Leaf) in lg's checkpoint; nil
 // if the store cannot (then the caller signs).
 func (r *Recorder) logReceipt(ctx context.Context, match string, last events.Event, lg store.Logged) *auth.Receipt {
@@ -488,6 +504,7 @@ func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest)
 	}
 	all := append(payloads, system...)
 	res := api.Result{Match: s.Match, Receipt: r.appendedReceipt(ctx, s.Match, evs[len(evs)-1], lg), Request: hex.EncodeToString(cr.statement.Nonce[:])}
+	r.proveFrom(ctx, res.Receipt, req.LogFrom)
 	for i := range evs {
 		res.Events = append(res.Events, api.EventRef{Seq: evs[i].Seq, Type: evs[i].Type, Hash: evs[i].Hash})
 	}
