@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/matchrec/matchrec/events"
@@ -52,6 +53,7 @@ type flight struct {
 type batch struct {
 	r      *Relay
 	js     jetstream.JetStream
+	vouch  *voucher // the round's checkpoint (nil: sign each event)
 	queues map[string]*matchQueue
 	order  []*matchQueue
 	read   int                 // outbox entries read
@@ -155,7 +157,15 @@ func (b *batch) launch(ctx context.Context, q *matchQueue) {
 			}
 			continue
 		}
-		msg, err := NewMsg(it.ev, r.opts.Sign)
+		var msg *nats.Msg
+		var err error
+		if b.vouch != nil {
+			if msg, err = NewMsg(it.ev, nil); err == nil && !b.vouch.vouch(ctx, msg, it.ev) {
+				msg, err = NewMsg(it.ev, r.opts.Sign)
+			}
+		} else {
+			msg, err = NewMsg(it.ev, r.opts.Sign)
+		}
 		if err != nil {
 			// Cannot ever be published (the store accepted an id the bus
 			// cannot carry). Stalling is deliberate: skipping would drop

@@ -21,5 +21,5 @@ func signedBy(ctx context.Context, c *recorderAPI) (natsbus.Check, error) {
 	if err != nil {
 		return nil, unreachable("the recorder gave no key to check its events with: %v", err)
 	}
-	return natsbus.SignatureCheck{Key: k}, nil
+	return &natsbus.SignatureCheck{Key: k}, nil
 }
