@@ -37,7 +37,13 @@ func (rd *Reader) logCheckpoint(ctx context.Context, _ []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return api.LogCheckpoint{Checkpoint: string(cp.Note), Size: cp.Size, VerifierKey: vk}, nil
+	note, size := cp.Note, cp.Size
+	if rd.Cosigned != nil {
+		if cn, cs := rd.Cosigned(); cn != nil {
+			note, size = cn, cs
+		}
+	}
+	return api.LogCheckpoint{Checkpoint: string(note), Size: size, VerifierKey: vk}, nil
 }
 
 func (rd *Reader) logProve(ctx context.Context, body []byte) (any, error) {

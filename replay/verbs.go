@@ -31,6 +31,10 @@ type Reader struct {
 	// Narrators positions the events verb's narrators; nil: the Reader
 	// keeps its own (on the recorder's store).
 	Narrators *Narrators
+	// Cosigned, when set, is the newest checkpoint cosigned by the
+	// recorder's witnesses, which log-checkpoint answers with when it has
+	// one.
+	Cosigned func() (note []byte, size int64)
 
 	once sync.Once
 }
