@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
-	"github.com/matchrec/matchrec/cmd/matchrec/internal/witness"
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/web"
+	"github.com/matchrec/matchrec/cmd/matchrec/internal/witness"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/store/natsbus"
 )

@@ -102,7 +102,9 @@ func (s *Server) Handler() http.Handler {
 // errConflict carries the size the witness knows.
 type errConflict struct{ known int64 }
 
-func (e *errConflict) Error() string { return fmt.Sprintf("the witness co-signed a tree of %d entries last", e.known) }
+func (e *errConflict) Error() string {
+	return fmt.Sprintf("the witness co-signed a tree of %d entries last", e.known)
+}
 
 var (
 	errUnknownLog = errors.New("not a log this witness witnesses")
