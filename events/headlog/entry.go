@@ -49,9 +49,12 @@ const (
 // signed one (its creating event — match.created, or a branch's
 // branch.created — carries participants' keys), so a copy of the match
 // that says otherwise is a downgrade; Kind marks the events that create
-// and end a match. Its bytes (Marshal) are the canonical msgpack array
+// and end a match; Prev is the index of the match's previous entry (-1:
+// this is its first), so the entries of one match form a chain anyone can
+// walk back from its newest. Its bytes (Marshal) are the canonical msgpack
+// array
 //
-//	[1, match (str), seq (uint), hash (bin 32), signed (bool), kind (str)]
+//	[1, match (str), seq (uint), hash (bin 32), signed (bool), kind (str), prev (int)]
 //
 // and its leaf hash is RFC 6962's: SHA-256(0x00 || bytes).
 type Entry struct {
@@ -60,9 +63,10 @@ type Entry struct {
 	Hash   events.Hash
 	Signed bool
 	Kind   string
+	Prev   int64
 }
 
-const entryFields = 6
+const entryFields = 7
 
 // MaxEntry bounds an entry's size (a match id is at most 64 bytes).
 const MaxEntry = 256
@@ -81,6 +85,7 @@ func (e Entry) Marshal() []byte {
 	_ = enc.EncodeBytes(e.Hash[:])
 	_ = enc.EncodeBool(e.Signed)
 	_ = enc.EncodeString(e.Kind)
+	_ = enc.EncodeInt(e.Prev)
 	return buf.Bytes()
 }
 
@@ -123,6 +128,9 @@ func ParseEntry(b []byte) (e Entry, err error) {
 	if e.Kind, err = dec.DecodeString(); err != nil {
 		return fail("kind", err)
 	}
+	if e.Prev, err = dec.DecodeInt64(); err != nil || e.Prev < -1 {
+		return fail("prev", fmt.Errorf("want an entry index or -1, got %d (%v)", e.Prev, err))
+	}
 	if !bytes.Equal(e.Marshal(), b) {
 		return fail("encoding", errors.New("not the canonical encoding (trailing or non-minimal bytes)"))
 	}
@@ -140,9 +148,10 @@ func KindOf(t events.Type) string {
 	return ""
 }
 
-// EntryOf is the entry of event e of a match that is signed or not.
-func EntryOf(e *events.Event, signed bool) Entry {
-	return Entry{Match: e.Match, Seq: e.Seq, Hash: e.Hash, Signed: signed, Kind: KindOf(e.Type)}
+// EntryOf is the entry of event e of a match that is signed or not, whose
+// previous entry is prev (-1: none).
+func EntryOf(e *events.Event, signed bool, prev int64) Entry {
+	return Entry{Match: e.Match, Seq: e.Seq, Hash: e.Hash, Signed: signed, Kind: KindOf(e.Type), Prev: prev}
 }
 
 // Creates reports whether e creates its match — match.created, or the

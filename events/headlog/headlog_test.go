@@ -17,7 +17,7 @@ import (
 func key(b byte) ed25519.PrivateKey { return ed25519.NewKeyFromSeed(bytes.Repeat([]byte{b}, 32)) }
 
 func entry(match string, seq uint64) Entry {
-	return Entry{Match: match, Seq: seq, Hash: sha256.Sum256([]byte(fmt.Sprint(match, seq))), Signed: seq%2 == 0, Kind: KindCreated}
+	return Entry{Match: match, Seq: seq, Hash: sha256.Sum256([]byte(fmt.Sprint(match, seq))), Signed: seq%2 == 0, Kind: KindCreated, Prev: int64(seq) - 1}
 }
 
 func TestEntryRoundTripAndCanonical(t *testing.T) {
@@ -31,7 +31,8 @@ func TestEntryRoundTripAndCanonical(t *testing.T) {
 		"trailing byte": append(bytes.Clone(b), 0),
 		"cut":           b[:len(b)-1],
 		"empty":         nil,
-		"version 2":     append([]byte{0x96, 0x02}, b[2:]...),
+		"version 2":     append([]byte{0x97, 0x02}, b[2:]...),
+		"prev -2":       append(bytes.Clone(b[:len(b)-1]), 0xfe),
 		"long int":      bytes.Replace(b, []byte{0x0c}, []byte{0xcd, 0x00, 0x0c}, 1),
 	} {
 		if _, err := ParseEntry(bad); !errors.Is(err, ErrMalformed) {

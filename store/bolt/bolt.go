@@ -80,6 +80,10 @@ type Options struct {
 	// commit (headlog.go): the recorder's identity (headlog.NewSigner).
 	// nil keeps the log and signs nothing.
 	Signer note.Signer
+	// NoLog keeps no transparency log at all: for benchmarks only, to
+	// measure what the log costs an append. A file written so has no log
+	// of those events; a later open with the log enters only new ones.
+	NoLog bool
 }
 
 // Store is a store.Store and store.Outbox backed by a bbolt file. It is safe
@@ -107,6 +111,7 @@ type Store struct {
 	closeOnce sync.Once
 	closeErr  error
 
+	noLog  bool
 	signer atomic.Pointer[note.Signer]
 	cp     atomic.Pointer[headlog.Checkpoint] // the newest signed checkpoint
 }
@@ -165,7 +170,7 @@ func Open(path string, opts Options) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	if err := ensureLog(db); err != nil {
+	if err := ensureLog(db, opts.NoLog); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -179,6 +184,7 @@ func Open(path string, opts Options) (*Store, error) {
 		notify:   make(chan struct{}, 1),
 		ackKick:  make(chan struct{}, 1),
 		ackDelay: opts.AckDelay,
+		noLog:    opts.NoLog,
 	}
 	s.SetSigner(opts.Signer)
 	go s.run()

@@ -139,7 +139,7 @@ func (s *Store) Branch(ctx context.Context, id, parent string, at uint64, evs []
 		if err := heads.Put([]byte(id), start.encode()); err != nil {
 			return err
 		}
-		w, err := newTxWriter(tx)
+		w, err := s.newTxWriter(tx)
 		if err != nil {
 			return err
 		}
@@ -160,7 +160,9 @@ func (s *Store) Branch(ctx context.Context, id, parent string, at uint64, evs []
 		if err != nil {
 			return err
 		}
-		tree, err = w.lg.flush()
+		if w.lg.added {
+			tree, err = w.lg.flush()
+		}
 		return err
 	})
 	if reject != nil {
@@ -169,7 +171,9 @@ func (s *Store) Branch(ctx context.Context, id, parent string, at uint64, evs []
 	if err != nil {
 		return fmt.Errorf("branch %q of %q at %d: %w", id, parent, at, err)
 	}
-	s.signCheckpoint(tree)
+	if tree.N > 0 {
+		s.signCheckpoint(tree)
+	}
 	select {
 	case s.notify <- struct{}{}:
 	default:

@@ -19,40 +19,77 @@ import (
 // file beside the events, written in the same transaction as the events it
 // names:
 //
-//	tlog/size                      the number of entries (8)
-//	tlog-hashes/<index>            stored hash <index> (32), tlog's layout
-//	tlog-entries/<leaf>            the entry (headlog.Entry.Marshal)
-//	tlog-leaves/<match>/<seq>      the leaf of the match's event seq (8)
-//	tlog-leaves/<match>/signed     1 if the match is signed, else 0
-//	tlog-leaves/<match>/ended      the leaf of its match.ended entry (8)
+//	tlog/size                the number of entries (8)
+//	tlog-hashes/<index>      stored hash <index> (32), tlog's layout
+//	tlog-entries/<leaf>      the entry (headlog.Entry.Marshal)
+//	tlog-matches/<match>     signed (1) | created, ended, newest leaf + 1
+//	                         (8 each; 0: none) | newest entry's seq (8)
 //
 // Every integer key is big-endian, so a cursor walks entries and hashes in
 // order. The hashes are x/mod's stored hashes (tlog.StoredHashes): a leaf
 // adds one hash plus one per level it completes, and any proof reads
-// O(log n) of them.
+// O(log n) of them. A match's record is one small value beside its head
+// record, so an append touches a page or two more than without the log;
+// an older event's leaf is found by walking the match's entries back from
+// its newest (each names the one before: headlog.Entry.Prev).
 var (
 	bktLog        = []byte("tlog")
 	bktLogHashes  = []byte("tlog-hashes")
 	bktLogEntries = []byte("tlog-entries")
-	bktLogLeaves  = []byte("tlog-leaves")
+	bktLogMatches = []byte("tlog-matches")
 
-	keyLogSize   = []byte("size")
-	keyLogSigned = []byte("signed")
-	keyLogEnded  = []byte("ended")
+	keyLogSize = []byte("size")
 )
 
 var _ store.HeadLog = (*Store)(nil)
 
+// logMatch is a match's record in tlog-matches.
+type logMatch struct {
+	signed                bool
+	created, ended, newst int64 // -1: none
+	newestSeq             uint64
+}
+
+const logMatchLen = 1 + 4*8
+
+func decodeLogMatch(v []byte) (logMatch, error) {
+	m := logMatch{created: -1, ended: -1, newst: -1}
+	if v == nil {
+		return m, nil
+	}
+	if len(v) != logMatchLen {
+		return m, fmt.Errorf("%w: a log match record of %d bytes", ErrCorrupt, len(v))
+	}
+	m.signed = v[0] == 1
+	m.created = int64(binary.BigEndian.Uint64(v[1:])) - 1
+	m.ended = int64(binary.BigEndian.Uint64(v[9:])) - 1
+	m.newst = int64(binary.BigEndian.Uint64(v[17:])) - 1
+	m.newestSeq = binary.BigEndian.Uint64(v[25:])
+	return m, nil
+}
+
+func (m logMatch) encode() []byte {
+	v := make([]byte, logMatchLen)
+	if m.signed {
+		v[0] = 1
+	}
+	binary.BigEndian.PutUint64(v[1:], uint64(m.created+1))
+	binary.BigEndian.PutUint64(v[9:], uint64(m.ended+1))
+	binary.BigEndian.PutUint64(v[17:], uint64(m.newst+1))
+	binary.BigEndian.PutUint64(v[25:], m.newestSeq)
+	return v
+}
+
 // logTx is the log inside one transaction.
 type logTx struct {
-	info, hashes, entries, leaves *bbolt.Bucket
-	size                          int64
-	added                         bool
+	info, hashes, entries, matches *bbolt.Bucket
+	size                           int64
+	added                          bool
 }
 
 func openLogTx(tx *bbolt.Tx) (*logTx, error) {
-	l := &logTx{info: tx.Bucket(bktLog), hashes: tx.Bucket(bktLogHashes), entries: tx.Bucket(bktLogEntries), leaves: tx.Bucket(bktLogLeaves)}
-	if l.info == nil || l.hashes == nil || l.entries == nil || l.leaves == nil {
+	l := &logTx{info: tx.Bucket(bktLog), hashes: tx.Bucket(bktLogHashes), entries: tx.Bucket(bktLogEntries), matches: tx.Bucket(bktLogMatches)}
+	if l.info == nil || l.hashes == nil || l.entries == nil || l.matches == nil {
 		return nil, fmt.Errorf("%w: the transparency log's buckets are missing", ErrCorrupt)
 	}
 	if v := l.info.Get(keyLogSize); v != nil {
@@ -78,28 +115,41 @@ func (l *logTx) ReadHashes(idx []int64) ([]tlog.Hash, error) {
 	return out, nil
 }
 
-// add enters event e (of a match whose signedness its creating event set)
-// and returns its leaf. An event already entered is not entered again.
-func (l *logTx) add(e *events.Event) (int64, error) {
-	name := []byte(e.Match)
-	mb, err := l.leaves.CreateBucketIfNotExists(name)
+// nop reports whether l is the log of a store that keeps none
+// (Options.NoLog): adds do nothing.
+func (l *logTx) nop() bool { return l.info == nil }
+
+func (l *logTx) match(name string) (logMatch, error) {
+	return decodeLogMatch(l.matches.Get([]byte(name)))
+}
+
+// entry reads and parses entry leaf.
+func (l *logTx) entry(leaf int64) (headlog.Entry, error) {
+	e, err := headlog.ParseEntry(l.entries.Get(u64(uint64(leaf))))
 	if err != nil {
-		return 0, fmt.Errorf("log leaves of %q: %w", e.Match, err)
+		return e, fmt.Errorf("%w: log entry %d: %v", ErrCorrupt, leaf, err)
 	}
-	if v := mb.Get(u64(e.Seq)); len(v) == 8 {
-		return int64(binary.BigEndian.Uint64(v)), nil
+	return e, nil
+}
+
+// add enters event e (of a match whose signedness its creating event set)
+// and returns its leaf. An event already entered (a cluster's follower
+// reading back the recorder's own) is not entered again.
+func (l *logTx) add(e *events.Event) (int64, error) {
+	if l.nop() {
+		return -1, nil
+	}
+	m, err := l.match(e.Match)
+	if err != nil {
+		return 0, err
+	}
+	if m.newst >= 0 && e.Seq <= m.newestSeq {
+		return l.leafOf(m, e.Seq)
 	}
 	if creates, signed := headlog.Creates(e); creates {
-		flag := []byte{0}
-		if signed {
-			flag[0] = 1
-		}
-		if err := mb.Put(keyLogSigned, flag); err != nil {
-			return 0, err
-		}
+		m.signed = signed
 	}
-	signed := bytes.Equal(mb.Get(keyLogSigned), []byte{1})
-	entry := headlog.EntryOf(e, signed).Marshal()
+	entry := headlog.EntryOf(e, m.signed, m.newst).Marshal()
 	hs, err := tlog.StoredHashes(l.size, entry, l)
 	if err != nil {
 		return 0, fmt.Errorf("log entry %d: %w", l.size, err)
@@ -115,18 +165,38 @@ func (l *logTx) add(e *events.Event) (int64, error) {
 	if err := l.entries.Put(u64(uint64(leaf)), entry); err != nil {
 		return 0, err
 	}
-	mb.FillPercent = 1.0
-	if err := mb.Put(u64(e.Seq), u64(uint64(leaf))); err != nil {
-		return 0, err
+	if m.created < 0 {
+		m.created = leaf
 	}
-	if e.Type == events.TypeMatchEnded && mb.Get(keyLogEnded) == nil {
-		if err := mb.Put(keyLogEnded, u64(uint64(leaf))); err != nil {
-			return 0, err
-		}
+	if e.Type == events.TypeMatchEnded && m.ended < 0 {
+		m.ended = leaf
+	}
+	m.newst, m.newestSeq = leaf, e.Seq
+	if err := l.matches.Put([]byte(e.Match), m.encode()); err != nil {
+		return 0, err
 	}
 	l.size++
 	l.added = true
 	return leaf, nil
+}
+
+// leafOf walks a match's entries back from its newest to the one of seq
+// (-1: none).
+func (l *logTx) leafOf(m logMatch, seq uint64) (int64, error) {
+	for leaf := m.newst; leaf >= 0; {
+		e, err := l.entry(leaf)
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case e.Seq == seq:
+			return leaf, nil
+		case e.Seq < seq || e.Prev >= leaf:
+			return -1, nil
+		}
+		leaf = e.Prev
+	}
+	return -1, nil
 }
 
 // flush writes the size and returns the tree's root.
@@ -145,12 +215,12 @@ func (l *logTx) flush() (tlog.Tree, error) {
 // every event already stored, match by match in id order, each match's
 // in sequence order: a store recorded before the log existed gets one
 // holding all it acknowledged.
-func ensureLog(db *bbolt.DB) error {
+func ensureLog(db *bbolt.DB, noLog bool) error {
 	return db.Update(func(tx *bbolt.Tx) error {
-		if tx.Bucket(bktLog) != nil {
+		if tx.Bucket(bktLog) != nil || noLog {
 			return nil
 		}
-		for _, name := range [][]byte{bktLog, bktLogHashes, bktLogEntries, bktLogLeaves} {
+		for _, name := range [][]byte{bktLog, bktLogHashes, bktLogEntries, bktLogMatches} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("create bucket %q: %w", name, err)
 			}
@@ -255,15 +325,17 @@ func (s *Store) Checkpoint(ctx context.Context) (headlog.Checkpoint, error) {
 // LogLeaf implements store.HeadLog.
 func (s *Store) LogLeaf(ctx context.Context, match string, seq uint64) (int64, error) {
 	leaf := int64(-1)
-	err := s.view(func(tx *bbolt.Tx) error {
-		b := tx.Bucket(bktLogLeaves)
-		if b == nil {
+	err := s.readLog(ctx, func(l *logTx) error {
+		m, err := l.match(match)
+		if err != nil || m.newst < 0 {
+			return err
+		}
+		if seq == 0 {
+			leaf = m.newst
 			return nil
 		}
-		if mb := b.Bucket([]byte(match)); mb != nil {
-			leaf = matchLeaf(mb, seq)
-		}
-		return nil
+		leaf, err = l.leafOf(m, seq)
+		return err
 	})
 	if err == nil && leaf < 0 {
 		err = fmt.Errorf("%w: the log has no entry of match %s event %d", store.ErrNotFound, match, seq)
@@ -271,54 +343,18 @@ func (s *Store) LogLeaf(ctx context.Context, match string, seq uint64) (int64, e
 	return leaf, err
 }
 
-// matchLeaf is the leaf of seq (0: the newest) in a match's leaves.
-func matchLeaf(mb *bbolt.Bucket, seq uint64) int64 {
-	if seq > 0 {
-		if v := mb.Get(u64(seq)); len(v) == 8 {
-			return int64(binary.BigEndian.Uint64(v))
-		}
-		return -1
-	}
-	c := mb.Cursor()
-	// Sequence keys are 8 bytes; "ended" and "signed" sort after them only
-	// by chance, so walk back over any key that is not a sequence.
-	for k, v := c.Last(); k != nil; k, v = c.Prev() {
-		if len(k) == 8 && len(v) == 8 {
-			return int64(binary.BigEndian.Uint64(v))
-		}
-	}
-	return -1
-}
-
 // LogLeaves implements store.HeadLog.
 func (s *Store) LogLeaves(ctx context.Context, match string) (store.MatchLeaves, error) {
-	out := store.MatchLeaves{Created: -1, Ended: -1, Newest: -1}
-	err := s.view(func(tx *bbolt.Tx) error {
-		b := tx.Bucket(bktLogLeaves)
-		if b == nil {
-			return nil
-		}
-		mb := b.Bucket([]byte(match))
-		if mb == nil {
-			return nil
-		}
-		c := mb.Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if len(k) == 8 && len(v) == 8 {
-				out.Created = int64(binary.BigEndian.Uint64(v))
-				break
-			}
-		}
-		out.Newest = matchLeaf(mb, 0)
-		if v := mb.Get(keyLogEnded); len(v) == 8 {
-			out.Ended = int64(binary.BigEndian.Uint64(v))
-		}
-		return nil
+	var m logMatch
+	err := s.readLog(ctx, func(l *logTx) error {
+		var err error
+		m, err = l.match(match)
+		return err
 	})
-	if err == nil && out.Newest < 0 {
+	if err == nil && m.newst < 0 {
 		err = fmt.Errorf("%w: the log has no entry of match %s", store.ErrNotFound, match)
 	}
-	return out, err
+	return store.MatchLeaves{Created: m.created, Ended: m.ended, Newest: m.newst}, err
 }
 
 // readLog runs fn on the log in a read transaction.

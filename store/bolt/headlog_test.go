@@ -144,7 +144,7 @@ func TestHeadLogBackfill(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = db.Update(func(tx *bbolt.Tx) error {
-		for _, b := range []string{"tlog", "tlog-hashes", "tlog-entries", "tlog-leaves"} {
+		for _, b := range []string{"tlog", "tlog-hashes", "tlog-entries", "tlog-matches"} {
 			if err := tx.DeleteBucket([]byte(b)); err != nil {
 				return err
 			}

@@ -104,7 +104,7 @@ func (s *Store) Follow(ctx context.Context, evs []store.StreamEvent, pos uint64)
 	var tree tlog.Tree
 	err = s.db.Update(func(tx *bbolt.Tx) error {
 		moved, rejected = map[string]uint64{}, nil
-		w, err := newTxWriter(tx)
+		w, err := s.newTxWriter(tx)
 		if err != nil {
 			return err
 		}

@@ -219,7 +219,7 @@ func (s *Store) commit(batch []*request) {
 	var written int
 	var tree tlog.Tree
 	err := s.db.Update(func(tx *bbolt.Tx) error {
-		w, err := newTxWriter(tx)
+		w, err := s.newTxWriter(tx)
 		if err != nil {
 			return err
 		}
@@ -298,10 +298,13 @@ type txWriter struct {
 	lg                     *logTx
 }
 
-func newTxWriter(tx *bbolt.Tx) (txWriter, error) {
-	lg, err := openLogTx(tx)
-	if err != nil {
-		return txWriter{}, err
+func (s *Store) newTxWriter(tx *bbolt.Tx) (txWriter, error) {
+	lg := &logTx{} // Options.NoLog: adds do nothing
+	if !s.noLog {
+		var err error
+		if lg, err = openLogTx(tx); err != nil {
+			return txWriter{}, err
+		}
 	}
 	return txWriter{tx: tx, matches: tx.Bucket(bktMatches), heads: tx.Bucket(bktHeads), outbox: tx.Bucket(bktOutbox), ix: openIndex(tx), lg: lg}, nil
 }
@@ -352,11 +355,16 @@ func (w txWriter) append(r *request) (reject, fatal error) {
 		if err := b.Put(u64(seq), rec); err != nil {
 			return nil, fmt.Errorf("match %q event %d: %w", r.match, seq, err)
 		}
+		// Every event is a leaf of the transparency log, in this
+		// transaction; its outbox entry names the leaf.
+		if r.leaf, err = w.lg.add(&r.evs[i]); err != nil {
+			return nil, fmt.Errorf("match %q event %d: log: %w", r.match, seq, err)
+		}
 		key, err := w.outbox.NextSequence()
 		if err != nil {
 			return nil, fmt.Errorf("outbox: %w", err)
 		}
-		if err := w.outbox.Put(u64(key), outboxValue(r.match, seq)); err != nil {
+		if err := w.outbox.Put(u64(key), outboxValue(r.match, seq, r.leaf)); err != nil {
 			return nil, fmt.Errorf("outbox: %w", err)
 		}
 	}
@@ -371,12 +379,6 @@ func (w txWriter) append(r *request) (reject, fatal error) {
 	}
 	if err := w.ix.update(r.match, r.evs, r.indexStart); err != nil {
 		return nil, fmt.Errorf("match %q index: %w", r.match, err)
-	}
-	// Every event is a leaf of the transparency log, in this transaction.
-	for i := range r.evs {
-		if r.leaf, err = w.lg.add(&r.evs[i]); err != nil {
-			return nil, fmt.Errorf("match %q event %d: log: %w", r.match, r.evs[i].Seq, err)
-		}
 	}
 	return nil, nil
 }

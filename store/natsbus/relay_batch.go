@@ -24,8 +24,9 @@ type busPos struct {
 // item is one event to publish: an outbox entry (key > 0) or an event
 // republished from the store into a stream that lacks it (key 0).
 type item struct {
-	ev  events.Event
-	key uint64
+	ev   events.Event
+	key  uint64
+	leaf int64 // its log entry, -1: unknown (vouch.go)
 }
 
 // matchQueue is one match's share of a round, published one at a time.
@@ -80,7 +81,7 @@ func (b *batch) queue(match string) *matchQueue {
 func (b *batch) add(e store.OutboxEntry) {
 	b.read++
 	q := b.queue(e.Event.Match)
-	q.items = append(q.items, item{ev: e.Event, key: e.Key})
+	q.items = append(q.items, item{ev: e.Event, key: e.Key, leaf: e.Leaf})
 }
 
 func (b *batch) empty() bool { return len(b.order) == 0 }
@@ -160,7 +161,7 @@ func (b *batch) launch(ctx context.Context, q *matchQueue) {
 		var msg *nats.Msg
 		var err error
 		if b.vouch != nil {
-			if msg, err = NewMsg(it.ev, nil); err == nil && !b.vouch.vouch(ctx, msg, it.ev) {
+			if msg, err = NewMsg(it.ev, nil); err == nil && !b.vouch.vouch(ctx, msg, it.ev, it.leaf) {
 				msg, err = NewMsg(it.ev, r.opts.Sign)
 			}
 		} else {
@@ -305,7 +306,7 @@ func (b *batch) fillGap(ctx context.Context, q *matchQueue, seq uint64) error {
 	}
 	items := make([]item, 0, len(fill)+len(q.items)-q.next)
 	for _, e := range fill {
-		items = append(items, item{ev: e})
+		items = append(items, item{ev: e, leaf: -1})
 	}
 	if last := fill[len(fill)-1].Seq; last == seq-1 {
 		items = append(items, q.items[q.next:]...)

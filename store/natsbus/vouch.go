@@ -79,6 +79,17 @@ type voucher struct {
 	hl  store.HeadLog
 	cp  headlog.Checkpoint
 	hdr string // the checkpoint header, encoded once per round
+	// leaves caches the leaves of events republished from the store (no
+	// outbox entry names them), found by one walk back along each match's
+	// entries per round.
+	leaves map[string]*walk
+}
+
+// walk is how far back a match's entries were walked: the leaf of each
+// seq seen, and the entry to go on from.
+type walk struct {
+	bySeq map[uint64]int64
+	next  int64 // -1: the first entry was reached
 }
 
 // newVoucher takes the store's newest checkpoint, which covers every
@@ -96,11 +107,17 @@ func newVoucher(ctx context.Context, st RelayStore) *voucher {
 	return &voucher{hl: hl, cp: cp, hdr: base64.StdEncoding.EncodeToString(cp.Note)}
 }
 
-// vouch adds e's log proof to msg; false if the checkpoint does not cover
-// e (the caller signs it instead).
-func (v *voucher) vouch(ctx context.Context, msg *nats.Msg, e events.Event) bool {
-	leaf, err := v.hl.LogLeaf(ctx, e.Match, e.Seq)
-	if err != nil || leaf >= v.cp.Size {
+// vouch adds e's log proof to msg (leaf: its entry, as the outbox names
+// it; -1: look it up); false if the checkpoint does not cover e (the
+// caller signs it instead).
+func (v *voucher) vouch(ctx context.Context, msg *nats.Msg, e events.Event, leaf int64) bool {
+	if leaf < 0 {
+		var ok bool
+		if leaf, ok = v.leafOf(ctx, e.Match, e.Seq); !ok {
+			return false
+		}
+	}
+	if leaf >= v.cp.Size {
 		return false
 	}
 	in, err := v.hl.ProveInclusion(ctx, leaf, v.cp.Size)
@@ -110,6 +127,44 @@ func (v *voucher) vouch(ctx context.Context, msg *nats.Msg, e events.Event) bool
 	msg.Header[HeaderCheckpoint] = []string{v.hdr}
 	msg.Header[HeaderLogProof] = []string{EncodeLogProof(in)}
 	return true
+}
+
+// leafOf finds the leaf of a match's event seq by walking its entries
+// back from its newest (each names the one before), once per round.
+func (v *voucher) leafOf(ctx context.Context, match string, seq uint64) (int64, bool) {
+	w := v.leaves[match]
+	if w == nil {
+		newest, err := v.hl.LogLeaf(ctx, match, 0)
+		if err != nil {
+			return -1, false
+		}
+		w = &walk{bySeq: map[uint64]int64{}, next: newest}
+		if v.leaves == nil {
+			v.leaves = map[string]*walk{}
+		}
+		v.leaves[match] = w
+	}
+	for {
+		if leaf, ok := w.bySeq[seq]; ok {
+			return leaf, true
+		}
+		if w.next < 0 {
+			return -1, false
+		}
+		b, err := v.hl.LogEntry(ctx, w.next)
+		if err != nil {
+			return -1, false
+		}
+		e, err := headlog.ParseEntry(b)
+		if err != nil || e.Match != match || e.Prev >= w.next {
+			return -1, false
+		}
+		w.bySeq[e.Seq] = w.next
+		if e.Seq < seq {
+			return -1, false
+		}
+		w.next = e.Prev
+	}
 }
 
 // checkpoints caches the checkpoints a follower verified, by their note:

@@ -80,15 +80,16 @@ def open_checkpoint(note, public):
 
 
 def parse_entry(entry):
-    """[1, match, seq, hash (32), signed, kind], canonical msgpack."""
+    """[1, match, seq, hash (32), signed, kind, prev], canonical msgpack."""
     try:
         e = unpack(entry)
     except MsgpackError as err:
         raise LogError("bad_proof", "an entry that is not canonical msgpack: %s" % err) from None
-    if not (type(e) is list and len(e) == 6 and e[0] == 1 and type(e[1]) is str and type(e[2]) is int and e[2] >= 0
-            and type(e[3]) is bytes and len(e[3]) == 32 and type(e[4]) is bool and type(e[5]) is str):
-        raise LogError("bad_proof", "an entry that is not [1, match, seq, hash, signed, kind]")
-    return {"match": e[1], "seq": e[2], "hash": e[3], "signed": e[4], "kind": e[5]}
+    if not (type(e) is list and len(e) == 7 and e[0] == 1 and type(e[1]) is str and type(e[2]) is int and e[2] >= 0
+            and type(e[3]) is bytes and len(e[3]) == 32 and type(e[4]) is bool and type(e[5]) is str
+            and type(e[6]) is int and e[6] >= -1):
+        raise LogError("bad_proof", "an entry that is not [1, match, seq, hash, signed, kind, prev]")
+    return {"match": e[1], "seq": e[2], "hash": e[3], "signed": e[4], "kind": e[5], "prev": e[6]}
 
 
 def _lsb(n):
