@@ -99,13 +99,7 @@ class Verifier:
         if key is None:
             fail(0, "bad_checkpoint", "no recorder key to check the log's checkpoints with")
         else:
-            own = None
-            if self.b.get("log") is not None:
-                try:
-                    own = read_proof(self.b["log"])
-                except LogError as e:
-                    raise CannotVerify("bad_file", "not a matchrec bundle: its log proof: %s" % e) from None
-            out = LogCheck(self.match, self.all_events, key, fail).run(own, self.held)
+            out = LogCheck(self.match, self.all_events, key, fail).run(self.b.get("log_proof"), self.held)
         if from_bundle:
             out["key_from_bundle"] = True
         self.checks["log"] = out

@@ -6,6 +6,7 @@ import hashlib
 import json
 
 from .msgpack import MsgpackError, NotCanonical, unpack, unpack_at
+from .transparency import LogError, read_proof
 
 ZERO_HASH = bytes(32)
 MAX_STATEMENT = 64 << 10  # events.md: a statement is at most 64 KiB
@@ -191,4 +192,9 @@ def read_bundle(data):
     except (binascii.Error, ValueError) as e:
         raise CannotVerify("bad_file", "not a matchrec bundle: a record is not base64 (%s)" % e) from None
     b["lineage"] = lineage
+    if b.get("log") is not None:
+        try:
+            b["log_proof"] = read_proof(b["log"])
+        except LogError as e:
+            raise CannotVerify("bad_file", "not a matchrec bundle: its log proof: %s" % e) from None
     return b
