@@ -126,6 +126,9 @@ type Config struct {
 	HTTPCORS                string
 	HTTPTLSCert, HTTPTLSKey string
 	WebTuning               web.Tuning // what viewers may cost (zero: defaults)
+	// NoLog keeps no transparency log (bolt.Options.NoLog): benchmarks
+	// only, to measure what the log costs the full path.
+	NoLog bool
 	// Witnesses co-sign the log's checkpoints (serve --witness URL=KEY).
 	Witnesses []witness.Endpoint
 	Log       zerolog.Logger
@@ -186,7 +189,7 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	// The store first: its file lock is what makes the data directory
 	// (and the embedded server's files in it) ours.
 	n.store, err = bolt.Open(filepath.Join(cfg.DataDir, StoreFile), bolt.Options{
-		Timeout: cfg.LockTimeout, NoSync: cfg.NoSync, AckDelay: cfg.AckDelay, Logger: cfg.Log,
+		Timeout: cfg.LockTimeout, NoSync: cfg.NoSync, AckDelay: cfg.AckDelay, Logger: cfg.Log, NoLog: cfg.NoLog,
 	})
 	if err != nil {
 		return nil, err
@@ -199,7 +202,9 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
-	n.store.SetSigner(signer)
+	if !cfg.NoLog {
+		n.store.SetSigner(signer)
+	}
 	if err := n.startNATS(); err != nil {
 		return nil, err
 	}
