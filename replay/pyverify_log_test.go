@@ -17,7 +17,6 @@ import (
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store/api"
-	"github.com/matchrec/matchrec/store/bolt"
 	"github.com/matchrec/matchrec/store/storetest"
 )
 
@@ -142,10 +141,7 @@ func TestVerifiersAgreeOnTheLog(t *testing.T) {
 // consistency proof from the held checkpoint's size.
 func logOf(t *testing.T, m recordedMatch, held []byte) *headlog.Proof {
 	t.Helper()
-	st, err := bolt.Open(m.path, bolt.Options{Signer: m.signer})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openSigned(t, m)
 	defer st.Close()
 	var from []int64
 	if held != nil {
@@ -163,10 +159,7 @@ func logOf(t *testing.T, m recordedMatch, held []byte) *headlog.Proof {
 // otherMatchLog is the log's proof of another match of the same log.
 func otherMatchLog(t *testing.T, m recordedMatch) *headlog.Proof {
 	t.Helper()
-	st, err := bolt.Open(m.path, bolt.Options{Signer: m.signer})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openSigned(t, m)
 	defer st.Close()
 	ctx := context.Background()
 	if _, err := st.AppendLogged(ctx, "other", 0, storetest.MakeEvents("other", 1, events.Hash{}, 2), nil, nil); err != nil {

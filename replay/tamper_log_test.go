@@ -110,10 +110,7 @@ func TestTamperSuiteLog(t *testing.T) {
 			return tx.Bucket([]byte("heads")).Delete([]byte(tamperMatch))
 		})
 		_ = db.Close()
-		st, err := bolt.Open(m.path, bolt.Options{Signer: m.signer})
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := openSigned(t, m)
 		defer st.Close()
 		ctx := context.Background()
 		cp, err := st.Checkpoint(ctx)
@@ -132,10 +129,7 @@ func TestTamperSuiteLog(t *testing.T) {
 // (as `matchrec audit` does through the bundle verb), holding held.
 func auditLogged(t *testing.T, m recordedMatch, withReceipts bool, held []byte) (replay.Report, *headlog.Proof) {
 	t.Helper()
-	st, err := bolt.Open(m.path, bolt.Options{Signer: m.signer})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openSigned(t, m)
 	defer st.Close()
 	ctx := context.Background()
 	in, err := replay.AuditInputs(ctx, st, tamperMatch)
@@ -151,6 +145,17 @@ func auditLogged(t *testing.T, m recordedMatch, withReceipts bool, held []byte) 
 	return replay.AuditRecords(tamperMatch, in.Records, editions.Lookup, in.Options), in.Options.Log.Proof
 }
 
+// openSigned opens the match's data file as its recorder does: the log's
+// checkpoints signed with the recorder's key.
+func openSigned(t *testing.T, m recordedMatch) *bolt.Store {
+	t.Helper()
+	st, err := bolt.Open(m.path, bolt.Options{Signer: m.signer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 // relog rebuilds the data file's log from its (edited) events, as an
 // operator who holds the recorder's key can: delete it, and the store
 // enters every stored event again when opened; the next checkpoint is
@@ -162,7 +167,7 @@ func relog(t *testing.T, m recordedMatch) {
 		t.Fatal(err)
 	}
 	_ = db.Update(func(tx *bbolt.Tx) error {
-		for _, b := range []string{"tlog", "tlog-hashes", "tlog-entries", "tlog-leaves"} {
+		for _, b := range []string{"tlog", "tlog-hashes", "tlog-entries", "tlog-matches"} {
 			if err := tx.DeleteBucket([]byte(b)); err != nil {
 				return err
 			}

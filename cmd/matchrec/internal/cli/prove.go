@@ -28,13 +28,19 @@ func (a *app) recorderKey(ctx context.Context, c *recorderAPI, match, given stri
 	if pub := a.recorderKeyOf(match); pub != nil {
 		return pub, nil
 	}
+	return pingKey(ctx, c)
+}
+
+// pingKey is the key the recorder gives over the authenticated API (ping,
+// as `matchrec identity` prints it).
+func pingKey(ctx context.Context, c *recorderAPI) (ed25519.PublicKey, error) {
 	var ping api.PingResult
 	if err := c.call(ctx, api.VerbPing, nil, &ping); err != nil {
 		return nil, err
 	}
 	pub, err := auth.ParsePublicKey(ping.Recorder)
 	if err != nil {
-		return nil, unreachable("the recorder gave no key to check its log with: %v", err)
+		return nil, unreachable("the recorder gave no key to check its events and log with: %v", err)
 	}
 	return pub, nil
 }
