@@ -84,4 +84,10 @@ const (
 	CodeNotRefused   Code = "not_refused"   // a script step expected a refusal and was recorded
 	CodeWrongRefusal Code = "wrong_refusal" // a script step was refused with another code
 	CodePlotFailed   Code = "plot_failed"   // a report's plot could not be drawn
+
+	// The transparency log's (docs/transparency.md), to the CLI and the
+	// witness: nothing is recorded, the checkpoint kept is not replaced.
+	CodeBadCheckpoint Code = "bad_checkpoint" // a checkpoint not signed by the recorder's key (forged, or another recorder's)
+	CodeBadProof      Code = "bad_proof"      // an inclusion or consistency proof that does not verify, or proves another match's entry
+	CodeLogFork       Code = "log_fork"       // two checkpoints of one log that no consistency proof joins: two histories
 )

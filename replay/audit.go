@@ -38,6 +38,9 @@ type AuditOptions struct {
 	Reveals [][]byte
 	// Receipts, when given, are checked against the log.
 	Receipts *Receipts
+	// Log, when given, checks the records against the transparency log
+	// (audit_log.go).
+	Log *LogInputs
 	// Snapshots are the state hashes of the store's cached snapshots, by
 	// sequence (api.Bundle.Snapshots): the re-fold lists those that
 	// differ (RefoldCheck.SnapshotsDiffer).
@@ -117,6 +120,10 @@ func audit(match string, recs []record, lookup fold.Lookup, o AuditOptions) Repo
 		r.OneHolder = projector.OneHolder(st.created[n-1].keys)
 	}
 	r.Checks.Statements = st.c
+	if o.Log != nil && (o.Log.Proof != nil || len(o.Log.Held) > 0) {
+		lc := checkLog(match, all, o.Log, r.failer(CheckLog))
+		r.Checks.Log = &lc
+	}
 	if o.Receipts != nil {
 		rc := checkReceipts(match, all, st.created, o.Receipts, r.failer(CheckReceipts))
 		r.Checks.Receipts = &rc

@@ -9,6 +9,8 @@ import (
 	"sort"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/events/auth"
+	"github.com/matchrec/matchrec/events/headlog"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store/api"
@@ -51,12 +53,21 @@ type BundleWriter struct {
 	w     *bufio.Writer
 	keys  []uint64
 	first bool
+	log   *headlog.Proof
+}
+
+// SetLog sets the log's proof the bundle ends with (the last page's:
+// nil keeps the one set before).
+func (bw *BundleWriter) SetLog(p *headlog.Proof) {
+	if p != nil {
+		bw.log = p
+	}
 }
 
 // NewBundleWriter writes every field of head but its keys and records.
 func NewBundleWriter(w io.Writer, head *api.Bundle) (*BundleWriter, error) {
 	h := *head
-	h.Keys, h.Records = nil, nil
+	h.Keys, h.Records, h.Log = nil, nil, nil
 	b, err := json.Marshal(&h)
 	if err != nil {
 		return nil, err
@@ -72,7 +83,7 @@ func NewBundleWriter(w io.Writer, head *api.Bundle) (*BundleWriter, error) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	bw := &BundleWriter{w: bufio.NewWriterSize(w, 64<<10), first: true}
+	bw := &BundleWriter{w: bufio.NewWriterSize(w, 64<<10), first: true, log: head.Log}
 	bw.w.WriteString("{\n")
 	for _, name := range names {
 		fmt.Fprintf(bw.w, " %q: %s,\n", name, fields[name])
@@ -109,6 +120,14 @@ func (bw *BundleWriter) Close() error {
 	}
 	if bw.keys == nil {
 		keys = []byte("[]")
+	}
+	if bw.log != nil {
+		lb, err := json.Marshal(bw.log)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(bw.w, "\n ],\n \"log\": %s,\n \"keys\": %s\n}\n", lb, keys)
+		return bw.w.Flush()
 	}
 	fmt.Fprintf(bw.w, "\n ],\n \"keys\": %s\n}\n", keys)
 	return bw.w.Flush()
@@ -167,11 +186,30 @@ func checkLineage(match string, lineage []events.BranchPoint) error {
 // damaged), or was taken by a build whose state has another shape, is
 // audited without comparing states.
 func VerifyBundle(b *api.Bundle, lookup fold.Lookup, rc *Receipts) Report {
+	return VerifyBundleLog(b, lookup, rc, nil)
+}
+
+// VerifyBundleLog is VerifyBundle that also checks the bundle against the
+// transparency log (audit_log.go): its own proof (api.Bundle.Log) and the
+// checkpoint the verifier holds (held, nil: none), under the recorder key
+// (nil: the key the bundle names, and the report says so).
+func VerifyBundleLog(b *api.Bundle, lookup fold.Lookup, rc *Receipts, lg *LogInputs) Report {
 	recs := make([]Record, len(b.Records))
 	for i := range b.Records {
 		recs[i] = Record{b.Keys[i], b.Records[i]}
 	}
-	o := AuditOptions{Lineage: b.Lineage, Reveals: b.Reveals, Receipts: rc, Snapshots: b.Snapshots}
+	if lg == nil {
+		lg = &LogInputs{}
+	}
+	lg.Proof = b.Log
+	if lg.Recorder == nil && (lg.Proof != nil || len(lg.Held) > 0) {
+		if rc != nil && rc.Recorder != nil {
+			lg.Recorder = rc.Recorder
+		} else if k, err := auth.ParsePublicKey(b.Recorder); err == nil {
+			lg.Recorder, lg.KeyFromBundle = k, true
+		}
+	}
+	o := AuditOptions{Lineage: b.Lineage, Reveals: b.Reveals, Receipts: rc, Snapshots: b.Snapshots, Log: lg}
 	if !b.StateHash.IsZero() && b.StateVersion == projector.StateVersion {
 		o.Expected = &b.StateHash
 	}

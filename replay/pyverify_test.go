@@ -281,7 +281,7 @@ func TestVerifiersRefuseTheSameMalformedBundles(t *testing.T) {
 	lineage := func(m map[string]any) []any { return m["lineage"].([]any) }
 	cases := map[string][]byte{
 		"another format":             edited(func(m map[string]any) { m["format"] = "something else" }),
-		"version 3":                  edited(func(m map[string]any) { m["version"] = 3 }),
+		"version 4":                  edited(func(m map[string]any) { m["version"] = 4 }),
 		"a field it does not have":   edited(func(m map[string]any) { m["extra"] = 1 }),
 		"one key too few":            edited(func(m map[string]any) { m["keys"] = m["keys"].([]any)[1:] }),
 		"no match":                   edited(func(m map[string]any) { m["match"] = "" }),

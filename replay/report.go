@@ -108,11 +108,12 @@ const (
 	CheckEnd        = "end"
 	CheckWitnesses  = "witnesses"
 	CheckRefold     = "refold"
+	CheckLog        = "log"
 	CheckReceipts   = "receipts"
 )
 
 // CheckOrder is the order of the checks.
-var CheckOrder = []string{CheckChain, CheckStatements, CheckActors, CheckDice, CheckEnd, CheckWitnesses, CheckRefold, CheckReceipts}
+var CheckOrder = []string{CheckChain, CheckStatements, CheckActors, CheckDice, CheckEnd, CheckWitnesses, CheckRefold, CheckLog, CheckReceipts}
 
 // Checks is what each check counted; each is OK when it found no problem.
 type Checks struct {
@@ -123,6 +124,7 @@ type Checks struct {
 	End        EndCheck       `json:"end"`
 	Witnesses  Check          `json:"witnesses"`
 	Refold     *RefoldCheck   `json:"refold,omitempty"`
+	Log        *LogCheck      `json:"log,omitempty"`
 	Receipts   *ReceiptCheck  `json:"receipts,omitempty"`
 }
 
@@ -193,6 +195,9 @@ func (r *Report) judge() {
 	c.Dice.OK, c.End.OK, c.Witnesses.OK = !failed(CheckDice), !failed(CheckEnd), !failed(CheckWitnesses)
 	if c.Refold != nil {
 		c.Refold.OK = !failed(CheckRefold)
+	}
+	if c.Log != nil {
+		c.Log.OK = !failed(CheckLog)
 	}
 	if c.Receipts != nil {
 		c.Receipts.OK = !failed(CheckReceipts)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
+	"golang.org/x/mod/sumdb/note"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/events/auth"
@@ -19,6 +20,7 @@ import (
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/bolt"
+	"github.com/matchrec/matchrec/store/identity"
 	"github.com/matchrec/matchrec/store/recorder"
 )
 
@@ -50,6 +52,9 @@ type recordedMatch struct {
 	receipts []auth.Receipt
 	recorder []byte // the recorder's public key
 	secret   []byte // the recorder's seed of epoch 0, read from the data file
+	// signer signs the log's checkpoints with the recorder's key: the
+	// operator holds it, and uses it to sign a log rebuilt after a forgery.
+	signer note.Signer
 }
 
 // participants sends commands as a signed match's keys or a token match's
@@ -116,6 +121,10 @@ func recordTamperMatch(t testing.TB, signed bool) recordedMatch {
 	t.Helper()
 	rec, st, path := newTestRecorder(t)
 	ctx := context.Background()
+	signer, err := rec.Identity().LogSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
 	req := duelSetup(tamperMatch, 6)
 	ps := &participants{t: t, rec: rec, keys: map[string]*auth.Key{}}
 	if signed {
@@ -183,7 +192,7 @@ func recordTamperMatch(t testing.TB, signed bool) recordedMatch {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return recordedMatch{path: path, signed: signed, marks: m, receipts: ps.receipts, recorder: rec.Identity().PublicKey(), secret: secret}
+	return recordedMatch{path: path, signed: signed, marks: m, receipts: ps.receipts, recorder: rec.Identity().PublicKey(), secret: secret, signer: signer}
 }
 
 func ones(n, v int) []int {

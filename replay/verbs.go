@@ -31,6 +31,10 @@ type Reader struct {
 	// Narrators positions the events verb's narrators; nil: the Reader
 	// keeps its own (on the recorder's store).
 	Narrators *Narrators
+	// Cosigned, when set, is the newest checkpoint cosigned by the
+	// recorder's witnesses, which log-checkpoint answers with when it has
+	// one.
+	Cosigned func() (note []byte, size int64)
 
 	once sync.Once
 }
@@ -53,6 +57,10 @@ func (rd *Reader) Verbs() api.Verbs {
 		api.VerbDiff:     rd.diff,
 
 		api.VerbDiscardSnapshots: rd.discardSnapshots,
+
+		api.VerbLogCheckpoint:  rd.logCheckpoint,
+		api.VerbLogProve:       rd.logProve,
+		api.VerbLogConsistency: rd.logConsistency,
 	}
 }
 
@@ -236,6 +244,17 @@ func (rd *Reader) bundle(ctx context.Context, body []byte) (any, error) {
 	})
 	if err != nil && !errors.Is(err, events.ErrStop) {
 		return nil, err
+	}
+	if res.Next == 0 {
+		// The last page: the log's proof of the match, taken after its
+		// last record was read, so it covers it.
+		if hl, ok := st.(store.HeadLog); ok {
+			if p, err := ProveMatch(ctx, hl, req.Match, 0, req.LogFrom); err == nil {
+				res.Log = p
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return nil, err
+			}
+		}
 	}
 	return res, nil
 }

@@ -77,6 +77,9 @@ type Store interface {
 type OutboxEntry struct {
 	Key   uint64 // the outbox's own order, ascending in commit order
 	Event events.Event
+	// Leaf is the event's entry in the store's transparency log (HeadLog),
+	// -1 when the store does not say.
+	Leaf int64
 }
 
 // Outbox is an optional ability (found by type assertion): a store that

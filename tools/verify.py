@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """An independent verifier of matchrec bundles, written from the documents alone.
 
-    python3 tools/verify.py BUNDLE [--json] [--receipts DIR [--recorder-key HEX]]
+    python3 tools/verify.py BUNDLE [--json] [--receipts DIR] [--recorder-key HEX] [--checkpoint FILE]
 
 It implements docs/events.md, docs/bundle.md and docs/dice.md with the Python
 standard library only (tools/verifier/: a strict msgpack decoder and RFC 8032
-Ed25519 verification are included), so a judge need not trust matchrec's code
+Ed25519 verification are included; tools/verifier/transparency.py checks the
+transparency log's checkpoints and RFC 6962 proofs, docs/transparency.md), so a judge need not trust matchrec's code
 to trust a verdict. matchrec's own audit does more (it re-folds the match with
 the edition's rules); what this verifier leaves to it is listed under
 "not_checked" in every report. --json prints the report of docs/bundle.md
@@ -27,11 +28,12 @@ from verifier.ed25519 import (ED_BASE, ED_L, ED_P, ed25519_verify, ed_compress, 
                               ed_mul, signed_message)
 from verifier.msgpack import MsgpackError, NotCanonical, pack, unpack  # noqa: E402,F401
 from verifier.records import CannotVerify, Event, RecordError, Statement, read_bundle, unhex  # noqa: E402,F401
+from verifier.transparency import LogError, read_held  # noqa: E402
 
 EXIT = {"CLEAN": 0, "FAILED": 1, "UNRESOLVED": 3}
 TITLES = {"chain": "hash chain and sequence", "statements": "statements and signatures", "actors": "who acted",
           "dice": "digital dice", "end": "the end", "witnesses": "witnesses, disputes and rulings",
-          "receipts": "receipts"}
+          "log": "the transparency log", "receipts": "receipts"}
 
 
 def print_text(rep, out):
@@ -67,18 +69,28 @@ def main(argv=None):
     ap.add_argument("bundle", help="a bundle written by 'matchrec export MATCH --bundle FILE'")
     ap.add_argument("--json", action="store_true", help="print the report as JSON (docs/bundle.md, \"The report\")")
     ap.add_argument("--receipts", metavar="DIR", help="check DIR/<match>.receipts and DIR/<match>.keys against the log")
-    ap.add_argument("--recorder-key", metavar="HEX", help="the recorder's public key (64 hex digits), with --receipts "
-                    "(default: the one DIR/<match>.keys remembers, else the one the first receipt names)")
+    ap.add_argument("--recorder-key", metavar="HEX", help="the recorder's public key (64 hex digits): the key receipts "
+                    "and the log's checkpoints must be signed with (default: the one DIR/<match>.keys remembers, else "
+                    "the one the first receipt names; for the log, else the one the bundle names)")
+    ap.add_argument("--checkpoint", metavar="FILE", help="a checkpoint you hold (or the JSON of 'matchrec prove --json'): "
+                    "the bundle must be the match that log holds (docs/transparency.md)")
     args = ap.parse_args(argv)
     try:
         recorder = None
         if args.recorder_key is not None:
             recorder = unhex(args.recorder_key.lower(), 32)
-            if recorder is None or args.receipts is None:
-                raise CannotVerify("bad_request", "--recorder-key HEX (64 hex digits) goes with --receipts DIR")
+            if recorder is None:
+                raise CannotVerify("bad_request", "--recorder-key HEX takes 64 hex digits")
+        held = None
+        if args.checkpoint is not None:
+            with open(args.checkpoint, "rb") as f:
+                try:
+                    held = read_held(f.read())
+                except LogError as e:
+                    raise CannotVerify("bad_file", "%s: %s" % (args.checkpoint, e)) from None
         with open(args.bundle, "rb") as f:
             bundle = read_bundle(f.read())
-        rep = Verifier(bundle, args.receipts, recorder).run()
+        rep = Verifier(bundle, args.receipts, recorder, held).run()
     except Exception as e:  # noqa: BLE001 -- no traceback reaches a user: exit 2 names the problem
         code = getattr(e, "code", "bad_file" if isinstance(e, OSError) else "internal")
         if args.json:

@@ -490,7 +490,7 @@ class NoCrashTest(unittest.TestCase):
 
     def test_malformed_bundles_cannot_be_verified(self):
         good = golden("legacy-branch")
-        for field, value in [("format", None), ("version", 3), ("version", True), ("match", 7), ("keys", "1"),
+        for field, value in [("format", None), ("version", 4), ("version", True), ("log", "x"), ("match", 7), ("keys", "1"),
                              ("keys", [1.5] * 13), ("records", [1] * 13), ("records", good["records"][:2]),
                              ("lineage", "x"), ("lineage", [{"match": "legacy-parent", "upto": 0},
                                                             {"match": "legacy-branch"}]),

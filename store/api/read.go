@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/events/headlog"
 	"github.com/matchrec/matchrec/store"
 )
 
@@ -57,6 +58,9 @@ type BundleRequest struct {
 	Match           string `json:"match"`
 	From            uint64 `json:"from,omitempty"`
 	VerifySnapshots bool   `json:"verify_snapshots,omitempty"`
+	// LogFrom are tree sizes of checkpoints the caller holds: the last
+	// page's log proof carries consistency proofs from each.
+	LogFrom []int64 `json:"log_from,omitempty"`
 }
 
 // BundleResult is a page of a Bundle plus where the next page starts.
@@ -76,7 +80,7 @@ type DiscardSnapshotsRequest struct {
 // version written (docs/bundle.md; version 1 is read too).
 const (
 	BundleFormat  = "matchrec-bundle"
-	BundleVersion = 2
+	BundleVersion = 3
 )
 
 // Bundle is one match in one file (`matchrec export --bundle`), and what
@@ -103,6 +107,13 @@ type Bundle struct {
 	// Recorder is the exporting recorder's public key (hex), for
 	// information: a verifier trusts the key it is given, not this.
 	Recorder string `json:"recorder,omitempty"`
+	// Log is the transparency log's proof of the match (bundle version 3,
+	// docs/transparency.md): the newest checkpoint when the bundle was
+	// exported and the inclusion proofs of the match's created, ended and
+	// newest entries, so a verifier checks offline that the bundle is the
+	// match the log holds — not cut, not rewritten, not downgraded. On the
+	// bundle verb it comes with the last page.
+	Log *headlog.Proof `json:"log,omitempty"`
 	// Snapshots, when asked for (BundleRequest.VerifySnapshots), are the
 	// state hashes the store's cached snapshots hold, by the sequence they
 	// follow: the audit compares them with its fold (replay's

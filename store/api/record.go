@@ -67,6 +67,11 @@ type ExecuteRequest struct {
 	Head      *store.Head        `json:"head,omitempty"`
 	Statement []byte             `json:"statement,omitempty"`
 	Signature []byte             `json:"signature,omitempty"`
+	// LogFrom is the size of the newest checkpoint of the recorder's
+	// transparency log the caller kept: the receipt then carries the
+	// consistency proof from it (docs/transparency.md). Not part of the
+	// statement: it asks for a proof, it says nothing.
+	LogFrom int64 `json:"log_from,omitempty"`
 }
 
 // Result of an executed command: the events recorded, the step the match

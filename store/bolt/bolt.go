@@ -22,6 +22,9 @@ import (
 	"github.com/rs/zerolog"
 	bbolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/matchrec/matchrec/events/headlog"
 
 	"github.com/matchrec/matchrec/store"
 )
@@ -73,6 +76,14 @@ type Options struct {
 	// Logger receives open/close and commit-failure messages, and per-batch
 	// traces. The zero Logger discards everything.
 	Logger zerolog.Logger
+	// Signer signs the transparency log's checkpoint after each group
+	// commit (headlog.go): the recorder's identity (headlog.NewSigner).
+	// nil keeps the log and signs nothing.
+	Signer note.Signer
+	// NoLog keeps no transparency log at all: for benchmarks only, to
+	// measure what the log costs an append. A file written so has no log
+	// of those events; a later open with the log enters only new ones.
+	NoLog bool
 }
 
 // Store is a store.Store and store.Outbox backed by a bbolt file. It is safe
@@ -99,6 +110,28 @@ type Store struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	noLog  bool
+	signer atomic.Pointer[note.Signer]
+	cp     atomic.Pointer[headlog.Checkpoint] // the newest signed checkpoint
+}
+
+// SetSigner sets the signer of the log's checkpoints (Options.Signer),
+// for a caller that learns its key after opening the file (the node
+// takes the file lock first).
+func (s *Store) SetSigner(sg note.Signer) {
+	if sg == nil {
+		s.signer.Store(nil)
+		return
+	}
+	s.signer.Store(&sg)
+}
+
+func (s *Store) logSigner() note.Signer {
+	if p := s.signer.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 var (
@@ -137,6 +170,10 @@ func Open(path string, opts Options) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	if err := ensureLog(db, opts.NoLog); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	s := &Store{
 		db:       db,
 		path:     path,
@@ -147,7 +184,9 @@ func Open(path string, opts Options) (*Store, error) {
 		notify:   make(chan struct{}, 1),
 		ackKick:  make(chan struct{}, 1),
 		ackDelay: opts.AckDelay,
+		noLog:    opts.NoLog,
 	}
+	s.SetSigner(opts.Signer)
 	go s.run()
 	s.log.Debug().Str("path", path).Bool("no_sync", opts.NoSync).Int("max_batch", opts.MaxBatch).Msg("store opened")
 	return s, nil

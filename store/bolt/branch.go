@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	bbolt "go.etcd.io/bbolt"
+	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/store"
@@ -103,6 +104,7 @@ func (s *Store) Branch(ctx context.Context, id, parent string, at uint64, evs []
 		r.records[i] = events.Marshal(e)
 	}
 	var reject error
+	var tree tlog.Tree
 	err := s.db.Update(func(tx *bbolt.Tx) error {
 		heads := tx.Bucket(bktHeads)
 		if heads.Get([]byte(id)) != nil {
@@ -137,7 +139,10 @@ func (s *Store) Branch(ctx context.Context, id, parent string, at uint64, evs []
 		if err := heads.Put([]byte(id), start.encode()); err != nil {
 			return err
 		}
-		w := newTxWriter(tx)
+		w, err := s.newTxWriter(tx)
+		if err != nil {
+			return err
+		}
 		pe, ok, err := w.ix.entry(parent)
 		if err != nil {
 			return err
@@ -152,6 +157,12 @@ func (s *Store) Branch(ctx context.Context, id, parent string, at uint64, evs []
 			reject = rej
 			return errRollback
 		}
+		if err != nil {
+			return err
+		}
+		if w.lg.added {
+			tree, err = w.lg.flush()
+		}
 		return err
 	})
 	if reject != nil {
@@ -159,6 +170,9 @@ func (s *Store) Branch(ctx context.Context, id, parent string, at uint64, evs []
 	}
 	if err != nil {
 		return fmt.Errorf("branch %q of %q at %d: %w", id, parent, at, err)
+	}
+	if tree.N > 0 {
+		s.signCheckpoint(tree)
 	}
 	select {
 	case s.notify <- struct{}{}:

@@ -156,7 +156,7 @@ func CheckTx(tx *bbolt.Tx) error {
 
 	var lastKey []byte
 	err = outbox.ForEach(func(k, v []byte) error {
-		match, seq, err := decodeOutbox(k, v)
+		match, seq, _, err := decodeOutbox(k, v)
 		if err != nil {
 			errs = append(errs, err)
 			return nil

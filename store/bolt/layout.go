@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 
@@ -109,19 +110,34 @@ func decodeHead(match string, v []byte) (headRecord, error) {
 	return h, nil
 }
 
-// outboxValue names the event an outbox entry points at.
-func outboxValue(match string, seq uint64) []byte {
-	b := make([]byte, 8+len(match))
+// outboxValue names the event an outbox entry points at: seq (8) | match
+// id, then — for an event entered in the transparency log — 0x00 and its
+// leaf (8), which the relay proves it with (a match id never holds a zero
+// byte, so entries written before the log read as they were).
+func outboxValue(match string, seq uint64, leaf int64) []byte {
+	b := make([]byte, 8+len(match), 8+len(match)+9)
 	binary.BigEndian.PutUint64(b, seq)
 	copy(b[8:], match)
+	if leaf >= 0 {
+		b = append(b, 0)
+		b = binary.BigEndian.AppendUint64(b, uint64(leaf))
+	}
 	return b
 }
 
-func decodeOutbox(key, v []byte) (match string, seq uint64, err error) {
+// decodeOutbox reads an outbox entry; leaf is -1 when it names none.
+func decodeOutbox(key, v []byte) (match string, seq uint64, leaf int64, err error) {
 	if len(key) != 8 || len(v) < 8 {
-		return "", 0, fmt.Errorf("%w: outbox entry %x: value of %d bytes", ErrCorrupt, key, len(v))
+		return "", 0, -1, fmt.Errorf("%w: outbox entry %x: value of %d bytes", ErrCorrupt, key, len(v))
 	}
-	return string(v[8:]), binary.BigEndian.Uint64(v), nil
+	m, l, found := bytes.Cut(v[8:], []byte{0})
+	if !found {
+		return string(m), binary.BigEndian.Uint64(v), -1, nil
+	}
+	if len(l) != 8 {
+		return "", 0, -1, fmt.Errorf("%w: outbox entry %x: a leaf of %d bytes", ErrCorrupt, key, len(l))
+	}
+	return string(m), binary.BigEndian.Uint64(v), int64(binary.BigEndian.Uint64(l)), nil
 }
 
 // decodeRecord decodes the record stored under matches/<match>/<key> and

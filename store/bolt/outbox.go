@@ -32,7 +32,7 @@ func (s *Store) Pending(ctx context.Context, limit int, fn func(store.OutboxEntr
 				if s.acks.has(binary.BigEndian.Uint64(k)) {
 					continue
 				}
-				match, seq, err := decodeOutbox(k, v)
+				match, seq, leaf, err := decodeOutbox(k, v)
 				if err != nil {
 					return err
 				}
@@ -48,7 +48,7 @@ func (s *Store) Pending(ctx context.Context, limit int, fn func(store.OutboxEntr
 				if err != nil {
 					return err
 				}
-				buf = append(buf, store.OutboxEntry{Key: binary.BigEndian.Uint64(k), Event: e})
+				buf = append(buf, store.OutboxEntry{Key: binary.BigEndian.Uint64(k), Event: e, Leaf: leaf})
 			}
 			return nil
 		})

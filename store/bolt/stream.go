@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	bbolt "go.etcd.io/bbolt"
+	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/store"
@@ -100,25 +101,45 @@ func (s *Store) Follow(ctx context.Context, evs []store.StreamEvent, pos uint64)
 		return nil, nil, store.ErrClosed
 	}
 	moved = map[string]uint64{}
+	var tree tlog.Tree
 	err = s.db.Update(func(tx *bbolt.Tx) error {
 		moved, rejected = map[string]uint64{}, nil
-		w := newTxWriter(tx)
-		for _, sw := range writes {
+		w, err := s.newTxWriter(tx)
+		if err != nil {
+			return err
+		}
+		for i, sw := range writes {
 			applied, reject, err := w.applyStream(sw)
 			if err != nil {
 				return err
 			}
 			if reject != nil {
 				rejected = append(rejected, reject)
+				continue
 			}
 			if applied {
 				moved[sw.match] = sw.seq
+			}
+			// A cluster's log is entered in the stream's order, by the
+			// follower alone (the recorder's own appends are entered when
+			// the follower reads them back): every recorder builds the
+			// same tree of the same stream (docs/transparency.md).
+			if _, err := w.lg.add(&evs[i].Event); err != nil {
+				return err
+			}
+		}
+		if w.lg.added {
+			if tree, err = w.lg.flush(); err != nil {
+				return err
 			}
 		}
 		return tx.Bucket(bktInfo).Put(keyFollowed, u64(pos))
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("follow %s: %w", s.path, err)
+	}
+	if tree.N > 0 {
+		s.signCheckpoint(tree)
 	}
 	return moved, rejected, nil
 }

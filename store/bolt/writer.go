@@ -8,6 +8,7 @@ import (
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
+	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/store"
@@ -54,6 +55,12 @@ type request struct {
 	// AppendStream: the events JetStream acknowledged, written
 	// idempotently (stream.go) instead of the fields above.
 	stream []streamWrite
+
+	// logged, for AppendLogged, is told where the last event is in the
+	// transparency log (headlog.go) and the batch's checkpoint; leaf is
+	// that leaf, set in the transaction.
+	logged *store.Logged
+	leaf   int64
 }
 
 // Append writes evs as the continuation of match after seq expected; see
@@ -66,7 +73,7 @@ type request struct {
 // fsync) and reports its outcome, so a context error from Append always
 // means the events were not written.
 func (s *Store) Append(ctx context.Context, match string, expected uint64, evs []events.Event) error {
-	return s.append(ctx, match, expected, evs, nil, nil)
+	return s.appendReq(ctx, match, expected, evs, nil, nil, nil)
 }
 
 // AppendRequest implements store.Requests: Append and the request index
@@ -75,10 +82,10 @@ func (s *Store) AppendRequest(ctx context.Context, match string, expected uint64
 	if len(key) == 0 {
 		return fmt.Errorf("%w: match %q: empty request key", store.ErrInvalid, match)
 	}
-	return s.append(ctx, match, expected, evs, key, requestValue(req))
+	return s.appendReq(ctx, match, expected, evs, key, requestValue(req), nil)
 }
 
-func (s *Store) append(ctx context.Context, match string, expected uint64, evs []events.Event, reqKey, reqVal []byte) error {
+func (s *Store) appendReq(ctx context.Context, match string, expected uint64, evs []events.Event, reqKey, reqVal []byte, logged *store.Logged) error {
 	if s.closed.Load() {
 		return store.ErrClosed
 	}
@@ -100,6 +107,7 @@ func (s *Store) append(ctx context.Context, match string, expected uint64, evs [
 		reqKey:   reqKey,
 		reqVal:   reqVal,
 		evs:      evs,
+		logged:   logged,
 	}
 	for i, e := range evs {
 		r.records[i] = events.Marshal(e)
@@ -209,8 +217,12 @@ func (s *Store) commit(batch []*request) {
 	start := time.Now()
 	results := make([]error, len(live))
 	var written int
+	var tree tlog.Tree
 	err := s.db.Update(func(tx *bbolt.Tx) error {
-		w := newTxWriter(tx)
+		w, err := s.newTxWriter(tx)
+		if err != nil {
+			return err
+		}
 		for i, r := range live {
 			var err error
 			if r.stream != nil {
@@ -234,6 +246,11 @@ func (s *Store) commit(batch []*request) {
 				return err
 			}
 		}
+		if w.lg.added {
+			if tree, err = w.lg.flush(); err != nil {
+				return err
+			}
+		}
 		return w.ack(acks)
 	})
 	if err != nil {
@@ -249,6 +266,16 @@ func (s *Store) commit(batch []*request) {
 		return
 	}
 	s.acks.deleted(acks)
+	if tree.N > 0 {
+		// One signature for every append of the batch: each caller's
+		// receipt is this checkpoint and its head's inclusion proof.
+		cp := s.signCheckpoint(tree)
+		for i, r := range live {
+			if results[i] == nil && r.logged != nil {
+				*r.logged = store.Logged{Leaf: r.leaf, Checkpoint: cp}
+			}
+		}
+	}
 	s.log.Trace().Int("requests", len(live)).Int("events", written).Int("acks", len(acks)).Dur("took", time.Since(start)).Msg("group commit")
 	for i, r := range live {
 		r.done <- results[i]
@@ -268,10 +295,18 @@ type txWriter struct {
 	tx                     *bbolt.Tx
 	matches, heads, outbox *bbolt.Bucket
 	ix                     indexTx
+	lg                     *logTx
 }
 
-func newTxWriter(tx *bbolt.Tx) txWriter {
-	return txWriter{tx: tx, matches: tx.Bucket(bktMatches), heads: tx.Bucket(bktHeads), outbox: tx.Bucket(bktOutbox), ix: openIndex(tx)}
+func (s *Store) newTxWriter(tx *bbolt.Tx) (txWriter, error) {
+	lg := &logTx{} // Options.NoLog: adds do nothing
+	if !s.noLog {
+		var err error
+		if lg, err = openLogTx(tx); err != nil {
+			return txWriter{}, err
+		}
+	}
+	return txWriter{tx: tx, matches: tx.Bucket(bktMatches), heads: tx.Bucket(bktHeads), outbox: tx.Bucket(bktOutbox), ix: openIndex(tx), lg: lg}, nil
 }
 
 // append writes r if it continues its match's head. It returns the
@@ -320,11 +355,16 @@ func (w txWriter) append(r *request) (reject, fatal error) {
 		if err := b.Put(u64(seq), rec); err != nil {
 			return nil, fmt.Errorf("match %q event %d: %w", r.match, seq, err)
 		}
+		// Every event is a leaf of the transparency log, in this
+		// transaction; its outbox entry names the leaf.
+		if r.leaf, err = w.lg.add(&r.evs[i]); err != nil {
+			return nil, fmt.Errorf("match %q event %d: log: %w", r.match, seq, err)
+		}
 		key, err := w.outbox.NextSequence()
 		if err != nil {
 			return nil, fmt.Errorf("outbox: %w", err)
 		}
-		if err := w.outbox.Put(u64(key), outboxValue(r.match, seq)); err != nil {
+		if err := w.outbox.Put(u64(key), outboxValue(r.match, seq, r.leaf)); err != nil {
 			return nil, fmt.Errorf("outbox: %w", err)
 		}
 	}

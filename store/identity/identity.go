@@ -13,7 +13,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"golang.org/x/mod/sumdb/note"
+
 	"github.com/matchrec/matchrec/events/auth"
+	"github.com/matchrec/matchrec/events/headlog"
 )
 
 // File is the identity's file name in a data directory.
@@ -70,6 +73,10 @@ func (id *Identity) Sign(domain string, msg []byte) []byte {
 func Verify(pub ed25519.PublicKey, domain string, msg, sig []byte) bool {
 	return auth.Verify(pub, domain, msg, sig)
 }
+
+// LogSigner is the note signer of the recorder's transparency log
+// (events/headlog): its checkpoints are signed with this identity.
+func (id *Identity) LogSigner() (note.Signer, error) { return headlog.NewSigner(id.key.Private) }
 
 // Receipt signs the receipt of match's head (seq, hash).
 func (id *Identity) Receipt(r auth.Receipt) auth.Receipt {

@@ -235,7 +235,7 @@ func (s *Store) Pending(ctx context.Context, limit int, fn func(store.OutboxEntr
 	}
 	entries := make([]store.OutboxEntry, len(refs))
 	for i, r := range refs {
-		entries[i] = store.OutboxEntry{Key: r.key, Event: clone(s.matches[r.match].evs[r.seq-1])}
+		entries[i] = store.OutboxEntry{Key: r.key, Event: clone(s.matches[r.match].evs[r.seq-1]), Leaf: -1}
 	}
 	s.mu.Unlock()
 	for _, e := range entries {

@@ -208,7 +208,7 @@ func checkFeed(t testing.TB, a *appender, msgs []jetstream.Msg) {
 			t.Errorf("message %d: published without %s", i, jetstream.ExpectedLastSubjSeqHeader)
 		}
 		if a.key != nil {
-			if err := (SignatureCheck{Key: a.key}).Check(context.Background(), m, e); err != nil {
+			if err := (&SignatureCheck{Key: a.key}).Check(context.Background(), m, e); err != nil {
 				t.Errorf("message %d: %v", i, err)
 			}
 		}

@@ -182,7 +182,7 @@ func (r *Relay) addBackfills(ctx context.Context, b *batch) error {
 			return err
 		}
 		for _, e := range evs {
-			q.items = append(q.items, item{ev: e})
+			q.items = append(q.items, item{ev: e, leaf: -1})
 		}
 		budget -= len(evs)
 	}

@@ -37,9 +37,12 @@ type RelayOptions struct {
 	ConnectOptions []nats.Option
 	// Reconnect is how the relay's connection waits between attempts.
 	Reconnect Reconnect
-	// Sign signs every published event (the Matchrec-Sig header), so
-	// followers outside the recorder can check it is the recorder's.
-	// nil publishes unsigned events, which such followers refuse.
+	// Sign vouches for every published event, so followers outside the
+	// recorder can check it is the recorder's: when the store keeps the
+	// transparency log, by the checkpoint it signed once per group commit
+	// and the event's inclusion proof (vouch.go: no signature per event);
+	// otherwise by a signature of the event (Matchrec-Sig). nil publishes
+	// unvouched events, which such followers refuse.
 	Sign Signer
 	// Batch is the most outbox entries read and published per round;
 	// default 1000. It also bounds a round's backfill.
@@ -396,6 +399,10 @@ func (r *Relay) round(ctx context.Context, nc *nats.Conn, js jetstream.JetStream
 	}
 	if err := r.addBackfills(ctx, b); err != nil {
 		return 0, err
+	}
+	if !b.empty() && r.opts.Sign != nil {
+		// Taken after the outbox was read: it covers every entry read.
+		b.vouch = newVoucher(ctx, r.st)
 	}
 	if b.empty() {
 		r.failingSince.Store(0)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/matchrec/matchrec/events"
@@ -23,8 +24,9 @@ type busPos struct {
 // item is one event to publish: an outbox entry (key > 0) or an event
 // republished from the store into a stream that lacks it (key 0).
 type item struct {
-	ev  events.Event
-	key uint64
+	ev   events.Event
+	key  uint64
+	leaf int64 // its log entry, -1: unknown (vouch.go)
 }
 
 // matchQueue is one match's share of a round, published one at a time.
@@ -52,6 +54,7 @@ type flight struct {
 type batch struct {
 	r      *Relay
 	js     jetstream.JetStream
+	vouch  *voucher // the round's checkpoint (nil: sign each event)
 	queues map[string]*matchQueue
 	order  []*matchQueue
 	read   int                 // outbox entries read
@@ -78,7 +81,7 @@ func (b *batch) queue(match string) *matchQueue {
 func (b *batch) add(e store.OutboxEntry) {
 	b.read++
 	q := b.queue(e.Event.Match)
-	q.items = append(q.items, item{ev: e.Event, key: e.Key})
+	q.items = append(q.items, item{ev: e.Event, key: e.Key, leaf: e.Leaf})
 }
 
 func (b *batch) empty() bool { return len(b.order) == 0 }
@@ -155,7 +158,15 @@ func (b *batch) launch(ctx context.Context, q *matchQueue) {
 			}
 			continue
 		}
-		msg, err := NewMsg(it.ev, r.opts.Sign)
+		var msg *nats.Msg
+		var err error
+		if b.vouch != nil {
+			if msg, err = NewMsg(it.ev, nil); err == nil && !b.vouch.vouch(ctx, msg, it.ev, it.leaf) {
+				msg, err = NewMsg(it.ev, r.opts.Sign)
+			}
+		} else {
+			msg, err = NewMsg(it.ev, r.opts.Sign)
+		}
 		if err != nil {
 			// Cannot ever be published (the store accepted an id the bus
 			// cannot carry). Stalling is deliberate: skipping would drop
@@ -295,7 +306,7 @@ func (b *batch) fillGap(ctx context.Context, q *matchQueue, seq uint64) error {
 	}
 	items := make([]item, 0, len(fill)+len(q.items)-q.next)
 	for _, e := range fill {
-		items = append(items, item{ev: e})
+		items = append(items, item{ev: e, leaf: -1})
 	}
 	if last := fill[len(fill)-1].Seq; last == seq-1 {
 		items = append(items, q.items[q.next:]...)

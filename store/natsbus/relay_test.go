@@ -366,7 +366,7 @@ func TestRelayPublishesBranchesFromTheirFork(t *testing.T) {
 	drained(t, r, 10*time.Second)
 	checkFeed(t, a, readStream(t, js, a.total()))
 
-	follow := startFollow(t, srv, "b1", store.Head{Seq: 3, Hash: parent[2].Hash}, SignatureCheck{Key: id.PublicKey()})
+	follow := startFollow(t, srv, "b1", store.Head{Seq: 3, Hash: parent[2].Hash}, &SignatureCheck{Key: id.PublicKey()})
 	follow.expect(t, own)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

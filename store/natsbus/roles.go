@@ -41,6 +41,7 @@ func InboxPrefix(r Role) string { return "_INBOX_" + string(r) }
 var ViewerVerbs = []string{
 	api.VerbPing, api.VerbMatches, api.VerbState, api.VerbEvents,
 	api.VerbBundle, api.VerbBranches, api.VerbDiff, api.VerbBusCheck,
+	api.VerbLogCheckpoint, api.VerbLogProve, api.VerbLogConsistency,
 }
 
 // JetStream API subjects (the default domain's $JS.API prefix).

@@ -84,17 +84,28 @@ func (c RecordCheck) Check(ctx context.Context, _ jetstream.Msg, e events.Event)
 }
 
 // SignatureCheck is the check of a follower outside the recorder's
-// process (`replay --follow`): the message must carry the recorder's
-// signature of the event (Matchrec-Sig), made with the key of Key, which
-// the follower got from the recorder over the authenticated API (ping's
-// recorder key, `matchrec identity`).
-type SignatureCheck struct{ Key ed25519.PublicKey }
+// process (`replay --follow`): the message must be vouched for by the
+// recorder's key Key, which the follower got from the recorder over the
+// authenticated API (ping's recorder key, `matchrec identity`) — by the
+// checkpoint of its transparency log and the event's inclusion proof
+// (Matchrec-Checkpoint, Matchrec-Log-Proof: one signature per batch,
+// vouch.go), or, on a stream of an older recorder, by a signature of the
+// event (Matchrec-Sig). Use one SignatureCheck per feed (a pointer): it
+// caches the checkpoints it verified.
+type SignatureCheck struct {
+	Key ed25519.PublicKey
+	cps checkpoints
+}
 
-// Check verifies the Matchrec-Sig header.
-func (c SignatureCheck) Check(_ context.Context, m jetstream.Msg, e events.Event) error {
-	h := m.Headers().Get(HeaderSig)
+// Check verifies the log proof, or the Matchrec-Sig header.
+func (c *SignatureCheck) Check(_ context.Context, m jetstream.Msg, e events.Event) error {
+	hs := m.Headers()
+	if hs.Get(HeaderLogProof) != "" {
+		return c.cps.checkVouched(hs, e, c.Key)
+	}
+	h := hs.Get(HeaderSig)
 	if h == "" {
-		return fmt.Errorf("%w: no %s header", ErrNotRecorders, HeaderSig)
+		return fmt.Errorf("%w: %v: no %s or %s header", ErrNotRecorders, errUnvouched, HeaderLogProof, HeaderSig)
 	}
 	sig, err := base64.StdEncoding.DecodeString(h)
 	if err != nil {

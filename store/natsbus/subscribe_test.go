@@ -128,7 +128,7 @@ func TestSubscribeResumesFromSeq(t *testing.T) {
 
 	check := RecordCheck{Store: st}
 	all := startFollow(t, srv, "m1", store.Head{}, check)
-	mid := startFollow(t, srv, "m1", headAt(a.logs["m1"], 3), SignatureCheck{Key: id.PublicKey()})
+	mid := startFollow(t, srv, "m1", headAt(a.logs["m1"], 3), &SignatureCheck{Key: id.PublicKey()})
 	all.expect(t, a.logs["m1"])
 	mid.expect(t, a.logs["m1"][3:])
 

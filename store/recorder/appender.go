@@ -32,7 +32,39 @@ type Appender interface {
 // storeAppender is the single-machine Appender: the store itself.
 type storeAppender struct{ st Store }
 
-var _ Appender = storeAppender{}
+var (
+	_ Appender    = storeAppender{}
+	_ LogAppender = storeAppender{}
+)
+
+// LogAppender is an optional ability of an Appender (found by type
+// assertion): Append that also says where the append's last event is in
+// the transparency log and which checkpoint (signed once for its group
+// commit) covers it, so the receipt needs no signature of its own
+// (docs/transparency.md). A Logged with no checkpoint: the store keeps no
+// log, or signs none.
+type LogAppender interface {
+	AppendLogged(ctx context.Context, match string, expected uint64, evs []events.Event, key []byte, req *store.Request) (store.Logged, error)
+}
+
+// AppendLogged appends through the store's log when it keeps one.
+func (a storeAppender) AppendLogged(ctx context.Context, match string, expected uint64, evs []events.Event, key []byte, req *store.Request) (store.Logged, error) {
+	if hl, ok := a.st.(store.HeadLog); ok {
+		if key == nil || req == nil {
+			key, req = nil, nil
+		}
+		return hl.AppendLogged(ctx, match, expected, evs, key, req)
+	}
+	return store.Logged{Leaf: -1}, a.Append(ctx, match, expected, evs, key, req)
+}
+
+// append writes evs through the Appender, logged when it can be.
+func (r *Recorder) append(ctx context.Context, match string, expected uint64, evs []events.Event, key []byte, req *store.Request) (store.Logged, error) {
+	if la, ok := r.opts.Appender.(LogAppender); ok {
+		return la.AppendLogged(ctx, match, expected, evs, key, req)
+	}
+	return store.Logged{Leaf: -1}, r.opts.Appender.Append(ctx, match, expected, evs, key, req)
+}
 
 func (a storeAppender) Append(ctx context.Context, match string, expected uint64, evs []events.Event, key []byte, req *store.Request) error {
 	if key == nil || req == nil {

@@ -111,7 +111,7 @@ func (r *Recorder) Branch(ctx context.Context, req api.BranchRequest) (api.Creat
 	}
 	m.rules, m.state = rules, s
 	r.opts.Log.Info().Str("match", id).Str("parent", req.Parent).Uint64("at", c.At).Str("by", cr.actor.String()).Msg("branch created")
-	return api.CreateResult{Match: id, Tokens: toks, Keys: bc.Keys, Seq: e2.Seq, Receipt: r.receipt(id, e2)}, nil
+	return api.CreateResult{Match: id, Tokens: toks, Keys: bc.Keys, Seq: e2.Seq, Receipt: r.receipt(ctx, id, e2)}, nil
 }
 
 // branchCredential checks the credential of a participant of the parent
@@ -155,7 +155,7 @@ func (r *Recorder) branchedBefore(ctx context.Context, id string, at uint64, bc 
 	if !same {
 		return api.CreateResult{}, fmt.Errorf("match %s already exists: %w", id, store.ErrConflict)
 	}
-	return api.CreateResult{Match: id, Tokens: toks, Keys: bc.Keys, Seq: commit.Seq, Receipt: r.receipt(id, commit), Replayed: true}, nil
+	return api.CreateResult{Match: id, Tokens: toks, Keys: bc.Keys, Seq: commit.Seq, Receipt: r.receipt(ctx, id, commit), Replayed: true}, nil
 }
 
 // Lineage returns a match's chain of parents (store.Brancher), or a

@@ -33,6 +33,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/events/auth"
 	"github.com/matchrec/matchrec/events/dice"
+	"github.com/matchrec/matchrec/events/headlog"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
@@ -139,10 +140,73 @@ func New(st Store, opts Options) *Recorder {
 // Identity is the recorder's identity: its receipts' key.
 func (r *Recorder) Identity() *identity.Identity { return r.opts.Identity }
 
-// receipt signs the receipt of match's head after evs.
-func (r *Recorder) receipt(match string, last events.Event) *auth.Receipt {
+// receipt is the receipt of match's head after an earlier append (a
+// retried request, a status): the newest checkpoint and the head's
+// inclusion proof when the store keeps the log and has the head in it,
+// else the recorder's signature of the head.
+func (r *Recorder) receipt(ctx context.Context, match string, last events.Event) *auth.Receipt {
+	if hl, ok := r.st.(store.HeadLog); ok {
+		leaf, err := hl.LogLeaf(ctx, match, last.Seq)
+		if err == nil {
+			if cp, err := hl.Checkpoint(ctx); err == nil {
+				if rc := r.logReceipt(ctx, match, last, store.Logged{Leaf: leaf, Checkpoint: cp}); rc != nil {
+					return rc
+				}
+			}
+		}
+	}
+	return r.signedReceipt(match, last)
+}
+
+// signedReceipt signs the receipt of match's head (receipts of version 1,
+// docs/bundle.md): a store without the transparency log.
+func (r *Recorder) signedReceipt(match string, last events.Event) *auth.Receipt {
 	rc := r.opts.Identity.Receipt(auth.Receipt{Match: match, Seq: last.Seq, Hash: last.Hash})
 	return &rc
+}
+
+// appendedReceipt is the receipt of the append that just wrote last: the
+// checkpoint its group commit signed and the inclusion proof of last's
+// entry — no signature of its own (docs/transparency.md).
+func (r *Recorder) appendedReceipt(ctx context.Context, match string, last events.Event, lg store.Logged) *auth.Receipt {
+	if lg.Checkpoint.Note != nil {
+		if rc := r.logReceipt(ctx, match, last, lg); rc != nil {
+			return rc
+		}
+	}
+	return r.signedReceipt(match, last)
+}
+
+// proveFrom adds to a log receipt the consistency proof from the tree of
+// size from (a checkpoint its caller kept) to the receipt's.
+func (r *Recorder) proveFrom(ctx context.Context, rc *auth.Receipt, from int64) {
+	hl, ok := r.st.(store.HeadLog)
+	if !ok || rc == nil || rc.Log == nil || from <= 0 || len(rc.Log.Entries) != 1 {
+		return
+	}
+	cp, err := headlog.ParseSize(rc.Log.Checkpoint)
+	if err != nil || from >= cp {
+		return
+	}
+	if p, err := hl.ProveConsistency(ctx, from, cp); err == nil {
+		rc.Log.Consistency = []headlog.Consistency{{From: from, Proof: p}}
+	}
+}
+
+// logReceipt proves last's entry (leaf lg.Leaf) in lg's checkpoint; nil
+// if the store cannot (then the caller signs).
+func (r *Recorder) logReceipt(ctx context.Context, match string, last events.Event, lg store.Logged) *auth.Receipt {
+	hl, ok := r.st.(store.HeadLog)
+	if !ok {
+		return nil
+	}
+	in, err := hl.ProveInclusion(ctx, lg.Leaf, lg.Checkpoint.Size)
+	if err != nil {
+		r.opts.Log.Warn().Err(err).Str("match", match).Uint64("seq", last.Seq).Msg("no inclusion proof for a receipt; signing it instead")
+		return nil
+	}
+	return &auth.Receipt{Match: match, Seq: last.Seq, Hash: last.Hash, Recorder: r.opts.Identity.PublicKey(),
+		Log: &headlog.Proof{Checkpoint: string(lg.Checkpoint.Note), Entries: []headlog.Inclusion{in}}}
 }
 
 // Store returns the recorder's store.
@@ -231,7 +295,8 @@ func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.Creat
 	if err != nil {
 		return api.CreateResult{}, err
 	}
-	if err := r.opts.Appender.Append(ctx, id, 0, []events.Event{e, e2}, nil, nil); err != nil {
+	lg, err := r.append(ctx, id, 0, []events.Event{e, e2}, nil, nil)
+	if err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			// Created meanwhile (by another recorder of a cluster, whose
 			// events the store now has): the same request's retry, or a
@@ -249,7 +314,7 @@ func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.Creat
 	}
 	m.rules, m.state = rules, st
 	r.opts.Log.Info().Str("match", id).Str("edition", rules.Edition()).Bool("signed", len(setup.Keys)+len(setup.Joins) > 0).Msg("match created")
-	return api.CreateResult{Match: id, Tokens: toks, Keys: setup.Keys, Seq: 2, Receipt: r.receipt(id, e2)}, nil
+	return api.CreateResult{Match: id, Tokens: toks, Keys: setup.Keys, Seq: 2, Receipt: r.appendedReceipt(ctx, id, e2, lg)}, nil
 }
 
 // createdBefore answers a create for a match that exists: the original
@@ -272,7 +337,7 @@ func (r *Recorder) createdBefore(ctx context.Context, id string, p events.Payloa
 	if evs[0].Type != events.TypeMatchCreated || !bytes.Equal(evs[0].Payload, want) {
 		return api.CreateResult{}, fmt.Errorf("match %s already exists: %w", id, store.ErrConflict)
 	}
-	return api.CreateResult{Match: id, Tokens: toks, Keys: mc.Keys, Seq: 2, Receipt: r.receipt(id, evs[1]), Replayed: true}, nil
+	return api.CreateResult{Match: id, Tokens: toks, Keys: mc.Keys, Seq: 2, Receipt: r.receipt(ctx, id, evs[1]), Replayed: true}, nil
 }
 
 // TokenHash is the recorded form of a token.
@@ -452,14 +517,16 @@ func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest)
 		}
 	}
 	entry := store.Request{Statement: auth.Sum(cr.auth.Statement), First: evs[0].Seq, Last: evs[len(evs)-1].Seq}
-	if err := r.opts.Appender.Append(ctx, s.Match, s.Seq, evs, key, &entry); err != nil {
+	lg, err := r.append(ctx, s.Match, s.Seq, evs, key, &entry)
+	if err != nil {
 		if errors.Is(err, store.ErrDuplicate) {
 			return api.Result{}, api.Errorf(projector.CodeNonceReused, "request %s of %s was recorded already", hex.EncodeToString(cr.statement.Nonce[:]), cr.statement.Role)
 		}
 		return api.Result{}, fmt.Errorf("append to match %s: %w", s.Match, err)
 	}
 	all := append(append(payloads, system...), done.roll...)
-	res := api.Result{Match: s.Match, Receipt: r.receipt(s.Match, evs[len(evs)-1]), Request: hex.EncodeToString(cr.statement.Nonce[:])}
+	res := api.Result{Match: s.Match, Receipt: r.appendedReceipt(ctx, s.Match, evs[len(evs)-1], lg), Request: hex.EncodeToString(cr.statement.Nonce[:])}
+	r.proveFrom(ctx, res.Receipt, req.LogFrom)
 	for i := range evs {
 		res.Events = append(res.Events, api.EventRef{Seq: evs[i].Seq, Type: evs[i].Type, Hash: evs[i].Hash})
 	}

@@ -37,7 +37,7 @@ func (r *Recorder) recordedBefore(ctx context.Context, s *projector.State, key, 
 		return api.Result{}, true, err
 	}
 	st, _ := auth.ParseStatement(stmt)
-	return api.Result{Match: s.Match, Events: refs, Pending: s.Pending, Receipt: r.receipt(s.Match, last),
+	return api.Result{Match: s.Match, Events: refs, Pending: s.Pending, Receipt: r.receipt(ctx, s.Match, last),
 		Request: fmt.Sprintf("%x", st.Nonce), Replayed: true}, true, nil
 }
 
@@ -103,6 +103,6 @@ func (r *Recorder) Status(ctx context.Context, req api.StatusRequest) (api.Statu
 	if err != nil {
 		return res, err
 	}
-	res.Recorded, res.Events, res.Receipt = true, refs, r.receipt(req.Match, last)
+	res.Recorded, res.Events, res.Receipt = true, refs, r.receipt(ctx, req.Match, last)
 	return res, nil
 }

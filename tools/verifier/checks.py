@@ -8,11 +8,12 @@ from .dice import DiceCheck
 from .ed25519 import ed25519_verify, ed_decompress, signed_message
 from .msgpack import pack
 from .records import ZERO_HASH, CannotVerify, Event, RecordError, Statement, _uint, unhex
+from .transparency import LogCheck, LogError, check_inclusion, leaf_hash, open_checkpoint, parse_entry, read_proof
 
 STATEMENT_DOMAIN = b"matchrec-statement-v1"
 RECEIPT_DOMAIN = b"matchrec-receipt-v1"
 
-CHECKS = ("chain", "statements", "actors", "dice", "end", "witnesses", "refold", "receipts")
+CHECKS = ("chain", "statements", "actors", "dice", "end", "witnesses", "refold", "log", "receipts")
 
 # docs/events.md "Who may author each event". † rows need the board state.
 SYSTEM_EVENTS = {"match.created", "branch.created", "dice.committed", "dice.revealed"}
@@ -50,15 +51,15 @@ NOT_CHECKED = [
 class Verifier:
     """Runs every check on one bundle; each problem names (seq, check, code)."""
 
-    def __init__(self, bundle, receipts_dir=None, recorder_key=None):
+    def __init__(self, bundle, receipts_dir=None, recorder_key=None, held=None):
         self.b, self.match, self.lineage = bundle, bundle["match"], bundle["lineage"]
-        self.receipts_dir, self.recorder_key = receipts_dir, recorder_key
+        self.receipts_dir, self.recorder_key, self.held = receipts_dir, recorder_key, held
         self.problems, self.unresolved, self.manual, self.disputes = [], [], [], []
         # The decoded records in stored order, and by their seq: all of them, and the sound ones before the
         # first record the chain check fails on, which the other checks read (bundle.md "Verifying a bundle").
         self.all_events, self.all_by_seq, self.events, self.by_seq, self.whole = [], {}, [], {}, True
         self.players, self.edition, self.created = [], "", []  # created: [(seq, keys)]
-        self.checks = {c: {} for c in CHECKS if c not in ("refold", "receipts")}
+        self.checks = {c: {} for c in CHECKS if c not in ("refold", "log", "receipts")}
         self.pending = []
         self._verified = {}
 
@@ -82,9 +83,29 @@ class Verifier:
             self.b["reveals"])
         self.check_end()
         self.check_witnesses()
+        if self.b.get("log") is not None or self.held is not None:
+            self.check_log()
         if self.receipts_dir is not None:
             self.check_receipts()
         return self.report()
+
+    # -- the transparency log (docs/transparency.md) -----------------------
+
+    def check_log(self):
+        fail = lambda seq, code, msg: self.fail(seq, "log", code, msg)  # noqa: E731
+        key, from_bundle = self.recorder_key, False
+        if key is None and self.receipts_dir is not None:
+            key = (read_keys_file(os.path.join(self.receipts_dir, self.match + ".keys"), self.match) or {}).get("recorder")
+        if key is None:
+            key, from_bundle = unhex(self.b.get("recorder", "").lower(), 32), True
+        out = {"size": 0, "entries": 0}
+        if key is None:
+            fail(0, "bad_checkpoint", "no recorder key to check the log's checkpoints with")
+        else:
+            out = LogCheck(self.match, self.all_events, key, fail).run(self.b.get("log_proof"), self.held)
+        if from_bundle:
+            out["key_from_bundle"] = True
+        self.checks["log"] = out
 
     # -- 2. chain ----------------------------------------------------------
 
@@ -423,7 +444,7 @@ class Verifier:
             if r["match"] != self.match:
                 fail(r["seq"], "bad_receipt", "a receipt for match %s among match %s's" % (r["match"], self.match))
                 continue
-            if not ed25519_verify(r["recorder"], signed_message(RECEIPT_DOMAIN, body), r["signature"]):
+            if not receipt_verifies(r, body):
                 fail(r["seq"], "bad_receipt", "the receipt for event %d is not signed by the key it names" % r["seq"])
                 continue
             recorder = recorder or r["recorder"]
@@ -459,6 +480,24 @@ class Verifier:
         return rep
 
 
+def receipt_verifies(r, body):
+    """A receipt of version 1 is the recorder's signature of its body; one with a log proof is a checkpoint
+    signed by the key it names and the inclusion proof of exactly its head's entry (docs/transparency.md)."""
+    if r["log"] is None:
+        return ed25519_verify(r["recorder"], signed_message(RECEIPT_DOMAIN, body), r["signature"])
+    try:
+        p = read_proof(r["log"])
+        size, root = open_checkpoint(p["checkpoint"], r["recorder"])
+        if len(p["entries"]) != 1:
+            return False
+        inc = p["entries"][0]
+        e = parse_entry(inc["entry"])
+    except LogError:
+        return False
+    return (check_inclusion(inc["index"], size, leaf_hash(inc["entry"]), inc["proof"], root)
+            and (e["match"], e["seq"], e["hash"]) == (r["match"], r["seq"], r["hash"]))
+
+
 def read_keys_file(path, match):
     """<dir>/<match>.keys (bundle.md "The receipts directory"): what was first seen of the match, or None."""
     if not os.path.exists(path):
@@ -485,9 +524,13 @@ def read_receipts(path):
                 continue
             try:
                 r = json.loads(line)
-                h, rec, sig = unhex(r["hash"].lower(), 32), unhex(r["recorder"].lower(), 32), unhex(r["signature"].lower(), 64)
+                h, rec = unhex(r["hash"].lower(), 32), unhex(r["recorder"].lower(), 32)
+                log = r.get("log")
+                # A log receipt carries a checkpoint and a proof instead of a signature of its own.
+                sig = unhex(r.get("signature", "").lower(), 64) if log is None or r.get("signature") else b""
                 assert type(r["match"]) is str and _uint(r["seq"]) and None not in (h, rec, sig)
+                assert log is None or type(log) is dict
             except (ValueError, KeyError, TypeError, AttributeError, AssertionError):
                 raise CannotVerify("bad_file", "%s line %d is not a receipt" % (path, n)) from None
-            out.append({"match": r["match"], "seq": r["seq"], "hash": h, "recorder": rec, "signature": sig})
+            out.append({"match": r["match"], "seq": r["seq"], "hash": h, "recorder": rec, "signature": sig, "log": log})
     return out

@@ -6,6 +6,7 @@ import hashlib
 import json
 
 from .msgpack import MsgpackError, NotCanonical, unpack, unpack_at
+from .transparency import LogError, read_proof
 
 ZERO_HASH = bytes(32)
 MAX_STATEMENT = 64 << 10  # events.md: a statement is at most 64 KiB
@@ -146,7 +147,7 @@ def sha256(b):
 
 # docs/bundle.md "The bundle": its fields, and those of a lineage element.
 BUNDLE_FIELDS = {"format", "version", "match", "state_hash", "state_version", "keys", "records", "lineage",
-                 "reveals", "recorder"}
+                 "reveals", "recorder", "log"}
 
 
 def _b64(s):
@@ -166,7 +167,7 @@ def read_bundle(data):
     framing = [
         (b.get("format") == "matchrec-bundle", "format is not \"matchrec-bundle\""),
         (set(b) <= BUNDLE_FIELDS, "fields it does not have: %s" % sorted(set(b) - BUNDLE_FIELDS)),
-        (b.get("version") in (1, 2) and type(b.get("version")) is int, "version is not 1 or 2"),
+        (b.get("version") in (1, 2, 3) and type(b.get("version")) is int, "version is not 1, 2 or 3"),
         (type(b.get("match")) is str and b["match"], "it names no match"),
         (type(state) is str and (state == "" or unhex(state.lower(), 32) is not None), "state_hash is not 64 hex digits"),
         (type(b.get("state_version", 0)) is int, "state_version is not an integer"),
@@ -191,4 +192,9 @@ def read_bundle(data):
     except (binascii.Error, ValueError) as e:
         raise CannotVerify("bad_file", "not a matchrec bundle: a record is not base64 (%s)" % e) from None
     b["lineage"] = lineage
+    if b.get("log") is not None:
+        try:
+            b["log_proof"] = read_proof(b["log"])
+        except LogError as e:
+            raise CannotVerify("bad_file", "not a matchrec bundle: its log proof: %s" % e) from None
     return b

@@ -2,14 +2,17 @@ package cli
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/events/auth"
+	"github.com/matchrec/matchrec/events/headlog"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
@@ -78,8 +81,19 @@ a dispute or a contested roll has no ruling.`,
 				bus       busCheck
 			)
 			err := a.withAPI(ctx, func(c *recorderAPI) error {
-				var err error
-				if b, err = fetchBundle(ctx, c, args[0], roll == 0); err != nil || roll != 0 {
+				pub, err := a.recorderKey(ctx, c, args[0], recorderKey)
+				if err != nil {
+					return err
+				}
+				kept, err := a.receiptStore().keptCheckpoint(pub)
+				if err != nil {
+					return err
+				}
+				req := api.BundleRequest{Match: args[0], VerifySnapshots: roll == 0}
+				if kept != nil {
+					req.LogFrom = []int64{kept.Size}
+				}
+				if b, err = fetchBundleReq(ctx, c, req); err != nil || roll != 0 {
 					return err
 				}
 				bus.run(ctx, c, args[0])
@@ -87,10 +101,14 @@ a dispute or a contested roll has no ruling.`,
 				if err != nil {
 					return err
 				}
+				lg, err := a.auditLog(ctx, c, b, rc, pub, kept)
+				if err != nil {
+					return err
+				}
 				// The audit runs here, on the records: the recorder only
 				// reads them out. Cached snapshots the fold disagrees with
 				// are then discarded.
-				rep = replay.VerifyBundle(b, editions.Lookup, rc)
+				rep = replay.VerifyBundleLog(b, editions.Lookup, rc, lg)
 				if rf := rep.Checks.Refold; rf != nil && len(rf.SnapshotsDiffer) > 0 {
 					bad := rf.SnapshotsDiffer
 					req := api.DiscardSnapshotsRequest{Match: b.Match, Seqs: bad}
@@ -114,6 +132,27 @@ a dispute or a contested roll has no ruling.`,
 	cmd.Flags().Uint64Var(&roll, "roll", 0, "explain the roll recorded as event SEQ")
 	cmd.Flags().StringVar(&recorderKey, "recorder-key", "", "the recorder's public key the receipts must be signed with (default: the one first seen)")
 	return cmd
+}
+
+// auditLog fetches nothing: it checks the bundle's log proof against the
+// newest checkpoint this CLI kept of the recorder's log (asked for with
+// the bundle, so it carries the consistency proof from it), keeps the
+// newer one, and returns what the audit checks the records with.
+func (a *app) auditLog(ctx context.Context, c *recorderAPI, b *api.Bundle, rc *replay.Receipts, pub ed25519.PublicKey, kept *headlog.Checkpoint) (*replay.LogInputs, error) {
+	lg := &replay.LogInputs{Recorder: pub}
+	if rc != nil && rc.Recorder != nil {
+		lg.Recorder = rc.Recorder
+	}
+	if b.Log == nil {
+		return lg, nil
+	}
+	if _, err := a.seeCheckpoint(ctx, c, b.Log, lg.Recorder); err != nil {
+		return nil, err
+	}
+	if kept != nil {
+		lg.Held = kept.Note
+	}
+	return lg, nil
 }
 
 // kept reads the receipts this CLI kept for a match, and what it first saw
@@ -155,7 +194,7 @@ func or(s, alt string) string {
 }
 
 func (a *app) verifyCmd() *cobra.Command {
-	var recorderKey string
+	var recorderKey, checkpoint string
 	cmd := &cobra.Command{
 		Use:   "verify FILE",
 		Short: "Audit an exported bundle offline, with no store and no server",
@@ -168,10 +207,18 @@ the match (the receipts directory, --receipts) and the recorder's key
 (--recorder-key, default the one first seen) it also reports every receipt
 the bundle contradicts.
 
+A bundle of version 3 carries the transparency log's proof of its match
+(docs/transparency.md): it is checked against the records — a cut, a
+rewrite or a downgrade after the heads were logged fails with no receipts
+at all. --checkpoint FILE is a checkpoint you hold (the newest this CLI
+kept, a witness's, or the output of 'matchrec prove --json'): the bundle's
+log must be the same history, and a proof file's entries are checked too.
+
 Exit status: 0 CLEAN, 1 FAILED, 2 the file could not be read, 3 UNRESOLVED.`,
 		Example: `  matchrec export 3fa9c2e1b7d0 --bundle match.bundle
   matchrec verify match.bundle
-  matchrec verify match.bundle --receipts ~/receipts --recorder-key $(matchrec identity)`,
+  matchrec verify match.bundle --receipts ~/receipts --recorder-key $(matchrec identity)
+  matchrec prove 3fa9c2e1b7d0 --out match.proof && matchrec verify match.bundle --checkpoint match.proof`,
 		Args: exactArgs("FILE"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			b, err := readBundleFile(args[0])
@@ -182,19 +229,54 @@ Exit status: 0 CLEAN, 1 FAILED, 2 the file could not be read, 3 UNRESOLVED.`,
 			if err != nil {
 				return couldNotRun(err)
 			}
-			return a.report(replay.VerifyBundle(b, editions.Lookup, rc), nil, nil)
+			lg, err := a.logInputs(b, rc, checkpoint)
+			if err != nil {
+				return err
+			}
+			return a.report(replay.VerifyBundleLog(b, editions.Lookup, rc, lg), nil, nil)
 		},
 	}
-	cmd.Flags().StringVar(&recorderKey, "recorder-key", "", "the recorder's public key the receipts must be signed with (default: the one first seen)")
+	cmd.Flags().StringVar(&recorderKey, "recorder-key", "", "the recorder's public key the receipts and the log's checkpoints must be signed with (default: the one first seen)")
+	cmd.Flags().StringVar(&checkpoint, "checkpoint", "", "a checkpoint you hold, or the JSON of 'matchrec prove': the bundle must be the match that log holds")
 	return cmd
+}
+
+// logInputs is what verify checks the bundle against the log with: the
+// held checkpoint (--checkpoint FILE; without it, the newest this CLI
+// kept of the recorder's log, if any) under the recorder key of the
+// receipts (else the bundle's, and the report says so).
+func (a *app) logInputs(b *api.Bundle, rc *replay.Receipts, file string) (*replay.LogInputs, error) {
+	lg := &replay.LogInputs{}
+	if rc != nil {
+		lg.Recorder = rc.Recorder
+	}
+	if file != "" {
+		held, err := os.ReadFile(file)
+		if err != nil {
+			return nil, &cliError{exit: ExitUsage, code: projector.CodeBadFile, msg: err.Error()}
+		}
+		if _, err := replay.ParseHeld(held); err != nil {
+			return nil, &cliError{exit: ExitUsage, code: projector.CodeBadCheckpoint, msg: fmt.Sprintf("%s: %v", file, err)}
+		}
+		lg.Held = held
+	}
+	return lg, nil
 }
 
 // fetchBundle reads a match's records, lineage, reveals and live state hash
 // (and with verifySnapshots the cached snapshots' state hashes) through
 // the API, page by page.
 func fetchBundle(ctx context.Context, c *recorderAPI, match string, verifySnapshots bool) (*api.Bundle, error) {
+	return fetchBundleReq(ctx, c, api.BundleRequest{Match: match, VerifySnapshots: verifySnapshots})
+}
+
+// fetchBundleReq reads a bundle page by page, with the log's proof of
+// the last page.
+func fetchBundleReq(ctx context.Context, c *recorderAPI, req api.BundleRequest) (*api.Bundle, error) {
 	var b *api.Bundle
-	err := bundlePages(ctx, c, api.BundleRequest{Match: match, VerifySnapshots: verifySnapshots}, func(page *api.BundleResult) error {
+	var last *headlog.Proof // the log's proof comes with the last page
+	err := bundlePages(ctx, c, req, func(page *api.BundleResult) error {
+		last = page.Log
 		if b == nil {
 			first := page.Bundle
 			b = &first
@@ -204,6 +286,9 @@ func fetchBundle(ctx context.Context, c *recorderAPI, match string, verifySnapsh
 		b.Records = append(b.Records, page.Records...)
 		return nil
 	})
+	if b != nil && last != nil {
+		b.Log = last
+	}
 	return b, err
 }
 
@@ -386,6 +471,17 @@ func printReport(w io.Writer, r replay.Report, discarded []uint64) {
 	}
 	if len(unconfirmed) > 0 {
 		fmt.Fprintf(w, "       unconfirmed by the opponent (they stand unless disputed): events %s\n", seqs(unconfirmed))
+	}
+	if lc := c.Log; lc != nil {
+		held := ""
+		if lc.Held > 0 {
+			held = fmt.Sprintf("; one history with the checkpoint held (%d entries)", lc.Held)
+		}
+		key := ""
+		if lc.KeyFromBundle {
+			key = " (checked with the key the bundle names: give --recorder-key to check it is the recorder's)"
+		}
+		check(replay.CheckLog, lc.OK, "transparency log: %d entries proved in the checkpoint of %d entries%s%s", lc.Entries, lc.Size, held, key)
 	}
 	if rc := c.Receipts; rc != nil {
 		check(replay.CheckReceipts, rc.OK, "receipts: %d of the recorder's receipts checked against the log", rc.Checked)

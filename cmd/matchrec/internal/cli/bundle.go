@@ -29,7 +29,22 @@ func (a *app) exportBundle(ctx context.Context, match, file string, mode os.File
 			bw *replay.BundleWriter
 			n  int
 		)
-		err = bundlePages(ctx, c, api.BundleRequest{Match: match}, func(page *api.BundleResult) error {
+		// The bundle's log proof carries the consistency proof from the
+		// newest checkpoint this CLI kept, and is checked against it.
+		req := api.BundleRequest{Match: match}
+		pub, err := a.recorderKey(ctx, c, match, "")
+		if err != nil {
+			return err
+		}
+		if n := a.keptSize(pub); n > 0 {
+			req.LogFrom = []int64{n}
+		}
+		err = bundlePages(ctx, c, req, func(page *api.BundleResult) error {
+			if page.Log != nil {
+				if _, err := a.seeCheckpoint(ctx, c, page.Log, pub); err != nil {
+					return err
+				}
+			}
 			if bw == nil {
 				var err error
 				if bw, err = replay.NewBundleWriter(tmp, &page.Bundle); err != nil {
@@ -37,6 +52,7 @@ func (a *app) exportBundle(ctx context.Context, match, file string, mode os.File
 				}
 			}
 			n += len(page.Records)
+			bw.SetLog(page.Log)
 			return bw.Add(page.Keys, page.Records)
 		})
 		if err != nil {

@@ -30,6 +30,10 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("MATCHREC_KEYS", filepath.Join(dir, "keys"))
 	os.Setenv("MATCHREC_RECEIPTS", filepath.Join(dir, "receipts"))
+	if args := os.Getenv(witnessProcessEnv); args != "" {
+		// This test binary, started again as a witness: a second process.
+		os.Exit(runWitnessProcess(args))
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -374,13 +378,14 @@ type served struct {
 
 // startServe runs `serve` on dir (any free ports) until stop or the end of
 // the test, and waits for its server.json.
-func startServe(t *testing.T, dir string) *served {
+func startServe(t *testing.T, dir string, flags ...string) *served {
 	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	s := &served{stop: stop, exited: make(chan struct{}), serr: &bytes.Buffer{}}
+	args := append([]string{"--data", dir, "--log-level", "warn", "serve", "--nats-listen", "127.0.0.1:0", "--http", "127.0.0.1:0"}, flags...)
 	go func() {
 		defer close(s.exited)
-		s.code = Run(ctx, []string{"--data", dir, "--log-level", "warn", "serve", "--nats-listen", "127.0.0.1:0", "--http", "127.0.0.1:0"}, strings.NewReader(""), &bytes.Buffer{}, s.serr)
+		s.code = Run(ctx, args, strings.NewReader(""), &bytes.Buffer{}, s.serr)
 	}()
 	t.Cleanup(func() {
 		stop()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/events/auth"
+	"github.com/matchrec/matchrec/events/headlog"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/store/api"
 )
@@ -71,7 +72,15 @@ match's log against the receipts you kept with 'matchrec audit MATCH' or
 					return err
 				}
 				if a.json {
-					return a.printJSON(map[string]string{"recorder": ping.Recorder})
+					out := map[string]string{"recorder": ping.Recorder}
+					// The note key of its transparency log, which witnesses
+					// and tlog tools check its checkpoints with.
+					if pub, err := auth.ParsePublicKey(ping.Recorder); err == nil {
+						if vk, err := headlog.VerifierKey(pub); err == nil {
+							out["log_key"] = vk
+						}
+					}
+					return a.printJSON(out)
 				}
 				fmt.Fprintln(a.stdout, ping.Recorder)
 				return nil

@@ -226,6 +226,9 @@ func (a *app) sendOne(ctx context.Context, c *recorderAPI, s *projector.State, p
 	if err := a.rememberKeys(s); err != nil {
 		return api.Result{}, err
 	}
+	// The receipt then carries the proof that the recorder's log extends
+	// the newest checkpoint this CLI kept (no second round trip).
+	req.LogFrom = a.keptSize(a.recorderKeyOf(s.Match))
 	verb := api.VerbDeclare
 	if cmd.Type == projector.CmdRoll {
 		verb = api.VerbRoll
@@ -239,7 +242,7 @@ func (a *app) sendOne(ctx context.Context, c *recorderAPI, s *projector.State, p
 		return res, err
 	}
 	if res.Receipt != nil {
-		if err := a.keep(*res.Receipt); err != nil {
+		if err := a.keep(ctx, c, *res.Receipt); err != nil {
 			return res, err
 		}
 	}
@@ -257,11 +260,19 @@ func (a *app) rememberKeys(s *projector.State) error {
 	return err
 }
 
-// keep stores a receipt and remembers its recorder.
-func (a *app) keep(r auth.Receipt) error {
+// keep stores a receipt and remembers its recorder. A receipt of the
+// transparency log has its checkpoint checked against the newest this
+// CLI saw first (seeCheckpoint): a recorder that showed two histories is
+// named here, and its receipt is not kept as if it were sound.
+func (a *app) keep(ctx context.Context, c *recorderAPI, r auth.Receipt) error {
 	rs := a.receiptStore()
 	if err := r.Verify(); err != nil {
 		return &cliError{exit: ExitRefused, code: projector.CodeBadRequest, msg: fmt.Sprintf("the recorder's receipt does not verify: %v", err)}
+	}
+	if r.Log != nil {
+		if _, err := a.seeCheckpoint(ctx, c, r.Log, r.Recorder); err != nil {
+			return err
+		}
 	}
 	k, err := rs.remembered(r.Match)
 	if err != nil {
@@ -357,7 +368,7 @@ Exit status: 0 recorded, 1 not recorded (not_found).`,
 					return &cliError{exit: ExitRefused, code: projector.CodeNotFound, msg: fmt.Sprintf("request %s of %s was not recorded", req.Request, req.Role)}
 				}
 				if res.Receipt != nil {
-					return a.keep(*res.Receipt)
+					return a.keep(ctx, c, *res.Receipt)
 				}
 				return nil
 			})

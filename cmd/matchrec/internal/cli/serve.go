@@ -10,6 +10,7 @@ import (
 
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/web"
+	"github.com/matchrec/matchrec/cmd/matchrec/internal/witness"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/store/natsbus"
 )
@@ -20,6 +21,7 @@ func (a *app) serveCmd() *cobra.Command {
 	var insecure, cluster, migrate bool
 	var replicas int
 	var wf webFlags
+	var witnesses []string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the recorder: store, NATS, relay, API and web pages, until interrupted",
@@ -43,6 +45,12 @@ events, deleting the stream): experiments only. --tls-cert and --tls-key
 make the port take TLS only; listening beyond this machine without them
 sends the credentials' signatures and every request in clear, and serve
 warns.
+
+Every recorded event is an entry of the recorder's transparency log
+(docs/transparency.md), signed into a checkpoint once per commit and served
+under /tlog/ on the web server (C2SP tlog-tiles); with --witness URL=KEY
+each new checkpoint is sent to a witness ('matchrec witness', another
+party's process) and served with its cosignature.
 
 While it runs, <data>/server.json tells other matchrec commands on the same
 data directory where to find it, and with which credentials; it is removed
@@ -125,6 +133,13 @@ first prints the pages' addresses.`,
 				Cluster: cluster, Replicas: replicas, Migrate: migrate,
 			}
 			wf.apply(&cfg)
+			for _, w := range witnesses {
+				ep, err := witness.ParseEndpoint(w)
+				if err != nil {
+					return usageErr(fmt.Errorf("--witness: %w", err))
+				}
+				cfg.Witnesses = append(cfg.Witnesses, ep)
+			}
 			n, err := node.Open(ctx, cfg)
 			if err != nil {
 				if errors.Is(err, node.ErrLocked) {
@@ -166,6 +181,7 @@ first prints the pages' addresses.`,
 	cmd.Flags().StringVar(&httpAddr, "http", web.DefaultAddr, `HOST:PORT of the web pages and HTTP API ("off": none; port 0: any free port)`)
 	cmd.Flags().DurationVar(&delay, "delay", 0, "broadcast delay of the public web pages, e.g. 30s (the judge's view has none)")
 	wf.register(cmd.Flags())
+	cmd.Flags().StringArrayVar(&witnesses, "witness", nil, "a witness that co-signs the transparency log's checkpoints: URL=KEY (its verifier key, as 'matchrec witness' prints it); repeatable")
 	return cmd
 }
 

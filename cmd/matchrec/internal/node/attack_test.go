@@ -331,7 +331,7 @@ func TestAttackViewerCannotAct(t *testing.T) {
 		t.Fatalf("a viewer moved the match from %+v to %+v", head, h)
 	}
 	// Following works, and only the recorder's events come through.
-	sub := startFollowing(t, viewer.js, m.Match, natsbus.SignatureCheck{Key: n.Identity()})
+	sub := startFollowing(t, viewer.js, m.Match, &natsbus.SignatureCheck{Key: n.Identity()})
 	sub.wantSeqs(t, 1, head.Seq)
 }
 
@@ -409,7 +409,7 @@ func TestForgeryAheadOfTheRecorderIsDetectedAndNeverShown(t *testing.T) {
 	// Followers, all caught up at the head before the forgery arrives.
 	inJS, _ := jetstream.New(attackerConn.nc) // any connection will do for reading
 	inside := startFollowing(t, inJS, m.Match, natsbus.RecordCheck{Store: n.store})
-	outside := startFollowing(t, inJS, m.Match, natsbus.SignatureCheck{Key: n.Identity()})
+	outside := startFollowing(t, inJS, m.Match, &natsbus.SignatureCheck{Key: n.Identity()})
 	inside.wantSeqs(t, 1, head.Seq)
 	outside.wantSeqs(t, 1, head.Seq)
 	sse := openStream(t, n, m.Match)
@@ -489,7 +489,7 @@ func TestRepublishAfterTheDuplicateWindow(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := attack(t, n, natsbus.RoleClient)
-			outside := startFollowing(t, a.js, m.Match, natsbus.SignatureCheck{Key: n.Identity()})
+			outside := startFollowing(t, a.js, m.Match, &natsbus.SignatureCheck{Key: n.Identity()})
 			head, _ := n.store.Head(context.Background(), m.Match)
 			outside.wantSeqs(t, 1, head.Seq)
 			time.Sleep(natsbus.DuplicateWindow + 200*time.Millisecond)

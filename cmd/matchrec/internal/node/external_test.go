@@ -139,7 +139,7 @@ func TestDocConfigRecorderWorksAndAttacksFail(t *testing.T) {
 	if err != nil || !key.Equal(n.Identity()) {
 		t.Fatalf("the recorder's key %q: %v", ping.Recorder, err)
 	}
-	startFollowing(t, viewer.js, m.Match, natsbus.SignatureCheck{Key: key}).wantSeqs(t, 1, head.Seq)
+	startFollowing(t, viewer.js, m.Match, &natsbus.SignatureCheck{Key: key}).wantSeqs(t, 1, head.Seq)
 
 	// Without credentials: refused.
 	if nc, err := nats.Connect(url); err == nil {

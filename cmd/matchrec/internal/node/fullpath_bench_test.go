@@ -45,6 +45,11 @@ var msgpackClients bool
 // full-path-msgpack is full-path with the clients speaking msgpack
 // (natsbus.Client.Msgpack, the CLI's way) instead of JSON.
 //
+// full-path-no-log and full-path-signed-no-log are the same without the
+// transparency log (docs/transparency.md): every receipt and every bus
+// message signed on its own, as before the log — what the log costs, and
+// what signing once per batch saves.
+//
 // full-path-signed is the same with signed matches: every command a
 // statement signed by the participant's key (Ed25519, on the client, which
 // tracks the head from the replies), verified by the recorder, which signs
@@ -65,6 +70,8 @@ func BenchmarkFullPath(b *testing.B) {
 	})
 	b.Run("full-path-no-analytics", func(b *testing.B) { benchFullPath(b, Config{}, false, false) })
 	b.Run("full-path-signed", func(b *testing.B) { benchFullPath(b, Config{}, true, true) })
+	b.Run("full-path-no-log", func(b *testing.B) { benchFullPath(b, Config{NoLog: true}, false, true) })
+	b.Run("full-path-signed-no-log", func(b *testing.B) { benchFullPath(b, Config{NoLog: true}, true, true) })
 	b.Run("full-path-no-auth", func(b *testing.B) { benchFullPath(b, Config{Insecure: true}, false, true) })
 	b.Run("full-path-eager-acks", func(b *testing.B) { benchFullPath(b, Config{AckDelay: -1}, false, true) })
 	b.Run("raw-jetstream-async", benchRawJetStream)

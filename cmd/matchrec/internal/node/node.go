@@ -28,6 +28,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/web"
+	"github.com/matchrec/matchrec/cmd/matchrec/internal/witness"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
@@ -125,23 +126,29 @@ type Config struct {
 	HTTPCORS                string
 	HTTPTLSCert, HTTPTLSKey string
 	WebTuning               web.Tuning // what viewers may cost (zero: defaults)
-	Log                     zerolog.Logger
+	// NoLog keeps no transparency log (bolt.Options.NoLog): benchmarks
+	// only, to measure what the log costs the full path.
+	NoLog bool
+	// Witnesses co-sign the log's checkpoints (serve --witness URL=KEY).
+	Witnesses []witness.Endpoint
+	Log       zerolog.Logger
 }
 
 // Node is a running recorder.
 type Node struct {
-	cfg   Config
-	log   zerolog.Logger
-	store *bolt.Store
-	id    *identity.Identity
-	emb   *natsbus.Embedded // nil with an external server
-	auth  *natsbus.Auth     // the embedded server's users; nil when open or external
-	nc    *nats.Conn        // the API's connection
-	rec   *recorder.Recorder
-	relay *natsbus.Relay
-	url   string
-	an    *analytics.Service // the analytic tables, opened on first use
-	web   *web.Server        // nil without Config.HTTP (web.go)
+	cfg       Config
+	log       zerolog.Logger
+	store     *bolt.Store
+	id        *identity.Identity
+	emb       *natsbus.Embedded // nil with an external server
+	auth      *natsbus.Auth     // the embedded server's users; nil when open or external
+	nc        *nats.Conn        // the API's connection
+	rec       *recorder.Recorder
+	relay     *natsbus.Relay
+	url       string
+	an        *analytics.Service // the analytic tables, opened on first use
+	web       *web.Server        // nil without Config.HTTP (web.go)
+	witnesses *witnesses         // nil without Config.Witnesses (witnesses.go)
 
 	cluster   *natsbus.Cluster // nil on one machine (cluster.go)
 	follower  context.CancelFunc
@@ -182,13 +189,21 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	// The store first: its file lock is what makes the data directory
 	// (and the embedded server's files in it) ours.
 	n.store, err = bolt.Open(filepath.Join(cfg.DataDir, StoreFile), bolt.Options{
-		Timeout: cfg.LockTimeout, NoSync: cfg.NoSync, AckDelay: cfg.AckDelay, Logger: cfg.Log,
+		Timeout: cfg.LockTimeout, NoSync: cfg.NoSync, AckDelay: cfg.AckDelay, Logger: cfg.Log, NoLog: cfg.NoLog,
 	})
 	if err != nil {
 		return nil, err
 	}
 	if n.id, err = identity.LoadOrCreate(cfg.DataDir); err != nil {
 		return nil, err
+	}
+	// The log's checkpoints are signed with the identity, once per commit.
+	signer, err := n.id.LogSigner()
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.NoLog {
+		n.store.SetSigner(signer)
 	}
 	if err := n.startNATS(); err != nil {
 		return nil, err
@@ -243,7 +258,10 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	n.rec = recorder.New(n.store, ropts)
 	// One API: the recorder's verbs, the readers', the analytics' and,
 	// on one machine, the bus's.
-	all := []api.Verbs{n.rec.Verbs(AbsDir(cfg.DataDir)), (&replay.Reader{Recorder: n.rec}).Verbs(), n.an.Verbs()}
+	if err := n.startWitnesses(ctx); err != nil {
+		return nil, err
+	}
+	all := []api.Verbs{n.rec.Verbs(AbsDir(cfg.DataDir)), (&replay.Reader{Recorder: n.rec, Cosigned: n.cosigned}).Verbs(), n.an.Verbs()}
 	var note func() string
 	if n.relay != nil {
 		all, note = append(all, n.relay.Verbs(js)), n.relay.Lag
@@ -347,6 +365,7 @@ func (n *Node) Close() error {
 		if n.stopAPI != nil {
 			n.stopAPI()
 		}
+		n.stopWitnesses()
 		n.stopFollower()
 		if n.relayStop != nil {
 			// Bounded: with NATS down the outbox simply keeps the events

@@ -136,6 +136,6 @@ func TestLostStreamIsBackfilledOnRestart(t *testing.T) {
 	}
 	v := attack(t, n, natsbus.RoleViewer)
 	js, _ := jetstream.New(v.nc)
-	startFollowing(t, js, a.Match, natsbus.SignatureCheck{Key: n.Identity()}).wantSeqs(t, 1, ha.Seq)
-	startFollowing(t, js, b.Match, natsbus.SignatureCheck{Key: n.Identity()}).wantSeqs(t, 1, hb.Seq)
+	startFollowing(t, js, a.Match, &natsbus.SignatureCheck{Key: n.Identity()}).wantSeqs(t, 1, ha.Seq)
+	startFollowing(t, js, b.Match, &natsbus.SignatureCheck{Key: n.Identity()}).wantSeqs(t, 1, hb.Seq)
 }

@@ -110,7 +110,7 @@ func follow(ctx context.Context, t *testing.T, n *Node, match string, seq uint64
 		t.Fatal(err)
 	}
 	f := fold.NewFolder(match, editions.Lookup)
-	err = natsbus.Subscribe(ctx, js, match, store.Head{}, natsbus.SignatureCheck{Key: n.Identity()}, func(e events.Event) error {
+	err = natsbus.Subscribe(ctx, js, match, store.Head{}, &natsbus.SignatureCheck{Key: n.Identity()}, func(e events.Event) error {
 		if err := f.Apply(e); err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ func (n *Node) startWeb(ctx context.Context) error {
 	s, err := web.Start(ctx, web.Config{
 		Addr: n.cfg.HTTP, Delay: n.cfg.Delay, Recorder: n.rec, Connect: connect, Log: n.cfg.Log,
 		CORS: n.cfg.HTTPCORS, TLSCert: n.cfg.HTTPTLSCert, TLSKey: n.cfg.HTTPTLSKey, Tuning: n.cfg.WebTuning,
+		Checkpoint: n.cosigned,
 	})
 	if err != nil {
 		return err

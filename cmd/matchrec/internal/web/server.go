@@ -57,6 +57,10 @@ type Config struct {
 	// TLSCert and TLSKey, both set, serve HTTPS; the judge's session
 	// cookie is then Secure.
 	TLSCert, TLSKey string
+	// Checkpoint, when set, gives the newest checkpoint cosigned by the
+	// recorder's witnesses (and its size), which /tlog/checkpoint serves;
+	// nil or a nil note: the store's own.
+	Checkpoint func() (note []byte, size int64)
 	Tuning
 	Log zerolog.Logger
 }
@@ -297,6 +301,7 @@ func (s *Server) routes() http.Handler {
 		}
 		writeError(w, projector.CodeNotFound, "no API endpoint "+r.Method+" "+r.URL.Path)
 	})
+	s.tlogRoutes(mux)
 	mux.HandleFunc("GET /{$}", s.page("index.html"))
 	mux.HandleFunc("GET /matches/{id}", s.matchPage)
 	mux.HandleFunc("GET /matches/{id}/judge", s.loginPage)
