@@ -17,6 +17,7 @@ import (
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/bolt"
+	"github.com/matchrec/matchrec/store/identity"
 	"github.com/matchrec/matchrec/store/recorder"
 )
 
@@ -48,12 +49,21 @@ type table struct {
 func newRecorderAt(t testing.TB, rng *rand.ChaCha8) (*recorder.Recorder, *bolt.Store, string, *time.Time) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "events.db")
-	st, err := bolt.Open(path, bolt.Options{NoSync: true})
+	k, err := auth.GenerateKey("", "recorder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := identity.FromKey(k)
+	signer, err := id.LogSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := bolt.Open(path, bolt.Options{NoSync: true, Signer: signer})
 	if err != nil {
 		t.Fatal(err)
 	}
 	clock := time.Unix(1767225600, 0)
-	opts := recorder.Options{Rules: editions.Lookup, Clock: func() time.Time { clock = clock.Add(time.Second); return clock }}
+	opts := recorder.Options{Rules: editions.Lookup, Identity: id, Clock: func() time.Time { clock = clock.Add(time.Second); return clock }}
 	if rng != nil {
 		opts.Rand = rng
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/bolt"
-	"github.com/matchrec/matchrec/store/identity"
 	"github.com/matchrec/matchrec/store/recorder"
 )
 

@@ -67,6 +67,8 @@ func (q *ExecuteRequest) readJSON(r *jsonReader) {
 			q.Statement = r.bytes()
 		case "signature":
 			q.Signature = r.bytes()
+		case "log_from":
+			q.LogFrom = int64(r.int())
 		default:
 			return false
 		}
@@ -163,6 +165,16 @@ func readCommand(r *jsonReader, c *projector.Command) {
 			c.Name = r.str()
 		case "keys":
 			c.Keys = r.stringMap()
+		case "code":
+			c.JoinCode = r.str()
+		case "key":
+			c.Key = r.str()
+		case "vrf":
+			c.VRF = r.str()
+		case "proof":
+			c.Proof = r.str()
+		case "role":
+			c.Role = r.str()
 		default: // setup, and what is no field
 			return false
 		}

@@ -119,7 +119,7 @@ func TestFastBindersKnowEveryField(t *testing.T) {
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			val := `""`
 			switch f.Type.Kind() {
-			case reflect.Uint64, reflect.Int:
+			case reflect.Uint64, reflect.Int, reflect.Int64:
 				val = "1"
 			case reflect.Bool:
 				val = "true"
