@@ -276,6 +276,9 @@ func (p *PlayerSpec) decodeMsgpack(r *reader) {
 		case "name":
 			p.Name = r.str()
 			return 1
+		case "edge":
+			p.Edge = r.str()
+			return 2
 		}
 		return -1
 	})

@@ -42,7 +42,17 @@ type Rules struct{}
 var (
 	_ projector.Rules     = Rules{}
 	_ projector.Commander = Rules{}
+	_ projector.Lexicon   = Rules{}
 )
+
+// Lexicon is what 3e reads of a setup (projector.Lexicon): the four
+// weapon types (docs/rules/3e.md#weapon-types), no weapon keyword, and
+// VEHICLE on a unit or model, which blocks sight
+// (docs/rules/3e.md#line-of-sight); a setup naming another is refused.
+func (Rules) Lexicon() projector.Words {
+	vehicle := []string{projector.KwVehicle}
+	return projector.Words{WeaponTypes: []string{RapidFire, Assault, Heavy, Pistol}, UnitKeywords: vehicle, ModelKeywords: vehicle}
+}
 
 // Edition is "3e".
 func (Rules) Edition() string { return Edition }

@@ -302,9 +302,10 @@ func evolveStrike(s *projector.State, seq uint64, p *StrikeDeclared) error {
 		a.Eligible = append(a.Eligible, m.ID)
 	}
 	specs := make([]hitSpec, len(ms))
+	bonus := chargeBonus(s, u)
 	for i, m := range ms {
 		w := meleeWeapon(u, m)
-		sh := projector.Shooter{Model: m.ID, Weapon: CloseCombatWeapon, Shots: max(MinAttacks, m.A), S: m.S}
+		sh := projector.Shooter{Model: m.ID, Weapon: CloseCombatWeapon, Shots: max(MinAttacks, m.A) + bonus, S: m.S}
 		if w != nil {
 			sh.Weapon, sh.AP = w.ID, w.AP
 			if w.S > 0 {
@@ -318,6 +319,16 @@ func evolveStrike(s *projector.State, seq uint64, p *StrikeDeclared) error {
 	}
 	start(s, a, specs)
 	return nil
+}
+
+// chargeBonus is the Attacks each model of u gains in a fight this turn:
+// ChargeBonusAttacks when u's charge reached its target this turn, from
+// revision 2 (docs/rules/6e.md#initiative-steps).
+func chargeBonus(s *projector.State, u *projector.Unit) int {
+	if round3(s) && slices.Contains(ed(s).Reached, u.ID) {
+		return ChargeBonusAttacks
+	}
+	return 0
 }
 
 // struck closes a unit's blows at the current step: they count for the

@@ -197,7 +197,7 @@ func (Rules) RollOutcome(s *projector.State, p *events.DiceRolled) string {
 		if cb := x.Combat; cb != nil {
 			for _, c := range cb.Consolidate {
 				if c.Seq == s.Seq {
-					return fmt.Sprintf("D3 = %g\": %s up to %g\"", c.Distance, kit.Does(s.UnitName(c.Unit), "consolidates", "consolidate"), c.Distance)
+					return fmt.Sprintf("%s = %g\": %s up to %g\"", consolidation(s), c.Distance, kit.Does(s.UnitName(c.Unit), "consolidates", "consolidate"), c.Distance)
 				}
 			}
 		}

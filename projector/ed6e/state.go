@@ -21,6 +21,9 @@ type State struct {
 	Charged []string `json:"charged,omitempty"`
 	// Overwatched lists the units that fired Overwatch this phase.
 	Overwatched []string `json:"overwatched,omitempty"`
+	// Reached lists the units whose charge reached its target this turn:
+	// their models strike with ChargeBonusAttacks more (revision 2).
+	Reached []string `json:"reached,omitempty"`
 	// Combat is the combat being fought, or the last one of the phase.
 	Combat *Combat `json:"combat,omitempty"`
 	// Fought lists the units whose combat has been fought this turn.
@@ -203,6 +206,7 @@ func (s *State) CloneExt() projector.Ext {
 	}
 	c.Charged = slices.Clone(s.Charged)
 	c.Overwatched = slices.Clone(s.Overwatched)
+	c.Reached = slices.Clone(s.Reached)
 	c.Combat = s.Combat.clone()
 	c.Fought = slices.Clone(s.Fought)
 	c.Moves = slices.Clone(s.Moves)

@@ -13,7 +13,7 @@ import (
 // and the recorded events fold back to the same state.
 func TestAutoplayPlaysLegalMatches(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
-		g := projtest.New(t, ed3e.Rules{}, sim.RandomMatch("3e", rand.New(rand.NewPCG(seed, 1))))
+		g := projtest.New(t, ed3e.Rules{}, sim.RandomMatch(ed3e.Rules{}, rand.New(rand.NewPCG(seed, 1))))
 		ap := &sim.Autoplay{Rules: ed3e.Rules{}, Dice: sim.NewDice(seed), MaxTurns: 5}
 		for i := 0; ; i++ {
 			if i > 5000 {
