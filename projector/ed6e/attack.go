@@ -247,7 +247,11 @@ func planWounds(s *projector.State, a *projector.Attack) {
 		if need == 0 {
 			continue
 		}
-		addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeWound, Label: fmt.Sprintf("S%d vs T%d", h.S, tough),
+		label := fmt.Sprintf("S%d vs T%d", h.S, tough)
+		if a.Kind == KindStray {
+			label = fmt.Sprintf("blast hits on %s, %s", s.UnitName(a.Target), label)
+		}
+		addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeWound, Label: label,
 			Dice: h.Wounds, Need: need, S: h.S, T: tough}, Step{AP: h.AP, Pool: h.Key})
 	}
 	if a.Next == len(a.Steps) {
@@ -318,6 +322,10 @@ func finish(s *projector.State, a *projector.Attack) {
 	if a.Type == projector.AttackShooting {
 		afterShooting(s, a)
 		kit.Fired(s, a)
+		if round3(s) {
+			queueStrays(s, a)
+			nextStray(s)
+		}
 		return
 	}
 	s.CloseAttack(a)

@@ -156,7 +156,14 @@ func TestFightByInitiativeSteps(t *testing.T) {
 // piles in and misses at I2: bob loses 2–0 and tests on Ld 7 − 2 = 5.
 func moraleFight(t *testing.T) *projtest.Game {
 	tac, orks := marines("tac", 2, 10), boyz("boyz", 3, touch)
-	g := engagedIn(newGameFrom(t, withEdges(setup(tac, orks), edgeEast, edgeWest)), tac, orks, true)
+	return moraleFightIn(t, withEdges(setup(tac, orks), edgeEast, edgeWest))
+}
+
+// moraleFightIn is moraleFight in a match of setup su (its first units two
+// marines and three Orks).
+func moraleFightIn(t *testing.T, su events.MatchCreated) *projtest.Game {
+	tac, orks := su.Units[0], su.Units[1]
+	g := engagedIn(newGameFrom(t, su), tac, orks, true)
 	g.Do(alice, strike("tac"))
 	g.Roll(4, 4, 1, 1) // A1 +1 for the charge
 	g.Roll(4, 4)

@@ -89,11 +89,28 @@ func markerShape(s *projector.State, a *projector.Attack, m *Marker, pos geom.Po
 
 // under are the target unit's models the marker covers, in unit order.
 func under(s *projector.State, a *projector.Attack, mk geom.Marker) []string {
-	t := s.Unit(a.Target)
-	var out []string
-	for _, m := range t.AliveModels() {
-		if mk.Covers(projector.Body(t, m)) {
-			out = append(out, m.ID)
+	for _, h := range modelsUnderMarker(s, mk) {
+		if h.Unit == a.Target {
+			return h.Models
+		}
+	}
+	return nil
+}
+
+// modelsUnderMarker are the models on the table the marker covers, friend
+// or foe, unit by unit in the setup's order, each unit's in its order:
+// the geometric fact a marker's hits are read from.
+func modelsUnderMarker(s *projector.State, mk geom.Marker) []UnitHits {
+	var out []UnitHits
+	for _, u := range s.Units {
+		var ids []string
+		for _, m := range u.AliveModels() {
+			if mk.Covers(projector.Body(u, m)) {
+				ids = append(ids, m.ID)
+			}
+		}
+		if len(ids) > 0 {
+			out = append(out, UnitHits{Unit: u.ID, Models: ids})
 		}
 	}
 	return out
@@ -233,7 +250,17 @@ func resolveScatter(s *projector.State, a *projector.Attack, d *projector.DiceSt
 		m.FinalX, m.FinalY = to.X, to.Y
 	}
 	mk, _ := markerShape(s, a, m, geom.Point{X: m.FinalX, Y: m.FinalY}) // a blast: never an error
-	markerLands(s, a, m, under(s, a, mk))
+	all := modelsUnderMarker(s, mk)
+	var hit []string
+	for _, h := range all {
+		switch {
+		case h.Unit == a.Target:
+			hit = h.Models
+		case round3(s): // a blast hits every model under it, friend or foe (strays.go)
+			m.Others = append(m.Others, h)
+		}
+	}
+	markerLands(s, a, m, hit)
 }
 
 // firerBS is the BS of the model that fired a marker.

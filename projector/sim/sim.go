@@ -89,9 +89,15 @@ func DefaultChooser(r projector.Rules) Chooser {
 	}
 }
 
-// FinishAttack plays the attack in progress to its end.
+// FinishAttack plays the attack in progress to its end (s.LastAttack),
+// and no further: an attack that opens another when it ends (6e's blast
+// hits on other units) leaves that one in progress.
 func FinishAttack(r projector.Rules, s *projector.State, d Dice, choose Chooser) error {
-	for guard := 0; s.Attack != nil; guard++ {
+	if s.Attack == nil {
+		return nil
+	}
+	seq := s.Attack.Seq
+	for guard := 0; s.Attack != nil && s.Attack.Seq == seq; guard++ {
 		if guard > 10000 {
 			return fmt.Errorf("attack does not finish: waiting for %s", s.Pending.Text)
 		}
