@@ -294,4 +294,8 @@ func (s *State) Hash() (events.Hash, error) {
 // weapons silent rather than refused; 6e markers, fall backs, Morale and
 // Pinning from shooting, per-model Heavy snap shots (new parts of its
 // Ext); 11e advances made by the move, not the roll.
-const StateVersion = 5
+//
+// 6: rules round 3 (issue 24): an attack's HitOdds and WoundOdds; 6e's
+// own table edges, charge bonus, blast hits on other units (Reached,
+// Marker.Others, Strays) and revision 2.
+const StateVersion = 6

@@ -119,6 +119,7 @@ func planHits(s *projector.State, a *projector.Attack, specs []hitSpec) {
 		a.Stage = stageMarker
 	}
 	a.Expected = expected(s, a)
+	a.HitOdds = hitOdds(a)
 }
 
 // addStep inserts a dice step and its 6e details at index i.
@@ -254,6 +255,7 @@ func planWounds(s *projector.State, a *projector.Attack) {
 		addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeWound, Label: label,
 			Dice: h.Wounds, Need: need, S: h.S, T: tough}, Step{AP: h.AP, Pool: h.Key})
 	}
+	a.WoundOdds = kit.Odds(a, purposeWound)
 	if a.Next == len(a.Steps) {
 		finish(s, a)
 	}

@@ -92,6 +92,7 @@ func nextStray(s *projector.State) {
 			continue
 		}
 		noteShotAt(s, t)
+		a.HitOdds = rules.Fixed(float64(a.Hits)) // scored where the blasts landed
 		a.Expected = expected(s, a)
 		_, a.ExpectedDamage = projector.CappedExpectation(s, a, a.Hits, a.Expected, 1)
 		s.Attack = a

@@ -164,9 +164,11 @@ func (d *deriver) attackStarted(a *projector.Attack, turn int, phase string, t i
 }
 
 // accumulate adds a roll of the attack in progress to its expected
-// values: count × P(need) for the dice thrown, less the successes of the
-// dice a re-roll replaces (they no longer count). Summed, actual −
-// expected is then the sum of each roll's own luck.
+// saves: count × P(need) for the dice thrown, less the successes of the
+// dice a re-roll replaces (they no longer count). The expected hits and
+// wounds are not summed roll by roll — a die re-rolled would count both
+// its first chance and its re-roll's — but are the edition's own exact
+// odds (Attack.HitOdds, WoundOdds).
 func (d *deriver) accumulate(a *projector.Attack, seq uint64, p *events.DiceRolled) {
 	acc := d.acc
 	acc.rolls[seq] = rolled{need: p.Need, values: p.Values}
@@ -275,7 +277,8 @@ func (d *deriver) attackRow(s *projector.State, a *projector.Attack, acc *attack
 		strings.Join(weapons, "+"), str, ap, dmg, tough, save,
 		int64(len(a.Shooters)), int64(a.Shots), int64(a.Hits), int64(a.Wounds), int64(a.Saves),
 		int64(a.Unsaved), int64(a.Damage), int64(len(a.Casualties)),
-		acc.exp["hit"], acc.exp["wound"], acc.exp["save"], a.Expected, a.ExpectedDamage, expectedCasualties(s, a), hitNeed}
+		a.HitOdds.Mean, a.WoundOdds.Mean, acc.exp["save"], a.Expected, a.ExpectedDamage, expectedCasualties(s, a), hitNeed,
+		a.HitOdds.Var, a.WoundOdds.Var}
 }
 
 // matchRow is the match's row as the fold now stands.
