@@ -127,7 +127,7 @@ func casualties(s *projector.State, a *projector.Attack, t *projector.Unit) stri
 	}
 	out := fmt.Sprintf("%s removed (%s)", kit.Count(len(a.Casualties), "model", "models"), strings.Join(groups, ", "))
 	if t != nil && t.Destroyed() {
-		out += "; " + t.DisplayName() + " is destroyed"
+		out += "; " + kit.Does(t.DisplayName(), "is", "are") + " destroyed"
 	}
 	return out
 }

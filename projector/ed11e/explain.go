@@ -131,7 +131,7 @@ func damageDecided(after *projector.State, seq uint64) string {
 	x := edAttack(a)
 	for i := len(x.Wounds) - 1; i >= 0; i-- {
 		if w := x.Wounds[i]; w.State == woundDone && w.Damage > 0 {
-			return fmt.Sprintf("%d damage: %s loses %d wound(s)", w.Damage, w.Model, w.Lost)
+			return fmt.Sprintf("%d damage: %s loses %s", w.Damage, w.Model, kit.Count(w.Lost, "wound", "wounds"))
 		}
 	}
 	return ""

@@ -208,10 +208,10 @@ func evolveFallBackRoll(s *projector.State, seq uint64, p *events.DiceRolled) er
 func decideFallBackMove(s *projector.State, actor events.Actor, c projector.Command, fb *FallBack) ([]events.Payload, error) {
 	u := s.Unit(fb.Unit)
 	if fb.Seq == 0 {
-		return nil, projector.Refuse(projector.CodeWrongStep, "%s falls back: its roll comes first; the match waits for: %s", u.DisplayName(), s.Pending.Text)
+		return nil, projector.Refuse(projector.CodeWrongStep, "%s back: its roll comes first; the match waits for: %s", kit.Does(u.DisplayName(), "falls", "fall"), s.Pending.Text)
 	}
 	if c.Unit != u.ID {
-		return nil, projector.Refuse(projector.CodeWrongStep, "%s is falling back: its models move first; the match waits for: %s", u.DisplayName(), s.Pending.Text)
+		return nil, projector.Refuse(projector.CodeWrongStep, "%s falling back: its models move first; the match waits for: %s", kit.Does(u.DisplayName(), "is", "are"), s.Pending.Text)
 	}
 	if actor.Kind != events.ActorPlayer || actor.ID != u.Player {
 		return nil, projector.Refuse(projector.CodeWrongPlayer, "unit %s belongs to %s", u.DisplayName(), s.PlayerName(u.Player))

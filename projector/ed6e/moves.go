@@ -8,6 +8,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/geom"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // Assault moves are core model.moved events; what a move means (charge,
@@ -34,9 +35,9 @@ func decideMove(s *projector.State, actor events.Actor, c projector.Command) ([]
 		u := s.Unit(c.Unit)
 		switch {
 		case u != nil && locked(s, u):
-			return nil, projector.Refuse(projector.CodeNotEligible, "%s is locked in combat: it does not move in the movement phase", u.DisplayName())
+			return nil, projector.Refuse(projector.CodeNotEligible, "%s locked in combat: %s not move in the movement phase", kit.Does(u.DisplayName(), "is", "are"), kit.Verb(u.DisplayName(), "it does", "they do"))
 		case u != nil && goneToGround(s, u.ID):
-			return nil, projector.Refuse(projector.CodeNotEligible, "%s has gone to ground: it does not move this turn", u.DisplayName())
+			return nil, projector.Refuse(projector.CodeNotEligible, "%s gone to ground: %s not move this turn", kit.Does(u.DisplayName(), "has", "have"), kit.Verb(u.DisplayName(), "it does", "they do"))
 		}
 	case projector.PhaseAssault:
 		return decideAssaultMove(s, actor, c)
@@ -188,7 +189,7 @@ func whyNoMove(s *projector.State, u *projector.Unit, m *projector.Model) string
 		case m.I != step:
 			return fmt.Sprintf("it piles in at its own Initiative step (I%d); the combat is at Initiative %d", m.I, step)
 		case slices.Contains(cb.Struck, u.ID):
-			return u.DisplayName() + " has struck at this step: pile-in comes before the blows"
+			return kit.Does(u.DisplayName(), "has", "have") + " struck at this step: pile-in comes before the blows"
 		}
 		return "it is already in base contact with the enemy"
 	}

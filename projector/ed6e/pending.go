@@ -92,7 +92,7 @@ func chargePending(s *projector.State, ch *Charge) bool {
 	switch ch.Stage {
 	case chargeOverwatch:
 		s.Pending = projector.Pending{Kind: WaitOverwatch, Player: t.Player,
-			Text: fmt.Sprintf("%s charges %s: %s may fire Overwatch (overwatch, snap shots) or decline", u.DisplayName(), t.DisplayName(), s.PlayerName(t.Player))}
+			Text: fmt.Sprintf("%s %s: %s may fire Overwatch (overwatch, snap shots) or decline", kit.Does(u.DisplayName(), "charges", "charge"), t.DisplayName(), s.PlayerName(t.Player))}
 	case chargeRoll:
 		_, need := nearest(u, t)
 		n := chargeDice(u)
@@ -114,7 +114,7 @@ func combatPending(s *projector.State, cb *Combat) bool {
 	case stageFight:
 		u := dueUnits(s, cb)[0]
 		s.Pending = projector.Pending{Kind: WaitStrike, Player: u.Player,
-			Text: fmt.Sprintf("Initiative %d: %s piles in (models not in base contact move up to %g\") and strikes (strike)", cb.Steps[cb.Step], u.DisplayName(), PileIn)}
+			Text: fmt.Sprintf("Initiative %d: %s in (models not in base contact move up to %g\") and %s (strike)", cb.Steps[cb.Step], kit.Does(u.DisplayName(), "piles", "pile"), PileIn, kit.Verb(u.DisplayName(), "strikes", "strike"))}
 	case stageMorale:
 		t := cb.Tests[cb.Test]
 		u := s.Unit(t.Unit)

@@ -61,10 +61,16 @@ func designation(w string) bool {
 // Does is name followed by the verb that agrees with it: Does("Ork Boyz",
 // "shoots", "shoot") is "Ork Boyz shoot".
 func Does(name, singular, plural string) string {
+	return name + " " + Verb(name, singular, plural)
+}
+
+// Verb is the form of a verb that agrees with name, for a second verb of
+// the same subject: "Ork Boyz pile in and strike".
+func Verb(name, singular, plural string) string {
 	if Plural(name) {
-		return name + " " + plural
+		return plural
 	}
-	return name + " " + singular
+	return singular
 }
 
 // Firing describes what an attack's models fire or fight with, weapon by
