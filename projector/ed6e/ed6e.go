@@ -8,10 +8,13 @@
 // What it reads of a match's setup:
 //   - models: WS, BS, S, T, W, I, A, Ld, Sv (armour), Inv (invulnerable),
 //     Keywords CHARACTER and INDEPENDENT CHARACTER (or IC);
-//   - weapons: Type rapid-fire, assault, heavy, pistol, salvo or melee;
-//     Range, Shots, S (0 on a melee weapon: the model's), AP (0 = none);
-//     Keywords TEMPLATE, BLAST, NO-BS (cannot snap fire; templates and
-//     NO-BS hit automatically) and MASTER-CRAFTED;
+//   - players: Edge, their own table edge (default: opposite edges);
+//   - weapons: Type rapid-fire, assault, heavy, pistol, salvo, artillery
+//     (never snap shots) or melee; Range, Shots, S (0 on a melee weapon:
+//     the model's), AP (0 = none); Keywords TEMPLATE, BLAST, LARGE BLAST
+//     (markers: they cannot snap fire), NO-BS (cannot snap fire, hits
+//     automatically), PINNING and MASTER-CRAFTED; no other word
+//     (setup.go: Lexicon);
 //   - terrain kinds for cover: woods, ruins, fortification, razor-wire,
 //     any other non-blocking kind as area terrain; blocking gives none.
 //
