@@ -79,7 +79,7 @@ func explainAttackRoll(before *projector.State, a *projector.Attack, p *events.D
 	case d.Purpose == purposeHit:
 		why.Inputs, why.Rule = hitInputs(before, a, d, info)
 	case d.Purpose == purposeScatter:
-		why.Inputs, why.Rule = scatterInputs(a)
+		why.Inputs, why.Rule = scatterInputs(before, a)
 	case d.Purpose == purposeWound:
 		why.Inputs = []string{fmt.Sprintf("Strength %d against Toughness %d (the most common among the models that may take the wounds, the higher on a tie) on the wound chart: %d+", d.S, d.T, d.Need),
 			fmt.Sprintf("the wounds form the pool %s", info.Pool)}
@@ -191,14 +191,18 @@ func snapWhy(s *projector.State, a *projector.Attack) string {
 }
 
 // scatterInputs: how the scatter roll is read.
-func scatterInputs(a *projector.Attack) ([]string, string) {
+func scatterInputs(s *projector.State, a *projector.Attack) ([]string, string) {
 	m := currentMarker(a)
+	hit := "every model of the target under the marker where it lands takes a hit (revision 0 and 1)"
+	if round3(s) {
+		hit = "every model under the marker where it lands takes a hit, friend or foe (the rulebook's, default)"
+	}
 	return []string{
 		fmt.Sprintf("%s's blast marker (%g\" across) was placed at (%s, %s)", m.Model, 2*m.Radius, kit.Inches(m.X), kit.Inches(m.Y)),
 		fmt.Sprintf("the first die is the scatter die: 1 to %d is a hit, the marker stays", ScatterHitFaces),
 		fmt.Sprintf("otherwise the first two dice give the arrow's bearing, ((first − 3) × 6 + (second − 1)) × 15° clockwise from the table's +y (%d bearings)", ScatterBearings),
 		fmt.Sprintf("and the last two, less the firer's BS%d (never below 0), the inches it moves", firerBS(a, m.Model)),
-		"every model under the marker where it lands takes a hit, friend or foe (revision 2; before, only the target's)",
+		hit,
 	}, docMarkers
 }
 

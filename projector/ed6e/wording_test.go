@@ -29,6 +29,14 @@ func TestRefusalWording(t *testing.T) {
 	shooting := func(g *projtest.Game) { toShooting(g) }
 	assault := func(g *projtest.Game) { toAssault(g) }
 	cmd := func(typ string) projector.Command { return projector.Command{Type: typ} }
+	fightChosen := func(g *projtest.Game) { // Squad S charged the Boyz, no Overwatch; the fight begins
+		toAssault(g)
+		g.Do(alice, charge("squad", "boyz"))
+		g.Do(bob, cmd(projector.CmdDecline))
+		g.Roll(1, 1)
+		g.Do(alice, move("squad", "squad-1", 10, 10))
+		g.Do(alice, projector.Command{Type: CmdFight, Unit: "squad"})
+	}
 	projtest.CheckRefusals(t, fresh, names, []projtest.Refusal{
 		{Name: "forced snap fire with a template", Before: shooting, As: alice,
 			Cmd: projector.Command{Type: projector.CmdShoot, Unit: "squad", Target: "boyz", Snap: true, Weapons: map[string]string{"squad-1": "none"}}, Code: CodeCannotSnap, Reason: "no model of Squad S can fire: squad-2's flamer is a template weapon and cannot snap fire (Squad S is forced to snap fire)"},
@@ -51,21 +59,7 @@ func TestRefusalWording(t *testing.T) {
 		{Name: "a distribution", Before: shooting, As: bob, Cmd: projector.Command{Type: projector.CmdDistribute, Models: []string{"boyz-1"}}, Code: projector.CodeWrongStep, Reason: "in 6e wounds go to the closest model: there is no distribution or casualty choice; the match waits for: Alice declares in the shooting phase of turn 1"},
 		{Name: "a re-roll command", Before: shooting, As: alice, Cmd: cmd(projector.CmdReroll), Code: projector.CodeWrongStep, Reason: "in 6e the re-rolls a rule grants are asked for by the match itself; the match waits for: Alice declares in the shooting phase of turn 1"},
 		{Name: "an assault move with none open", Before: assault, As: alice, Cmd: move("squad", "squad-1", 11, 10), Code: projector.CodeWrongStep, Reason: "squad-1 may not move now: in the assault phase models make only charge, pile-in and consolidation moves; the match waits for: Alice, in the charge sub-phase of the assault phase of turn 1: declare a charge (charge); end the turn (next-turn)"},
-		{Name: "the turn's end before the blows", Before: func(g *projtest.Game) {
-			toAssault(g)
-			g.Do(alice, charge("squad", "boyz"))
-			g.Do(bob, cmd(projector.CmdDecline))
-			g.Roll(1, 1)
-			g.Do(alice, move("squad", "squad-1", 10, 10))
-			g.Do(alice, projector.Command{Type: CmdFight, Unit: "squad"})
-		}, As: alice, Cmd: cmd(projector.CmdNextTurn), Code: projector.CodeWrongStep, Reason: "the turn cannot end yet: Initiative 4: Squad S piles in (models not in base contact move up to 3\") and strikes (strike)"},
-		{Name: "blows out of Initiative order", Before: func(g *projtest.Game) {
-			toAssault(g)
-			g.Do(alice, charge("squad", "boyz"))
-			g.Do(bob, cmd(projector.CmdDecline))
-			g.Roll(1, 1)
-			g.Do(alice, move("squad", "squad-1", 10, 10))
-			g.Do(alice, projector.Command{Type: CmdFight, Unit: "squad"})
-		}, As: bob, Cmd: strike("boyz"), Code: CodeInitiativeOrder, Reason: "out of Initiative order: Ork Boyz have no model of Initiative 4, the step being fought (their models fight at Initiative [2])"},
+		{Name: "the turn's end before the blows", Before: fightChosen, As: alice, Cmd: cmd(projector.CmdNextTurn), Code: projector.CodeWrongStep, Reason: "the turn cannot end yet: Initiative 4: Squad S piles in (models not in base contact move up to 3\") and strikes (strike)"},
+		{Name: "blows out of Initiative order", Before: fightChosen, As: bob, Cmd: strike("boyz"), Code: CodeInitiativeOrder, Reason: "out of Initiative order: Ork Boyz have no model of Initiative 4, the step being fought (their models fight at Initiative [2])"},
 	})
 }
