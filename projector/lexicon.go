@@ -50,7 +50,7 @@ func checkWords(edition string, w Words, p *events.MatchCreated) error {
 				if len(w.WeaponTypes) == 0 {
 					return fmt.Errorf("%s: type %q: %s weapons have no type (their keywords say what they are)", where, wp.Type, edition)
 				}
-				return fmt.Errorf("%s: type %q is not a %s weapon type (%s)%s", where, wp.Type, edition, strings.Join(w.WeaponTypes, ", "), meant(wp.Type, w.WeaponTypes))
+				return fmt.Errorf("%s: type %q is not a weapon type %s reads (%s)%s", where, wp.Type, edition, strings.Join(w.WeaponTypes, ", "), meant(wp.Type, w.WeaponTypes))
 			}
 			if err := knownKeywords(edition, where, "weapon", wp.Keywords, w.WeaponKeywords, nil); err != nil {
 				return err
@@ -85,7 +85,7 @@ func knownKeywords(edition, where, what string, kws, known, prefixes []string) e
 		if len(all) == 0 {
 			return fmt.Errorf("%s: keyword %q: %s reads no %s keywords", where, kw, edition, what)
 		}
-		return fmt.Errorf("%s: keyword %q is not a %s %s keyword (%s)%s", where, kw, edition, what, strings.Join(all, ", "), meant(strings.ToUpper(trimKeyword(kw)), known))
+		return fmt.Errorf("%s: keyword %q is not a %s keyword %s reads (%s)%s", where, kw, what, edition, strings.Join(all, ", "), meant(strings.ToUpper(trimKeyword(kw)), known))
 	}
 	return nil
 }

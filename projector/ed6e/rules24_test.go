@@ -76,12 +76,12 @@ func TestUnknownWordsAreRefused(t *testing.T) {
 		edit func(u *events.UnitSpec)
 		want string
 	}{
-		{"misspelt type", func(u *events.UnitSpec) { u.Weapons[0].Type = "artilery" }, `type "artilery" is not a 6e weapon type (rapid-fire, assault, heavy, pistol, salvo, melee, artillery) (did you mean "artillery"?)`},
-		{"keyword of a type", func(u *events.UnitSpec) { u.Weapons[0].Keywords = []string{"ARTILLERY"} }, `keyword "ARTILLERY" is not a 6e weapon keyword`},
-		{"11e keyword", func(u *events.UnitSpec) { u.Weapons[0].Keywords = []string{"[ASSAULT]"} }, `keyword "[ASSAULT]" is not a 6e weapon keyword`},
+		{"misspelt type", func(u *events.UnitSpec) { u.Weapons[0].Type = "artilery" }, `type "artilery" is not a weapon type 6e reads (rapid-fire, assault, heavy, pistol, salvo, melee, artillery) (did you mean "artillery"?)`},
+		{"keyword of a type", func(u *events.UnitSpec) { u.Weapons[0].Keywords = []string{"ARTILLERY"} }, `keyword "ARTILLERY" is not a weapon keyword 6e reads`},
+		{"11e keyword", func(u *events.UnitSpec) { u.Weapons[0].Keywords = []string{"[ASSAULT]"} }, `keyword "[ASSAULT]" is not a weapon keyword 6e reads`},
 		{"near miss", func(u *events.UnitSpec) { u.Weapons[0].Keywords = []string{"PINING"} }, `(did you mean "PINNING"?)`},
-		{"unit keyword", func(u *events.UnitSpec) { u.Keywords = []string{"INFANTRY"} }, `unit dev: keyword "INFANTRY" is not a 6e unit keyword (VEHICLE)`},
-		{"model keyword", func(u *events.UnitSpec) { u.Models[0].Keywords = []string{"SERGEANT"} }, `unit dev model dev-1: keyword "SERGEANT" is not a 6e model keyword`},
+		{"unit keyword", func(u *events.UnitSpec) { u.Keywords = []string{"INFANTRY"} }, `unit dev: keyword "INFANTRY" is not a unit keyword 6e reads (VEHICLE)`},
+		{"model keyword", func(u *events.UnitSpec) { u.Models[0].Keywords = []string{"SERGEANT"} }, `unit dev model dev-1: keyword "SERGEANT" is not a model keyword 6e reads`},
 		{"charge dice", func(u *events.UnitSpec) { u.Models[0].Keywords = []string{"CHARGE 2D3"} }, `keyword "CHARGE 2D3": a model that charges differently names its dice`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
