@@ -231,3 +231,50 @@ func TestAChargeRollIsExplainedAsPlayedAndAsRuled(t *testing.T) {
 		t.Fatalf("as ruled: %+v", x.Ruled)
 	}
 }
+
+// A 6e blast that scatters off its target onto two other units — Alice's
+// own scouts and Bob's Gretchin — is told as three attacks: the shot at
+// the target (no hit), then the hits on each unit under the marker, each
+// summed up when it ends, though the next begins in the same event.
+// What-if finds the first attack's outcome though another follows it.
+func TestStrayBlastHitsAreTold(t *testing.T) {
+	m := events.ModelSpec{WS: 4, BS: 4, S: 4, T: 4, W: 1, I: 4, A: 1, Ld: 8, Sv: 3}
+	frag := events.WeaponSpec{ID: "frag", Name: "frag missile", Range: 48, Type: "heavy", Shots: 1, S: 4, AP: 6, Keywords: []string{"BLAST"}}
+	scouts := projtest.Column(events.UnitSpec{ID: "scouts", Name: "Scout Squad", Player: "alice"}, 1, 35.5, m)
+	scouts.Models[0].Y = 9.5
+	grots := projtest.Column(events.UnitSpec{ID: "grots", Name: "Gretchin", Player: "bob"}, 1, 34.83, m)
+	grots.Models[0].Y, grots.Models[0].Sv = 8.71, 0
+	g := projtest.New(t, mustRules("6e"), projtest.Setup("6e",
+		projtest.Column(events.UnitSpec{ID: "dev", Name: "Devastators", Player: "alice", Weapons: []events.WeaponSpec{frag}}, 1, 10, m, "frag"),
+		scouts, projtest.Column(events.UnitSpec{ID: "boyz", Name: "Ork Boyz", Player: "bob"}, 5, 30, m), grots))
+	g.ToPhase(projector.PhaseShooting)
+	g.Do(projtest.Alice, projtest.Shoot("dev", "boyz"))
+	decl := g.State.Seq
+	g.Do(projtest.Alice, projector.Command{Type: "place", X: projtest.Ptr(30), Y: projtest.Ptr(10)})
+	g.Roll(4, 2, 5, 4) // 5" at 105°: off the Boyz, onto a scout and a Gretchin
+	g.Roll(4)          // wounds the scout
+	g.Roll(1)          // Alice fails the scout's save
+	g.Roll(6)          // wounds the Gretchin, who has no save
+	evs := projtest.Relabel("x", g.Events)
+	lines, err := replay.Narrate(mustRules("6e"), evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(lines, "\n")
+	for _, want := range []string{
+		"Turn 1 — Devastators fire a frag missile (1 shot) at Ork Boyz: 0 hits — no casualties",
+		"Turn 1 — Devastators fire a frag missile at Scout Squad: 1 hit, 1 wound on 4+, 0 saves on 3+ — 1 model removed (scouts-1); Scout Squad is destroyed; the hits of blasts that landed on it",
+		"Turn 1 — Devastators fire a frag missile at Gretchin: 1 hit, 1 wound on 4+, no save — 1 model removed (grots-1); Gretchin are destroyed; the hits of blasts that landed on it",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the log lacks %q:\n%s", want, text)
+		}
+	}
+	w, err := replay.WhatIfEvents(t.Context(), "x", nil, evs, decl, editions.Lookup, replay.WhatIfOptions{Runs: 100, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Actual == nil || w.Actual.Hits != 0 || w.Actual.ModelsLeft != 5 {
+		t.Fatalf("what-if's actual outcome: %+v", w.Actual)
+	}
+}

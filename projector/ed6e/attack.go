@@ -326,7 +326,7 @@ func finish(s *projector.State, a *projector.Attack) {
 		kit.Fired(s, a)
 		if round3(s) {
 			queueStrays(s, a)
-			nextStray(s)
+			nextStray(s, a)
 		}
 		return
 	}

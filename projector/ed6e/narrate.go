@@ -311,6 +311,9 @@ func (Rules) AttackNotes(s *projector.State, a *projector.Attack) []string {
 	if a.Kind == KindSnap && a.Type == projector.AttackShooting {
 		notes = append(notes, "snap shots")
 	}
+	if a.Kind == KindStray {
+		notes = append(notes, "the hits of blasts that landed on it: a blast hits every model under it, friend or foe")
+	}
 	if x.FocusFire != "" {
 		notes = append(notes, focusName(x.FocusFire))
 	}

@@ -234,7 +234,7 @@ func (s *State) CloneExt() projector.Ext {
 	if s.Strays != nil {
 		c.Strays = make([]Stray, len(s.Strays))
 		for i, st := range s.Strays {
-			st.Hits, st.Models = slices.Clone(st.Hits), slices.Clone(st.Models)
+			st.Hits, st.Models, st.Shooters = slices.Clone(st.Hits), slices.Clone(st.Models), slices.Clone(st.Shooters)
 			c.Strays[i] = st
 		}
 	}

@@ -30,6 +30,9 @@ type Stray struct {
 	Attacker string    `json:"attacker"`
 	Hits     []AutoHit `json:"hits"`   // by weapon, in the order the markers landed
 	Models   []string  `json:"models"` // the unit's models hit, in its order
+	// Shooters are the models whose markers hit the unit, with no shots:
+	// their shots are the attack's they came from.
+	Shooters []projector.Shooter `json:"shooters"`
 	Pinning  bool      `json:"pinning,omitempty"`
 	// After is the last roll of the attack it comes from: the stray
 	// attack is named by it (Attack.Seq), so attacks keep growing seqs.
@@ -56,6 +59,14 @@ func queueStrays(s *projector.State, a *projector.Attack) {
 				}
 			}
 			st.Pinning = st.Pinning || projector.HasKeyword(w.Keywords, KwPinning)
+			if !slices.ContainsFunc(st.Shooters, func(sh projector.Shooter) bool { return sh.Model == m.Model && sh.Weapon == m.Weapon }) {
+				for _, sh := range a.Shooters {
+					if sh.Model == m.Model && sh.Weapon == m.Weapon {
+						sh.Shots = 0
+						st.Shooters = append(st.Shooters, sh)
+					}
+				}
+			}
 		}
 	}
 	slices.SortStableFunc(out, func(x, y Stray) int { return unitIndex(s, x.Unit) - unitIndex(s, y.Unit) })
@@ -63,8 +74,10 @@ func queueStrays(s *projector.State, a *projector.Attack) {
 }
 
 // nextStray starts the attack of the first stray hits still to resolve
-// on a unit left on the table that they can wound.
-func nextStray(s *projector.State) {
+// on a unit left on the table that they can wound, once the attack prev
+// is over: it is named by prev's last roll (Attack.Seq), after every
+// attack before it.
+func nextStray(s *projector.State, prev *projector.Attack) {
 	x := ed(s)
 	for len(x.Strays) > 0 && s.Attack == nil {
 		st := x.Strays[0]
@@ -76,7 +89,7 @@ func nextStray(s *projector.State) {
 		if t == nil || t.Destroyed() {
 			continue
 		}
-		a := &projector.Attack{Seq: st.After, Type: projector.AttackShooting, Kind: KindStray,
+		a := &projector.Attack{Seq: max(st.After, lastRoll(prev)), Type: projector.AttackShooting, Kind: KindStray, Shooters: st.Shooters,
 			Firer: st.Firer, Target: t.ID, Attacker: st.Attacker, Defender: t.Player, Stage: stageHit,
 			Ext: &Attack{Pinning: st.Pinning, Cover: standingCover(s, t)}}
 		for _, id := range st.Models {

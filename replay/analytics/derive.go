@@ -136,9 +136,9 @@ func (d *deriver) applyDecoded(e events.Event, p events.Payload, b *Batch) error
 			}
 		}
 	}
-	if a := s.Attack; a != nil {
-		d.attackStarted(a, s.Turn, s.Phase, e.Time)
-	}
+	// The attack that ended is emitted before the one that may begin in
+	// the same event (6e's blast hits on other units) takes the
+	// accumulator.
 	if la := s.LastAttack; la != nil && la.Seq > d.lastAttack {
 		d.lastAttack = la.Seq
 		acc := d.acc
@@ -149,6 +149,9 @@ func (d *deriver) applyDecoded(e events.Event, p events.Payload, b *Batch) error
 		if emit {
 			b.Attacks = append(b.Attacks, d.attackRow(s, la, acc, e.Seq))
 		}
+	}
+	if a := s.Attack; a != nil {
+		d.attackStarted(a, s.Turn, s.Phase, e.Time)
 	}
 	return nil
 }
