@@ -33,7 +33,7 @@ type Stray struct {
 	// Shooters are the models whose markers hit the unit, with no shots:
 	// their shots are the attack's they came from.
 	Shooters []projector.Shooter `json:"shooters"`
-	Pinning  bool      `json:"pinning,omitempty"`
+	Pinning  bool                `json:"pinning,omitempty"`
 	// After is the last roll of the attack it comes from: the stray
 	// attack is named by it (Attack.Seq), so attacks keep growing seqs.
 	After uint64 `json:"after"`
