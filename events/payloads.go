@@ -27,11 +27,27 @@ type Table struct {
 	H float64 `json:"h"`
 }
 
-// PlayerSpec is a player of the match.
+// PlayerSpec is a player of the match. Edge is the player's own table
+// edge, the one their deployment zone touches (EdgeWest … EdgeNorth):
+// an edition whose units fall back heads for it (6e). Empty: the
+// edition's default.
 type PlayerSpec struct {
 	ID   string `json:"id"`
 	Name string `json:"name,omitempty"`
+	Edge string `json:"edge,omitempty"`
 }
+
+// Table edges (PlayerSpec.Edge), with (0,0) the south-west corner: west
+// is x = 0, east x = the table's width, south y = 0, north y = its height.
+const (
+	EdgeWest  = "west"
+	EdgeEast  = "east"
+	EdgeSouth = "south"
+	EdgeNorth = "north"
+)
+
+// Edges lists the table edges.
+var Edges = []string{EdgeWest, EdgeEast, EdgeSouth, EdgeNorth}
 
 // WeaponSpec is a weapon profile. Editions read the fields they know:
 // 3e/6e use Type ("rapid-fire", "assault", "heavy", "pistol"), Shots, S, AP;

@@ -326,6 +326,9 @@ func (p *PlayerSpec) decodeMsgpack(r *reader) {
 		case "name":
 			f = 1
 			p.Name = r.str()
+		case "edge":
+			f = 2
+			p.Edge = r.str()
 		default:
 			r.fail(errFallback)
 			return

@@ -328,12 +328,19 @@ func (p *PlayerSpec) encodeMsgpack(w *writer) {
 	if !(p.Name == "") {
 		n++
 	}
+	if !(p.Edge == "") {
+		n++
+	}
 	w.mapLen(n)
 	w.str("id")
 	w.str(p.ID)
 	if !(p.Name == "") {
 		w.str("name")
 		w.str(p.Name)
+	}
+	if !(p.Edge == "") {
+		w.str("edge")
+		w.str(p.Edge)
 	}
 }
 

@@ -55,11 +55,30 @@ type AttackNarration interface {
 	AttackNotes(s *State, a *Attack) []string
 }
 
-// Explainer is an optional ability of an edition: it states every input
-// to the target number of an attack's dice step and the rule it comes
-// from, for a judge (matchrec audit --roll).
-type Explainer interface {
-	Explain(s *State, a *Attack, d *DiceStep) (inputs []string, rule string)
+// RollExplainer is an optional ability of an edition: a judge's account of
+// any of its rolls (matchrec audit --roll) — an attack's dice, a charge, a
+// scatter, a Morale test, an advance. before is the state roll p is folded
+// into, after the state it gives (as played, or as a ruling amended it).
+type RollExplainer interface {
+	ExplainRoll(before, after *State, p *events.DiceRolled) RollReason
+}
+
+// RollReason is a roll explained: what it is for, every input to what it
+// decides with the rule it comes from, the rule's section, and what the
+// dice decided.
+type RollReason struct {
+	// For says what the roll is for ("Tactical Squad's charge distance
+	// against Ork Boyz").
+	For string `json:"for"`
+	// Inputs are the numbers and facts the roll is read against, each
+	// with its source ("BS4: hits on 3+ (the BS table)").
+	Inputs []string `json:"inputs"`
+	// Rule is the section of docs/rules/<edition>.md the roll follows
+	// ("docs/rules/6e.md#charge-distance"), or several, " and "-joined.
+	Rule string `json:"rule"`
+	// Decided is what the dice decided, in words ("9\": needed 6.0\" — the
+	// charge reaches"); "" leaves it to the count of successes.
+	Decided string `json:"decided,omitempty"`
 }
 
 // Chooser is an optional ability of an edition: it answers the edition's

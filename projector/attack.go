@@ -53,6 +53,14 @@ type Attack struct {
 	// 1 damage sets it at the declaration; for the others the common fold
 	// does, one damage per unsaved wound.
 	ExpectedDamage float64 `json:"expected_damage"`
+	// HitOdds are the hits' exact mean and variance under fair dice, given
+	// the shots made (and where each template or blast was placed), and
+	// WoundOdds the wound rolls' successes', given the hits: each the
+	// edition's own odds, re-rolls included — the computation that gives
+	// Expected, and that simulated dice (what-if) converge to. Set by the
+	// edition when it plans the rolls.
+	HitOdds   rules.Moments `json:"hit_odds"`
+	WoundOdds rules.Moments `json:"wound_odds"`
 	// Ext is the edition's own part of the attack (Extension), nil for an
 	// edition that has none.
 	Ext Ext `json:"ext,omitempty"`

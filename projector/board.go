@@ -7,6 +7,10 @@ import (
 	"github.com/matchrec/matchrec/projector/geom"
 )
 
+// KwVehicle, on a model or its unit, makes it a vehicle for sight: it
+// blocks the line of sight of both sides (docs/rules/3e.md#line-of-sight).
+const KwVehicle = "VEHICLE"
+
 // Body is model m of unit u as geometry sees it, at its current position.
 func Body(u *Unit, m *Model) geom.Body {
 	return geom.Body{
@@ -14,7 +18,7 @@ func Body(u *Unit, m *Model) geom.Body {
 		Pos:     geom.Point{X: m.X, Y: m.Y},
 		Radius:  geom.RadiusFromBaseMM(m.BaseMM),
 		Height:  m.Height,
-		Vehicle: HasKeyword(m.Keywords, "VEHICLE") || HasKeyword(u.Keywords, "VEHICLE"),
+		Vehicle: HasKeyword(m.Keywords, KwVehicle) || HasKeyword(u.Keywords, KwVehicle),
 	}
 }
 

@@ -28,9 +28,11 @@
 //     types with CloneExt), SetupChecker (what it needs of a setup beyond
 //     ValidateSetup), Chooser (its own choices, for simulations and
 //     generated matches), ShootKinds (kinds of shooting for generated
-//     play), Explainer (the inputs and rule of a roll, for audit --roll),
-//     Charges (its charge rolls, for the analytics) and Commander (its
-//     command types, listed when a command's type is unknown);
+//     play), RollExplainer (what each roll is for, its inputs, its rule
+//     and what it decided, for audit --roll), Lexicon (the weapon types
+//     and keywords its setups may name), Charges (its charge rolls, for
+//     the analytics) and Commander (its command types, listed when a
+//     command's type is unknown);
 //   - built on the kit (projector/kit), so it keeps only its rules: the
 //     openings of a declaration (kit.ActiveIn, UnfiredUnit, Target), what
 //     each firing model sees and why none could fire (kit.Look, Reasons),

@@ -3,6 +3,7 @@ package projector
 import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/events/dice"
+	"strconv"
 )
 
 // DecideRoll checks a roll command against the pending step: a roll must be
@@ -19,7 +20,7 @@ func DecideRoll(s *State, actor events.Actor, c Command) ([]events.Payload, erro
 		return nil, Refuse(CodeWrongStep, "these dice are for %s, but the match waits for: %s", c.Purpose, s.Pending.Text)
 	}
 	if len(c.Values) != s.Pending.Dice {
-		return nil, Refuse(CodeDiceCount, "%s: expected %d dice, got %d values", s.Pending.Text, s.Pending.Dice, len(c.Values))
+		return nil, Refuse(CodeDiceCount, "%s: expected %s, got %s", s.Pending.Text, countOf(s.Pending.Dice, "die", "dice"), countOf(len(c.Values), "value", "values"))
 	}
 	if err := dice.CheckValues(c.Values, s.Pending.Dice); err != nil {
 		return nil, Refuse(CodeBadDice, "%v", err)
@@ -55,4 +56,12 @@ func NoteRoll(s *State, seq uint64, p *events.DiceRolled) {
 	s.LastRoll = &Roll{Seq: seq, Roller: p.Roller, Purpose: p.Purpose, Need: p.Need,
 		Values: p.Values, Successes: CountAtLeast(p.Values, p.Need), Source: p.Source}
 	s.AddTally(p.Roller, func(t *Tally) { t.Dice += p.Count })
+}
+
+// countOf is n things: "1 die", "4 dice".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

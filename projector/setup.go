@@ -2,6 +2,8 @@ package projector
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/matchrec/matchrec/events"
 )
@@ -66,6 +68,11 @@ func decideCreate(r Rules, s *State, actor events.Actor, c Command) ([]events.Pa
 	if err := ValidateSetup(&p); err != nil {
 		return nil, Refuse(CodeBadRequest, "%v", err)
 	}
+	if lx, ok := r.(Lexicon); ok {
+		if err := checkWords(r.Edition(), lx.Lexicon(), &p); err != nil {
+			return nil, Refuse(CodeBadRequest, "%v", err)
+		}
+	}
 	if sc, ok := r.(SetupChecker); ok {
 		if err := sc.CheckSetup(&p); err != nil {
 			return nil, Refuse(CodeBadRequest, "%v", err)
@@ -101,6 +108,7 @@ func ValidateSetup(p *events.MatchCreated) error {
 		return fmt.Errorf("a match has two players, got %d", len(p.Players))
 	}
 	players := map[string]bool{}
+	edges := map[string]string{} // edge → the player who has it
 	for _, pl := range p.Players {
 		if !events.ValidMatchID(pl.ID) {
 			return fmt.Errorf("player id %q must be letters, digits, '-' or '_'", pl.ID)
@@ -109,6 +117,16 @@ func ValidateSetup(p *events.MatchCreated) error {
 			return fmt.Errorf("player %q listed twice", pl.ID)
 		}
 		players[pl.ID] = true
+		if pl.Edge == "" {
+			continue
+		}
+		if !slices.Contains(events.Edges, pl.Edge) {
+			return fmt.Errorf("player %s: edge %q is not a table edge (%s)%s", pl.ID, pl.Edge, strings.Join(events.Edges, ", "), meant(pl.Edge, events.Edges))
+		}
+		if other, taken := edges[pl.Edge]; taken {
+			return fmt.Errorf("players %s and %s both have the %s table edge: each side has its own edge (a unit falls back toward its own)", other, pl.ID, pl.Edge)
+		}
+		edges[pl.Edge] = pl.ID
 	}
 	if !players[p.FirstPlayer] {
 		return fmt.Errorf("first player %q is not a player of the match", p.FirstPlayer)

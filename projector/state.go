@@ -307,4 +307,7 @@ func (s *State) Hash() (events.Hash, error) {
 // Ext); 11e advances made by the move, not the roll.
 //
 // 6: a dice step names the weapon its dice are for (DiceStep.Weapon).
-const StateVersion = 6
+// 7: rules round 3 (issue 24): an attack's HitOdds and WoundOdds; 6e's
+// own table edges, charge bonus, blast hits on other units (Reached,
+// Marker.Others, Strays) and revision 2.
+const StateVersion = 7

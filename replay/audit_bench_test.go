@@ -84,7 +84,7 @@ func BenchmarkAuditSigned(b *testing.B) {
 	st := openBolt(b)
 	ctx := context.Background()
 	rec := recorder.New(st, recorder.Options{Rules: editions.Lookup})
-	setup := generate.LongSetup("3e", 21)
+	setup := generate.LongSetup(ed3e.Rules{}, 21)
 	keys := map[string]*auth.Key{}
 	setup.Keys = map[string]string{}
 	for _, role := range []string{events.RolePlayer(setup.Players[0].ID), events.RolePlayer(setup.Players[1].ID), events.RoleJudge} {

@@ -8,23 +8,28 @@ import (
 	"github.com/matchrec/matchrec/projector/fold"
 )
 
-// Explanation answers "why did that roll need a 4?": the declaration that
-// caused it, who fired what at whom, the target number and every input to
-// it with the rule it comes from, the dice, and what they produced.
+// Explanation answers "why did that roll need a 4?" and "what did that
+// charge roll decide?": the declaration that caused it, who fired what at
+// whom, what the roll was for, every input to it with the rule it comes
+// from (a section of docs/rules/<edition>.md), the dice, and what they
+// decided, as played and as ruled.
 type Explanation struct {
 	Seq         uint64            `json:"seq"`
 	Edition     string            `json:"edition"`
 	Roll        events.DiceRolled `json:"roll"`
 	Declaration uint64            `json:"declaration,omitempty"` // seq of the declaring event
+	AttackType  string            `json:"attack_type,omitempty"` // shooting, overwatch, melee
 	Firer       string            `json:"firer,omitempty"`
 	Target      string            `json:"target,omitempty"`
 	Weapon      string            `json:"weapon,omitempty"`
-	Need        int               `json:"need"`
+	For         string            `json:"for"`
+	Need        int               `json:"need"` // the target number of each die; 0 for a roll read as a whole (a charge, a Morale test)
 	Inputs      []string          `json:"inputs"`
 	Rule        string            `json:"rule"`
 	Successes   int               `json:"successes"`
-	Produced    string            `json:"produced"`
-	Pending     string            `json:"pending"` // the step as the rules stated it
+	Decided     string            `json:"decided"`  // what the dice decided, as played
+	Produced    string            `json:"produced"` // that, and what the match waited for next
+	Pending     string            `json:"pending"`  // the step as the rules stated it
 	// Ruled is the roll as ruled, when a ruling changed it (Produced and
 	// Successes above are as played).
 	Ruled *RollRuling `json:"ruled,omitempty"`
@@ -63,19 +68,13 @@ func Explain(match string, evs []events.Event, lineage []events.BranchPoint, loo
 		var step *projector.DiceStep
 		if a != nil {
 			step = a.Current()
-			x.Declaration = a.Seq
+			x.Declaration, x.AttackType = a.Seq, a.Type
 			if u := s.Unit(a.Firer); u != nil {
 				x.Firer = u.DisplayName()
 			}
 			if u := s.Unit(a.Target); u != nil {
 				x.Target = u.DisplayName()
 			}
-		}
-		if ex, ok := f.Rules.(projector.Explainer); ok && a != nil && step != nil {
-			x.Inputs, x.Rule = ex.Explain(s, a, step)
-		} else {
-			x.Inputs = []string{fmt.Sprintf("target number %d+ as the pending step stated", roll.Need)}
-			x.Rule = fmt.Sprintf("docs/rules/%s.md", s.Edition)
 		}
 		if step != nil {
 			x.Weapon = step.Label
@@ -84,7 +83,9 @@ func Explain(match string, evs []events.Event, lineage []events.BranchPoint, loo
 		if err := f.Apply(e); err != nil {
 			return nil, err
 		}
-		x.Produced = produced(roll, x.Successes, f.State)
+		why := reason(f.Rules, before, f.State, roll)
+		x.For, x.Inputs, x.Rule, x.Decided = why.For, why.Inputs, why.Rule, decided(roll, why)
+		x.Produced = produced(roll, why, f.State)
 		x.Ruled, err = asRuled(f, evs, e, roll, before)
 		return x, err
 	}
@@ -133,7 +134,7 @@ func asRuled(f *fold.Folder, evs []events.Event, e events.Event, roll *events.Di
 			r.Produced = "the amended dice do not fold: " + err.Error()
 			return r, nil
 		}
-		r.Produced = produced(amended, r.Successes, after)
+		r.Produced = produced(amended, reason(f.Rules, before, after, amended), after)
 		return r, nil
 	}
 	for _, sk := range final.Skipped {
@@ -144,7 +145,27 @@ func asRuled(f *fold.Folder, evs []events.Event, e events.Event, roll *events.Di
 	return nil, nil
 }
 
-func produced(r *events.DiceRolled, n int, after *projector.State) string {
+// reason is the edition's account of roll r (projector.RollExplainer),
+// folded from before into after; an edition without one gets the bare
+// step the match asked for.
+func reason(rules projector.Rules, before, after *projector.State, r *events.DiceRolled) projector.RollReason {
+	if ex, ok := rules.(projector.RollExplainer); ok {
+		return ex.ExplainRoll(before, after, r)
+	}
+	return projector.RollReason{For: before.Pending.Text, Inputs: []string{fmt.Sprintf("target number %d+ as the pending step stated", r.Need)},
+		Rule: fmt.Sprintf("docs/rules/%s.md", before.Edition)}
+}
+
+// decided is what roll r decided: the edition's words, or, for dice that
+// each succeed on a target number, how many did.
+func decided(r *events.DiceRolled, why projector.RollReason) string {
+	if why.Decided != "" {
+		return why.Decided
+	}
+	n := projector.CountAtLeast(r.Values, r.Need)
+	if r.Need <= 0 {
+		return fmt.Sprintf("dice %v", r.Values)
+	}
 	what := map[string]string{"hit": "hits", "wound": "wounds", "save": "saves"}[r.Purpose]
 	if what == "" {
 		what = "successes"
@@ -153,5 +174,10 @@ func produced(r *events.DiceRolled, n int, after *projector.State) string {
 	if r.Purpose == "save" {
 		out += fmt.Sprintf(", %d unsaved", r.Count-n)
 	}
-	return out + "; next: " + after.Pending.Text
+	return out
+}
+
+// produced is what roll r decided and what the match waited for next.
+func produced(r *events.DiceRolled, why projector.RollReason, after *projector.State) string {
+	return decided(r, why) + "; next: " + after.Pending.Text
 }

@@ -93,7 +93,7 @@ func goldenSpecs(t testing.TB) []goldenSpec {
 			// moves, which rolls are typed in) are not history, and a
 			// better generator must not fail the goldens. They are
 			// verified, refolded and pinned like every other.
-			specs = append(specs, goldenSpec{path: "generated/" + ed + "-" + dice + ".bundle", match: generate.Setup(opts, 0).Match, replay: false,
+			specs = append(specs, goldenSpec{path: "generated/" + ed + "-" + dice + ".bundle", match: generate.Setup(mustRules(ed), opts, 0).Match, replay: false,
 				note:   "generated: a random " + ed + " match autoplayed with " + dice + " dice (generate.Options seed " + itoa(seed) + ", 3 turns)",
 				record: func(t testing.TB) string { return recordGenerated(t, opts) }})
 		}
@@ -369,4 +369,13 @@ func (p *signer) finish(match string) {
 		}
 		p.do(match, role, projector.Command{Type: projector.CmdRoll, Digital: true})
 	}
+}
+
+// mustRules is edition ed's rules.
+func mustRules(ed string) projector.Rules {
+	r, err := editions.Lookup(ed)
+	if err != nil {
+		panic(err)
+	}
+	return r
 }

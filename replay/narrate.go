@@ -72,7 +72,10 @@ func (n *Narrator) next(e events.Event) ([]string, events.Payload, error) {
 		}
 	}
 	lines := []string{line(n.f.Rules, before, after, &e, p, n.f.Payload)}
-	if before.Attack != nil && after.Attack == nil && after.LastAttack != nil && after.LastAttack.Seq == before.Attack.Seq {
+	// An attack is over once it is the last one; another may begin in the
+	// same event (6e's blast hits on other units).
+	if before.Attack != nil && after.LastAttack != nil && after.LastAttack.Seq == before.Attack.Seq &&
+		(after.Attack == nil || after.Attack.Seq != before.Attack.Seq) {
 		lines = append(lines, Summary(n.f.Rules, after, after.LastAttack))
 	}
 	return lines, p, nil

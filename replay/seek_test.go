@@ -26,7 +26,7 @@ import (
 // the state after every event (index = seq).
 func playedMatch(t testing.TB, st store.Store, id string, seed uint64, turns int) []events.Hash {
 	t.Helper()
-	g := projtest.New(t, ed3e.Rules{}, sim.RandomMatch("3e", rand.New(rand.NewPCG(seed, 9))))
+	g := projtest.New(t, ed3e.Rules{}, sim.RandomMatch(ed3e.Rules{}, rand.New(rand.NewPCG(seed, 9))))
 	ap := &sim.Autoplay{Rules: ed3e.Rules{}, Dice: sim.NewDice(seed), MaxTurns: turns}
 	for {
 		actor, c, done := ap.Next(g.State)
@@ -176,7 +176,7 @@ func TestBadSnapshotsAreIgnored(t *testing.T) {
 // event 1, whichever snapshot it starts from (one from before a ruling
 // must pick it up from the log, one from after it must carry it on).
 func TestSeekAcrossRulings(t *testing.T) {
-	g := projtest.New(t, ed3e.Rules{}, sim.RandomMatch("3e", rand.New(rand.NewPCG(5, 9))))
+	g := projtest.New(t, ed3e.Rules{}, sim.RandomMatch(ed3e.Rules{}, rand.New(rand.NewPCG(5, 9))))
 	ap := &sim.Autoplay{Rules: ed3e.Rules{}, Dice: sim.NewDice(5), MaxTurns: 5}
 	play := func(n int) {
 		for len(g.Events) < n {

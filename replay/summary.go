@@ -64,7 +64,11 @@ func Summary(rules projector.Rules, s *projector.State, a *projector.Attack) str
 	if a.Turn != 0 { // the turn it was declared in (an Overwatch is in the other player's)
 		turn = a.Turn
 	}
-	out := fmt.Sprintf("Turn %d — %s%s (%s) %s %s: %s — %s", turn, verb, weapons, kit.Count(a.Shots, shot, shots), at, target,
+	count := " (" + kit.Count(a.Shots, shot, shots) + ")"
+	if a.Shots == 0 && a.Hits > 0 { // hits its shots made on another attack's target (a blast that strayed)
+		count = ""
+	}
+	out := fmt.Sprintf("Turn %d — %s%s%s %s %s: %s — %s", turn, verb, weapons, count, at, target,
 		strings.Join(parts, ", "), casualties(s, a, t))
 	if an, ok := rules.(projector.AttackNarration); ok {
 		for _, note := range an.AttackNotes(s, a) {
@@ -127,7 +131,7 @@ func casualties(s *projector.State, a *projector.Attack, t *projector.Unit) stri
 	}
 	out := fmt.Sprintf("%s removed (%s)", kit.Count(len(a.Casualties), "model", "models"), strings.Join(groups, ", "))
 	if t != nil && t.Destroyed() {
-		out += "; " + t.DisplayName() + " is destroyed"
+		out += "; " + kit.Does(t.DisplayName(), "is", "are") + " destroyed"
 	}
 	return out
 }

@@ -102,7 +102,8 @@ func WhatIfEvents(ctx context.Context, match string, lineage []events.BranchPoin
 		}
 		// Fold on until the attack in progress at `at` completes: that is
 		// what actually happened.
-		if start != nil && e.Seq > at && f.State.Attack == nil && f.State.LastAttack != nil && f.State.LastAttack.Seq == start.Attack.Seq {
+		if start != nil && e.Seq > at && f.State.LastAttack != nil && f.State.LastAttack.Seq == start.Attack.Seq &&
+			(f.State.Attack == nil || f.State.Attack.Seq != start.Attack.Seq) {
 			o := outcomeOf(f.State, f.State.LastAttack)
 			actual = &o
 			break

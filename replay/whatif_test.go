@@ -125,3 +125,60 @@ func BenchmarkWhatIf(b *testing.B) {
 	}
 	b.ReportMetric(float64(runs*b.N)/b.Elapsed().Seconds(), "attacks/s")
 }
+
+// What-if's simulated dice converge to the odds the state keeps
+// (Attack.HitOdds), which `report weapons` reads: for a BS7 attack (the
+// re-roll of 1s at 5+), an 11e re-roll of 1s at 3+ and a blast placed on a
+// lone model (its scatter), the mean simulated hits from the declaration
+// are the state's expected hits within 4 standard errors.
+func TestWhatIfHitsAreTheStatesOdds(t *testing.T) {
+	m6 := events.ModelSpec{WS: 4, BS: 7, S: 4, T: 4, W: 1, I: 4, A: 1, Ld: 8, Sv: 3, Height: 1.5, BaseMM: 25}
+	m11 := events.ModelSpec{T: 4, W: 1, Sv: 3, Height: 1.5, BaseMM: 25}
+	column := func(id, player string, n int, x float64, m events.ModelSpec, ws ...events.WeaponSpec) events.UnitSpec {
+		var carry []string
+		for _, w := range ws {
+			carry = append(carry, w.ID)
+		}
+		return projtest.Column(events.UnitSpec{ID: id, Player: player, Weapons: ws}, n, x, m, carry...)
+	}
+	bs4 := m6
+	bs4.BS = 4
+	for _, c := range []struct {
+		name   string
+		setup  events.MatchCreated
+		shoot  projector.Command
+		shots  int
+		perHit float64
+	}{
+		{"6e BS7", projtest.Setup("6e", column("a", "alice", 6, 10, m6, events.WeaponSpec{ID: "p", Type: "pistol", Shots: 2, Range: 12, S: 4}),
+			column("b", "bob", 5, 20, m6)), projtest.Shoot("a", "b"), 12, 8.0 / 9},
+		{"11e re-roll 1s at 3+", projtest.Setup("11e", column("a", "alice", 6, 10, m11, events.WeaponSpec{ID: "r", Range: 24, Attacks: "2", BS: 3, S: 4, D: "1",
+			Keywords: []string{"RE-ROLL HIT ROLLS OF 1"}}), column("b", "bob", 5, 20, m11)), projtest.Shoot("a", "b", "normal"), 12, 7.0 / 9},
+		{"6e blast on a lone model", projtest.Setup("6e", column("a", "alice", 1, 10, bs4, events.WeaponSpec{ID: "f", Type: "heavy", Shots: 1, Range: 48, S: 4, AP: 6,
+			Keywords: []string{"BLAST"}}), column("b", "bob", 1, 30, m6)), projtest.Shoot("a", "b"), 1, 14.0 / 27},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := editions.Lookup(c.setup.Edition)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := projtest.New(t, r, c.setup)
+			g.ToPhase(projector.PhaseShooting)
+			g.Do(projtest.Alice, c.shoot)
+			decl := g.State.Seq
+			g.FinishAttack(7)
+			odds := g.State.LastAttack.HitOdds
+			if want := float64(c.shots) * c.perHit; math.Abs(odds.Mean-want) > 1e-9 {
+				t.Fatalf("the state's expected hits %v, want %v", odds.Mean, want)
+			}
+			const runs = 4000
+			w, err := replay.WhatIfEvents(context.Background(), "wf", nil, projtest.Relabel("wf", g.Events), decl, editions.Lookup, replay.WhatIfOptions{Runs: runs, Seed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, se := w.Measures["hits"].Mean, math.Sqrt(odds.Var/runs); math.Abs(got-odds.Mean) > 4*se {
+				t.Fatalf("what-if's mean hits %.4f, the state's %.4f ± %.4f", got, odds.Mean, 4*se)
+			}
+		})
+	}
+}

@@ -90,6 +90,7 @@ func planHits(a *projector.Attack) {
 		g.HitStep = len(a.Steps)
 		a.Steps = append(a.Steps, projector.DiceStep{Purpose: stageHit, Label: g.Label, Dice: g.Count, Need: g.Need, S: g.S, Weapon: g.Weapon})
 		a.Shots += g.Count
+		a.HitOdds = a.HitOdds.Plus(rules.Binomial(g.Count, pReroll(g.Need, g.Reroll)))
 	}
 	a.Stage = stageHit
 }
@@ -103,8 +104,10 @@ func planWounds(a *projector.Attack) {
 			continue
 		}
 		g.WndStep = len(a.Steps)
-		a.Steps = append(a.Steps, projector.DiceStep{Purpose: stageWound, Label: fmt.Sprintf("%s S%d vs T%d", g.Name, g.S, x.T),
-			Dice: a.Steps[g.HitStep].Successes, Need: WoundNeed(g.S, x.T), S: g.S, T: x.T, Weapon: g.Weapon})
+		d := projector.DiceStep{Purpose: stageWound, Label: fmt.Sprintf("%s S%d vs T%d", g.Name, g.S, x.T),
+			Dice: a.Steps[g.HitStep].Successes, Need: WoundNeed(g.S, x.T), S: g.S, T: x.T, Weapon: g.Weapon}
+		a.Steps = append(a.Steps, d)
+		a.WoundOdds = a.WoundOdds.Plus(rules.Binomial(d.Dice, pReroll(d.Need, g.WReroll)))
 	}
 	a.Stage = stageWound
 }

@@ -133,3 +133,32 @@ func TestIndirectHitRollsCannotBeRerolled(t *testing.T) {
 	refusedWith(t, g, projector.Command{Type: projector.CmdReroll}, projector.CodeNotEligible, "[INDIRECT FIRE]")
 	same(t, g)
 }
+
+// Seed 003: "An unmodified hit roll of 1‑5 fails, unless your unit
+// remained stationary this turn and the target is visible to one or more
+// friendly units". The firing unit does not spot for itself: "your unit"
+// is set apart from the "friendly units" that see the target
+// (docs/rules/11e.md#indirect-shooting). A battery that sees its target in
+// the open, with no other friendly unit seeing it, still fails on 1–5; a
+// second unit of the firing side that sees it brings that to 1–3.
+func TestAUnitDoesNotSpotForItsOwnIndirectFire(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		others []events.UnitSpec
+		need   int
+	}{
+		{"the battery alone sees the target", nil, 6},
+		{"another friendly unit sees it too", []events.UnitSpec{with(squad("spot", "alice", 1, 25), func(m *events.ModelSpec) { m.Y = 20 })}, 4},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			units := append([]events.UnitSpec{squad("a", "alice", 1, 10, mortar(2)), squad("b", "bob", 1, 20)}, c.others...)
+			g := newGame(t, units...)
+			toShooting(g)
+			g.Do(alice, shoot("a", "b", Normal)) // it sees the target: normal shooting is allowed
+			g = newGame(t, units...)
+			toShooting(g)
+			g.Do(alice, shoot("a", "b", Indirect))
+			pending(t, g, projector.WaitRoll, "alice", "hit", 1, c.need)
+		})
+	}
+}

@@ -36,11 +36,11 @@ func decideAdvance(s *projector.State, actor events.Actor, c projector.Command) 
 	_, declared := advanceOf(s, u.ID)
 	switch {
 	case u.Advanced || declared:
-		return nil, projector.Refuse(projector.CodeNotEligible, "%s has already declared an advance this turn", u.DisplayName())
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s already declared an advance this turn", kit.Does(u.DisplayName(), "has", "have"))
 	case u.Moved:
-		return nil, projector.Refuse(projector.CodeNotEligible, "%s has already moved: an advance is declared before the unit moves", u.DisplayName())
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s already moved: an advance is declared before the unit moves", kit.Does(u.DisplayName(), "has", "have"))
 	case len(u.Engaged) > 0:
-		return nil, projector.Refuse(projector.CodeNotEligible, "%s is engaged and cannot advance", u.DisplayName())
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s engaged and cannot advance", kit.Does(u.DisplayName(), "is", "are"))
 	}
 	return []events.Payload{&AdvanceDeclared{Unit: u.ID}}, nil
 }

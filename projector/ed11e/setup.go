@@ -7,7 +7,23 @@ import (
 	"github.com/matchrec/matchrec/projector"
 )
 
-var _ projector.SetupChecker = Rules{}
+var (
+	_ projector.SetupChecker = Rules{}
+	_ projector.Lexicon      = Rules{}
+)
+
+// Lexicon is what 11e reads of a setup (projector.Lexicon): no weapon
+// type (an 11e weapon is what its keywords say), the weapon keywords its
+// rules read (defaults.go: abilities and re-rolls may also be on the
+// unit), and open unit and model keywords: a datasheet's own (INFANTRY,
+// BATTLELINE) are kept, MONSTER, VEHICLE, STEALTH and the abilities above
+// are read (docs/rules/11e.md).
+func (Rules) Lexicon() projector.Words {
+	return projector.Words{
+		WeaponKeywords: []string{KwAssault, KwHeavy, KwBlast, KwCQ, KwIndirect, KwPlusOneHit, KwRerollHitOnes, KwRerollHits, KwTwinLinked},
+		OpenKeywords:   true,
+	}
+}
 
 // CheckSetup refuses a setup whose weapons this edition cannot roll for
 // (projector.SetupChecker): attacks and damage are dice expressions

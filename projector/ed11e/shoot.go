@@ -24,15 +24,15 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 		return nil, err
 	}
 	if selected(s, u.ID) {
-		return nil, projector.Refuse(projector.CodeAlreadyFired, "%s has already been selected to shoot this phase", u.DisplayName())
+		return nil, projector.Refuse(projector.CodeAlreadyFired, "%s already been selected to shoot this phase", kit.Does(u.DisplayName(), "has", "have"))
 	}
 	t, err := kit.Target(s, u, c.Target, "shoot at")
 	if err != nil {
 		return nil, err
 	}
 	if c.Kind == "" {
-		return nil, projector.Refuse(projector.CodeBadCommand, "name the shooting type (kind): %s is eligible for %s",
-			u.DisplayName(), orNone(eligibleTypes(u)))
+		return nil, projector.Refuse(projector.CodeBadCommand, "name the shooting type (kind): %s eligible for %s",
+			kit.Does(u.DisplayName(), "is", "are"), orNone(eligibleTypes(u)))
 	}
 	if why := ineligible(u, c.Kind); why != "" {
 		return nil, projector.Refuse(projector.CodeNotEligible, "%s (eligible: %s)", why, orNone(eligibleTypes(u)))

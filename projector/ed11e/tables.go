@@ -60,14 +60,13 @@ func SaveNeed(m *projector.Model, ap int) int {
 // pReroll is the probability that one die rolled for need succeeds with
 // the re-roll rule (re-roll 1s, or re-roll every failure).
 func pReroll(need int, rule string) float64 {
-	p := rules.P(need)
 	switch rule {
 	case RuleHitOnes:
-		return p + p/6
+		return rules.RerollOnes(need, need)
 	case RuleHits, RuleWounds:
-		return p + (1-p)*p
+		return rules.RerollFailures(need, need)
 	}
-	return p
+	return rules.P(need)
 }
 
 func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // The four shooting types (docs/rules/11e.md#shooting-types, 10.04–10.07):
@@ -55,43 +56,47 @@ func ineligible(u *projector.Unit, kind string) string {
 	name := u.DisplayName()
 	engaged := len(u.Engaged) > 0
 	var why []string
+	// it: the unit's pronoun, agreeing with its name ("Cadian Guardsmen
+	// … they have"); is, has: its verbs.
+	it := kit.Verb(name, "it", "they")
+	is, has := it+" "+kit.Verb(name, "is", "are"), it+" "+kit.Verb(name, "has", "have")
 	switch kind {
 	case Normal:
 		if engaged {
-			why = append(why, "it is engaged")
+			why = append(why, is+" engaged")
 		}
 		if u.Advanced {
-			why = append(why, "it advanced this turn")
+			why = append(why, it+" advanced this turn")
 		}
 	case Assault:
 		if engaged {
-			why = append(why, "it is engaged")
+			why = append(why, is+" engaged")
 		}
 		if !u.Advanced {
-			why = append(why, "it made no advance move this turn")
+			why = append(why, it+" made no advance move this turn")
 		}
 		if !hasWeapon(u, KwAssault) {
-			why = append(why, "it has no [ASSAULT] weapon")
+			why = append(why, has+" no [ASSAULT] weapon")
 		}
 	case CloseQuarters:
 		if !engaged {
-			why = append(why, "it is not engaged")
+			why = append(why, is+" not engaged")
 		}
 		if u.Advanced {
-			why = append(why, "it advanced this turn")
+			why = append(why, it+" advanced this turn")
 		}
 		if !hasWeapon(u, KwCQ) && !unitIsMV(u) {
-			why = append(why, "it has no [CLOSE-QUARTERS] weapon and is not a MONSTER or VEHICLE")
+			why = append(why, has+" no [CLOSE-QUARTERS] weapon and "+kit.Verb(name, "is not a MONSTER or VEHICLE", "are not MONSTERS or VEHICLES"))
 		}
 	case Indirect:
 		if engaged {
-			why = append(why, "it is engaged")
+			why = append(why, is+" engaged")
 		}
 		if u.Advanced {
-			why = append(why, "it advanced this turn")
+			why = append(why, it+" advanced this turn")
 		}
 		if !hasWeapon(u, KwIndirect) {
-			why = append(why, "it has no [INDIRECT FIRE] weapon")
+			why = append(why, has+" no [INDIRECT FIRE] weapon")
 		}
 	default:
 		return fmt.Sprintf("%q is not a shooting type (%s)", kind, strings.Join(Types, ", "))
@@ -99,7 +104,7 @@ func ineligible(u *projector.Unit, kind string) string {
 	if len(why) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s is not eligible for %s shooting (%s): %s", name, kind, section(kind), strings.Join(why, ", "))
+	return fmt.Sprintf("%s not eligible for %s shooting (%s): %s", kit.Does(name, "is", "are"), kind, section(kind), strings.Join(why, ", "))
 }
 
 // eligibleTypes lists the shooting types u may make.

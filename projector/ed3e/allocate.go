@@ -2,6 +2,7 @@ package ed3e
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
@@ -105,10 +106,48 @@ func decideCasualties(s *projector.State, actor events.Actor, c projector.Comman
 		}
 		count[id]++
 		if count[id] > m.WoundsLeft {
-			return nil, projector.Refuse(projector.CodeBadCasualty, "%s has %d wound(s) left and cannot take %d", id, m.WoundsLeft, count[id])
+			return nil, projector.Refuse(projector.CodeBadCasualty, "%s has %s left and cannot take %d", id, kit.Count(m.WoundsLeft, "wound", "wounds"), count[id])
+		}
+	}
+	if wholeModels(s) {
+		if most, got := removable(a, ok), removed(ok, count); got < most {
+			return nil, projector.Refuse(projector.CodeBadCasualty,
+				"unsaved wounds must remove whole models where possible: %s can remove %s (the fewest wounds left first), this choice removes %d",
+				kit.Count(a.Unsaved, "unsaved wound", "unsaved wounds"), kit.Count(most, "model", "models"), got)
 		}
 	}
 	return []events.Payload{&events.CasualtiesChosen{Models: append([]string(nil), c.Models...)}}, nil
+}
+
+// removable is the most models a's unsaved wounds can remove from the
+// eligible ones: those with the fewest wounds left first.
+func removable(a *projector.Attack, ok map[string]*projector.Model) int {
+	var left []int
+	for _, id := range a.Eligible {
+		if m := ok[id]; m != nil {
+			left = append(left, m.WoundsLeft)
+		}
+	}
+	slices.Sort(left)
+	n, wounds := 0, a.Unsaved
+	for _, w := range left {
+		if w > wounds {
+			break
+		}
+		n, wounds = n+1, wounds-w
+	}
+	return n
+}
+
+// removed counts the models a choice of casualties takes every wound off.
+func removed(ok map[string]*projector.Model, count map[string]int) int {
+	n := 0
+	for id, c := range count {
+		if c >= ok[id].WoundsLeft {
+			n++
+		}
+	}
+	return n
 }
 
 func evolveCasualties(s *projector.State, p *events.CasualtiesChosen) error {

@@ -55,6 +55,7 @@ func planHits(s *projector.State, a *projector.Attack) {
 			a.Expected += float64(st.Dice) * rules.P(st.Need) * perHit / float64(len(a.Eligible))
 		}
 	}
+	a.HitOdds = kit.Odds(a, kit.PurposeHit)
 }
 
 // mixed reports whether the eligible target models differ in Toughness or
@@ -158,6 +159,7 @@ func planUniformWounds(s *projector.State, a *projector.Attack) {
 			Dice: h.Successes, Need: need, S: h.S, T: tough, Weapon: h.Weapon})
 	}
 	a.Stage = stageWound
+	a.WoundOdds = kit.Odds(a, kit.PurposeWound)
 }
 
 // planMixedWounds: after the owner's distribution, one wound roll per
@@ -199,6 +201,7 @@ func planMixedWounds(s *projector.State, a *projector.Attack) {
 		a.Steps[j].Weapon = projector.OneWeapon(ws)
 	}
 	a.Stage = stageWound
+	a.WoundOdds = kit.Odds(a, kit.PurposeWound)
 	stages.Advance(s, a)
 }
 

@@ -34,15 +34,46 @@ const (
 	RapidFireShots    = 2 // a Rapid Fire weapon up to half its range
 	RapidFireFarShots = 1 // beyond half range (only if the unit did not move)
 	PistolShots       = 1
+	// WholeModels: unsaved wounds on models with more than one wound must
+	// remove whole models where possible (default: the 3rd-edition
+	// rulebook, where the source speaks only of one-wound models), from
+	// rules revision 1 (docs/rules/3e.md#remove-casualties).
+	WholeModels = true
 )
+
+// Revision is the rules revision new 3e matches are played under
+// (projector.Revisioner; docs/rules/3e.md#revisions):
+//
+//	0: the first rules (matches recorded before revisions existed).
+//	1: rules round 3 — the owner's casualties must remove whole models
+//	   where possible (WholeModels).
+func (Rules) Revision() int { return revisionRound3 }
+
+// revisionRound3 is the revision that brought rules round 3's stricter
+// choice of casualties: an older history may hold a choice it refuses.
+const revisionRound3 = 1
+
+// wholeModels reports whether s's casualties must remove whole models.
+func wholeModels(s *projector.State) bool { return WholeModels && s.Rules >= revisionRound3 }
 
 // Rules is the 3e edition.
 type Rules struct{}
 
 var (
-	_ projector.Rules     = Rules{}
-	_ projector.Commander = Rules{}
+	_ projector.Rules      = Rules{}
+	_ projector.Commander  = Rules{}
+	_ projector.Lexicon    = Rules{}
+	_ projector.Revisioner = Rules{}
 )
+
+// Lexicon is what 3e reads of a setup (projector.Lexicon): the four
+// weapon types (docs/rules/3e.md#weapon-types), no weapon keyword, and
+// VEHICLE on a unit or model, which blocks sight
+// (docs/rules/3e.md#line-of-sight); a setup naming another is refused.
+func (Rules) Lexicon() projector.Words {
+	vehicle := []string{projector.KwVehicle}
+	return projector.Words{WeaponTypes: []string{RapidFire, Assault, Heavy, Pistol}, UnitKeywords: vehicle, ModelKeywords: vehicle}
+}
 
 // Edition is "3e".
 func (Rules) Edition() string { return Edition }

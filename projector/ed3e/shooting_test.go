@@ -369,3 +369,45 @@ func TestMixedToughnessRotation(t *testing.T) {
 	}
 	same(t, g)
 }
+
+// Seed 002 speaks of one-wound models only: «Обычно модели в отряде имеют
+// 1 жизнь, т.е. за каждое ранение убирается одна модель. Обратите
+// внимание, что вы не можете назначить все ранения на одну модель!»
+// (usually a model has one wound, so each wound removes one model; you may
+// not put every wound on one model). For models with more than one wound
+// the 3rd-edition rulebook is followed (default, from revision 1): the
+// owner's casualties must remove whole models where possible — wounds
+// spread over two Nobz, removing neither, are refused when they could
+// remove one. Before revision 1 the owner's choice stood.
+func TestWoundsRemoveWholeModelsWherePossible(t *testing.T) {
+	b := boyz("nob", 3, 20)
+	b.Models[0].W, b.Models[1].W = 2, 2 // nob-1 and nob-2 have two wounds, nob-3 one
+	play := func(g *projtest.Game) {
+		toShooting(g)
+		g.Do(alice, shoot("tac", "nob"))
+		g.Roll(6, 6, 1, 1, 1, 1, 1, 1, 1, 1)
+		g.Roll(6, 6)
+		g.Roll(1, 1) // two unsaved wounds
+	}
+	g := newGame(t, marines("tac", 5, 10, boltgun()), b)
+	play(g)
+	if g.State.Rules != revisionRound3 {
+		t.Fatalf("revision %d", g.State.Rules)
+	}
+	r := g.Refused(bob, projector.Command{Type: projector.CmdCasualties, Models: []string{"nob-1", "nob-2"}}, projector.CodeBadCasualty)
+	if want := "unsaved wounds must remove whole models where possible: 2 unsaved wounds can remove 1 model (the fewest wounds left first), this choice removes 0"; r.Reason != want {
+		t.Fatalf("reason %q\nwant   %q", r.Reason, want)
+	}
+	g.Do(bob, projector.Command{Type: projector.CmdCasualties, Models: []string{"nob-2", "nob-2"}}) // a Nob, whole
+	if g.State.Unit("nob").Model("nob-2").Alive() || !g.State.Unit("nob").Model("nob-1").Alive() {
+		t.Fatal("nob-2 should be removed, nob-1 untouched")
+	}
+	same(t, g)
+
+	old := projtest.Recorded(t, Rules{}, setup(marines("tac", 5, 10, boltgun()), b)) // revision 0
+	play(old)
+	old.Do(bob, projector.Command{Type: projector.CmdCasualties, Models: []string{"nob-1", "nob-2"}})
+	if m := old.State.Unit("nob").Model("nob-1"); !m.Alive() || m.WoundsLeft != 1 {
+		t.Fatalf("revision 0: the owner's spread stands: %+v", m)
+	}
+}

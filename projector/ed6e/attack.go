@@ -119,6 +119,7 @@ func planHits(s *projector.State, a *projector.Attack, specs []hitSpec) {
 		a.Stage = stageMarker
 	}
 	a.Expected = expected(s, a)
+	a.HitOdds = hitOdds(a)
 }
 
 // addStep inserts a dice step and its 6e details at index i.
@@ -264,9 +265,14 @@ func planWounds(s *projector.State, a *projector.Attack) {
 		if need == 0 {
 			continue
 		}
-		addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeWound, Label: fmt.Sprintf("S%d vs T%d", h.S, tough),
+		label := fmt.Sprintf("S%d vs T%d", h.S, tough)
+		if a.Kind == KindStray {
+			label = fmt.Sprintf("blast hits on %s, %s", s.UnitName(a.Target), label)
+		}
+		addStep(a, len(a.Steps), projector.DiceStep{Purpose: purposeWound, Label: label,
 			Dice: h.Wounds, Need: need, S: h.S, T: tough, Weapon: poolWeapon(a, h.Key)}, Step{AP: h.AP, Pool: h.Key})
 	}
+	a.WoundOdds = kit.Odds(a, purposeWound)
 	if a.Next == len(a.Steps) {
 		finish(s, a)
 	}
@@ -335,6 +341,10 @@ func finish(s *projector.State, a *projector.Attack) {
 	if a.Type == projector.AttackShooting {
 		afterShooting(s, a)
 		kit.Fired(s, a)
+		if round3(s) {
+			queueStrays(s, a)
+			nextStray(s, a)
+		}
 		return
 	}
 	s.CloseAttack(a)

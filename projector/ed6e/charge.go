@@ -48,20 +48,20 @@ func decideCharge(s *projector.State, actor events.Actor, c projector.Command) (
 		return nil, err
 	}
 	if slices.Contains(ed(s).Charged, u.ID) {
-		return nil, projector.Refuse(projector.CodeNotEligible, "%s has already charged this phase", u.DisplayName())
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s already charged this phase", kit.Does(u.DisplayName(), "has", "have"))
 	}
 	if locked(s, u) {
-		return nil, projector.Refuse(projector.CodeNotEligible, "%s is locked in combat and cannot charge", u.DisplayName())
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s locked in combat and cannot charge", kit.Does(u.DisplayName(), "is", "are"))
 	}
 	if goneToGround(s, u.ID) {
-		return nil, projector.Refuse(projector.CodeNotEligible, "%s has gone to ground: it does not charge this turn", u.DisplayName())
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s gone to ground: %s not charge this turn", kit.Does(u.DisplayName(), "has", "have"), kit.Verb(u.DisplayName(), "it does", "they do"))
 	}
 	t, err := kit.Target(s, u, c.Target, "attack")
 	if err != nil {
 		return nil, err
 	}
 	if _, d := nearest(u, t); d > ChargeRange+eps {
-		return nil, projector.Refuse(projector.CodeOutOfRange, "%s is %.1f\" from %s: a charge reaches at most %g\"", u.DisplayName(), d, t.DisplayName(), ChargeRange)
+		return nil, projector.Refuse(projector.CodeOutOfRange, "%s %.1f\" from %s: a charge reaches at most %g\"", kit.Does(u.DisplayName(), "is", "are"), d, t.DisplayName(), ChargeRange)
 	}
 	return []events.Payload{&ChargeDeclared{Unit: u.ID, Target: t.ID}}, nil
 }

@@ -54,7 +54,7 @@ func afterShooting(s *projector.State, a *projector.Attack) {
 		}
 	}
 	t := s.Unit(a.Target)
-	if !edAttack(a).Pinning || edAttack(a).Applied == 0 || t.Destroyed() || projector.HasKeyword(t.Keywords, "VEHICLE") || goneToGround(s, t.ID) {
+	if !edAttack(a).Pinning || edAttack(a).Applied == 0 || t.Destroyed() || projector.HasKeyword(t.Keywords, KwVehicle) || goneToGround(s, t.ID) {
 		return
 	}
 	for _, c := range x.Checks {

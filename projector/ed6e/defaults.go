@@ -1,5 +1,7 @@
 package ed6e
 
+import "github.com/matchrec/matchrec/projector"
+
 // Every value this edition uses, from docs/rules/6e.md (seed 000) and, where
 // the text is silent, the engine's defaults, is here and only here, so a
 // table or a later reading of the rules changes one file. "(default)"
@@ -27,6 +29,12 @@ const (
 	Pistol    = "pistol"     // Shots shots (at least 1), moved or not
 	Salvo     = "salvo"      // stationary: Shots at full range; moved: half of them (rounded up) at half range
 	Melee     = "melee"      // close-combat weapon: never shoots; S (0 = the model's) and AP in a fight
+	// Artillery N: Shots shots, and never snap shots (the source: «comme
+	// pour l'artillerie … ne peuvent pas servir à faire des tirs au jugé»):
+	// it does not fire Overwatch or forced snap fire, nor after its model
+	// moved, when it would fire as a Heavy weapon does, at BS1 (engine:
+	// docs/rules/6e.md#weapon-types).
+	Artillery = "artillery"
 )
 
 // RapidFireShots is what a rapid-fire weapon fires up to half its range
@@ -57,6 +65,11 @@ const (
 
 // KwLargeBlastAlt is KwLargeBlast written with a hyphen.
 const KwLargeBlastAlt = "LARGE-BLAST"
+
+// KwVehicle on a unit: it never takes a Pinning test
+// (docs/rules/6e.md#morale-and-pinning-from-shooting); on a unit or a
+// model, it blocks sight as in 3e (projector.KwVehicle).
+const KwVehicle = projector.KwVehicle
 
 // Templates and blasts (docs/rules/6e.md#templates-and-blasts): the
 // standard markers and scatter (default), and how a scatter is read from
@@ -232,10 +245,18 @@ const (
 	// enemy at their Initiative step and after a combat (engine, standard).
 	PileIn = 3.0
 	// ConsolidateDistance: a unit left unlocked after its combat
-	// consolidates this far, a dice expression (rules.Expr: a D3 is a D6
-	// halved, rounded up), and may not end a model in base contact with an
-	// enemy model (engine, standard 6e).
-	ConsolidateDistance = "D3"
+	// consolidates up to this far, a dice expression (rules.Expr), and may
+	// not end a model within ConsolidateEnemyGap of an enemy model
+	// (default: the 6th-edition rulebook's D6" and 1", from rules round 3,
+	// revision 2). Before, it was ConsolidateDistanceRound2 (a D3: a D6
+	// halved, rounded up) and only base contact was forbidden.
+	ConsolidateDistance       = "D6"
+	ConsolidateEnemyGap       = 1.0
+	ConsolidateDistanceRound2 = "D3"
+	// ChargeBonusAttacks: a model of a unit whose charge reached this turn
+	// strikes this many more times in the fight (default: the rulebook's
+	// +1 Attack for charging, from revision 2).
+	ChargeBonusAttacks = 1
 	// MoraleDice: Morale is 2D6 at most Ld minus the combat result (default);
 	// a unit tests on its highest Ld (engine).
 	MoraleDice = 2

@@ -8,10 +8,13 @@
 // What it reads of a match's setup:
 //   - models: WS, BS, S, T, W, I, A, Ld, Sv (armour), Inv (invulnerable),
 //     Keywords CHARACTER and INDEPENDENT CHARACTER (or IC);
-//   - weapons: Type rapid-fire, assault, heavy, pistol, salvo or melee;
-//     Range, Shots, S (0 on a melee weapon: the model's), AP (0 = none);
-//     Keywords TEMPLATE, BLAST, NO-BS (cannot snap fire; templates and
-//     NO-BS hit automatically) and MASTER-CRAFTED;
+//   - players: Edge, their own table edge (default: opposite edges);
+//   - weapons: Type rapid-fire, assault, heavy, pistol, salvo, artillery
+//     (never snap shots) or melee; Range, Shots, S (0 on a melee weapon:
+//     the model's), AP (0 = none); Keywords TEMPLATE, BLAST, LARGE BLAST
+//     (markers: they cannot snap fire), NO-BS (cannot snap fire, hits
+//     automatically), PINNING and MASTER-CRAFTED; no other word
+//     (setup.go: Lexicon);
 //   - terrain kinds for cover: woods, ruins, fortification, razor-wire,
 //     any other non-blocking kind as area terrain; blocking gives none.
 //
@@ -78,14 +81,25 @@ func (Rules) Edition() string { return Edition }
 //	0: the first rules (matches recorded before revisions existed).
 //	1: rules round 2 — templates and blasts placed and scattered, Morale
 //	   and Pinning from shooting, fall-back moves of units that flee.
-func (Rules) Revision() int { return revisionRound2 }
+//	2: rules round 3 — the 6th-edition rulebook where the source is
+//	   silent: consolidation D6" ending more than 1" from the enemy, +1
+//	   Attack for a charging model, a blast hits every model under it,
+//	   friend or foe; each side's own table edge from the setup.
+func (Rules) Revision() int { return revisionRound3 }
 
-// revisionRound2 is the revision that brought rules round 2's changes that
-// an older history would not refold the same under.
-const revisionRound2 = 1
+// revisionRound2 and revisionRound3 are the revisions that brought rules
+// rounds 2 and 3's changes that an older history would not refold the
+// same under.
+const (
+	revisionRound2 = 1
+	revisionRound3 = 2
+)
 
 // round2 reports whether s is played under rules round 2 or later.
 func round2(s *projector.State) bool { return s.Rules >= revisionRound2 }
+
+// round3 reports whether s is played under rules round 3 or later.
+func round3(s *projector.State) bool { return s.Rules >= revisionRound3 }
 
 // Commands lists the command types 6e takes besides the common ones.
 func (Rules) Commands() []string {
@@ -146,7 +160,7 @@ func (Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) error
 	switch p := p.(type) {
 	case *events.MatchCreated:
 		// The core has made the 6e state (NewStateExt).
-		ed(s).Edges = tableEdges(s)
+		ed(s).Edges = tableEdges(s, p)
 	case *events.TurnStarted:
 		old := ed(s)
 		phaseEnds(s)

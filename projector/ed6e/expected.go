@@ -36,7 +36,7 @@ func expected(s *projector.State, a *projector.Attack) float64 {
 		if d.Purpose != purposeHit || info.IsReroll {
 			continue
 		}
-		total += expectedHits(d, info) * perHit(d.S, info.AP)
+		total += stepHits(d, info).Mean * perHit(d.S, info.AP)
 	}
 	for _, h := range edAttack(a).AutoHits {
 		total += float64(h.Hits) * perHit(h.S, h.AP)
@@ -44,45 +44,31 @@ func expected(s *projector.State, a *projector.Attack) float64 {
 	return total
 }
 
-// expectedHits is a hit step's expected hits with its re-roll: every 1 at
-// the BS6+ target, or up to RerollMax failures at the same target
-// (E[min(failures, max)] from the binomial distribution).
-func expectedHits(d projector.DiceStep, info Step) float64 {
-	ph := rules.P(d.Need)
-	n := float64(d.Dice)
+// stepHits is the moments of a hit step's hits with its re-roll: every 1
+// at the BS6+ target, or up to RerollMax failures at the same target
+// (master-crafted: rules.LimitedRerolls).
+func stepHits(d projector.DiceStep, info Step) rules.Moments {
 	switch info.Reroll {
 	case ruleBS:
-		return n * (ph + (1.0/6)*rules.P(info.RerollNeed))
+		return rules.Binomial(d.Dice, rules.RerollOnes(d.Need, info.RerollNeed))
 	case ruleMC:
-		return n*ph + expectedFailures(d.Dice, 1-ph, info.RerollMax)*rules.P(info.RerollNeed)
+		return rules.LimitedRerolls(d.Dice, rules.P(d.Need), rules.P(info.RerollNeed), info.RerollMax)
 	}
-	return n * ph
+	return rules.Binomial(d.Dice, rules.P(d.Need))
 }
 
-// expectedFailures is E[min(F, most)] for F ~ Binomial(dice, q): how many
-// failed dice a re-roll of at most most dice takes, on average.
-func expectedFailures(dice int, q float64, most int) float64 {
-	switch {
-	case q <= 0:
-		return 0
-	case q >= 1:
-		return float64(min(dice, most))
-	}
-	var e float64
-	pf := pow(1-q, dice) // P(F = f), built up term by term
-	for f := 0; f <= dice; f++ {
-		if f > 0 {
-			pf *= float64(dice-f+1) / float64(f) * q / (1 - q)
+// hitOdds is the moments of an attack's hits from its hit steps (with
+// their re-rolls) and the hits it scored without a roll; the markers add
+// theirs as they are placed (markerOdds).
+func hitOdds(a *projector.Attack) rules.Moments {
+	var m rules.Moments
+	for i, d := range a.Steps {
+		if info := edAttack(a).Steps[i]; d.Purpose == purposeHit && !info.IsReroll {
+			m = m.Plus(stepHits(d, info))
 		}
-		e += float64(min(f, most)) * pf
 	}
-	return e
-}
-
-func pow(x float64, n int) float64 {
-	r := 1.0
-	for range n {
-		r *= x
+	for _, h := range edAttack(a).AutoHits {
+		m = m.Plus(rules.Fixed(float64(h.Hits)))
 	}
-	return r
+	return m
 }

@@ -20,17 +20,90 @@ import (
 
 const purposeFallBack = "fall back"
 
-// Table edges.
+// Table edges (events.EdgeWest …).
 const (
-	edgeWest  = "west"
-	edgeEast  = "east"
-	edgeSouth = "south"
-	edgeNorth = "north"
+	edgeWest  = events.EdgeWest
+	edgeEast  = events.EdgeEast
+	edgeSouth = events.EdgeSouth
+	edgeNorth = events.EdgeNorth
 )
 
-// tableEdges gives each player the table edge closest to the middle of
-// their models, as they stand when the match is created.
-func tableEdges(s *projector.State) []Edge {
+// tableEdges gives each player their own table edge
+// (docs/rules/6e.md#falling-back). From rules round 3 (revision 2) it is
+// the setup's (events.PlayerSpec.Edge), and a player whose setup names
+// none takes ownEdges's default, which never gives both sides one edge;
+// before, it was the edge closest to the middle of the player's models
+// (nearestEdges), which could.
+func tableEdges(s *projector.State, p *events.MatchCreated) []Edge {
+	if !round3(s) {
+		return nearestEdges(s)
+	}
+	return ownEdges(s, p.Players)
+}
+
+// ownEdges is each player's edge as the setup names it; the default
+// (default: the 6th-edition rulebook deploys the two sides on opposite
+// edges) puts the two sides on the opposite edges of the axis that
+// parts the middles of their armies the most, each on its own side of
+// it — the first player on the west (south) edge when the middles
+// coincide — and a player who names none opposite the one who does.
+func ownEdges(s *projector.State, players []events.PlayerSpec) []Edge {
+	if len(players) != 2 {
+		return nil
+	}
+	a, b := players[0], players[1]
+	ea, eb := a.Edge, b.Edge
+	switch {
+	case ea != "" && eb != "":
+	case ea != "":
+		eb = oppositeEdge(ea)
+	case eb != "":
+		ea = oppositeEdge(eb)
+	default:
+		ca, cb := armyMiddle(s, a.ID), armyMiddle(s, b.ID)
+		dx, dy := cb.X-ca.X, cb.Y-ca.Y
+		switch {
+		case math.Abs(dx) >= math.Abs(dy) && dx >= 0:
+			ea, eb = edgeWest, edgeEast
+		case math.Abs(dx) >= math.Abs(dy):
+			ea, eb = edgeEast, edgeWest
+		case dy > 0:
+			ea, eb = edgeSouth, edgeNorth
+		default:
+			ea, eb = edgeNorth, edgeSouth
+		}
+	}
+	return []Edge{{Player: a.ID, Edge: ea}, {Player: b.ID, Edge: eb}}
+}
+
+// oppositeEdge is the table edge across the table from e.
+func oppositeEdge(e string) string {
+	return map[string]string{edgeWest: edgeEast, edgeEast: edgeWest, edgeSouth: edgeNorth, edgeNorth: edgeSouth}[e]
+}
+
+// armyMiddle is the middle of player's models as they stand (the middle
+// of the table for a player with none).
+func armyMiddle(s *projector.State, player string) geom.Point {
+	var x, y float64
+	n := 0
+	for _, u := range s.Units {
+		if u.Player != player {
+			continue
+		}
+		for _, m := range u.Models {
+			x, y, n = x+m.X, y+m.Y, n+1
+		}
+	}
+	if n == 0 {
+		return geom.Point{X: s.Table.W / 2, Y: s.Table.H / 2}
+	}
+	return geom.Point{X: x / float64(n), Y: y / float64(n)}
+}
+
+// nearestEdges gives each player the table edge closest to the middle of
+// their models, as they stand when the match is created (revisions 0 and
+// 1: two players could get the same edge).
+func nearestEdges(s *projector.State) []Edge {
 	var out []Edge
 	for _, pl := range s.Players {
 		var x, y float64
@@ -135,10 +208,10 @@ func evolveFallBackRoll(s *projector.State, seq uint64, p *events.DiceRolled) er
 func decideFallBackMove(s *projector.State, actor events.Actor, c projector.Command, fb *FallBack) ([]events.Payload, error) {
 	u := s.Unit(fb.Unit)
 	if fb.Seq == 0 {
-		return nil, projector.Refuse(projector.CodeWrongStep, "%s falls back: its roll comes first; the match waits for: %s", u.DisplayName(), s.Pending.Text)
+		return nil, projector.Refuse(projector.CodeWrongStep, "%s back: its roll comes first; the match waits for: %s", kit.Does(u.DisplayName(), "falls", "fall"), s.Pending.Text)
 	}
 	if c.Unit != u.ID {
-		return nil, projector.Refuse(projector.CodeWrongStep, "%s is falling back: its models move first; the match waits for: %s", u.DisplayName(), s.Pending.Text)
+		return nil, projector.Refuse(projector.CodeWrongStep, "%s falling back: its models move first; the match waits for: %s", kit.Does(u.DisplayName(), "is", "are"), s.Pending.Text)
 	}
 	if actor.Kind != events.ActorPlayer || actor.ID != u.Player {
 		return nil, projector.Refuse(projector.CodeWrongPlayer, "unit %s belongs to %s", u.DisplayName(), s.PlayerName(u.Player))

@@ -78,7 +78,7 @@ func decideFight(s *projector.State, actor events.Actor, c projector.Command) ([
 		return nil, projector.Refuse(projector.CodeUnknownUnit, "unknown unit %q", c.Unit)
 	}
 	if u.Destroyed() || !locked(s, u) {
-		return nil, projector.Refuse(projector.CodeNotEligible, "%s is not locked in combat", u.DisplayName())
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s not locked in combat", kit.Does(u.DisplayName(), "is", "are"))
 	}
 	if slices.Contains(ed(s).Fought, u.ID) {
 		return nil, projector.Refuse(projector.CodeNotEligible, "the combat of %s has already been fought this turn", u.DisplayName())
@@ -248,16 +248,16 @@ func decideStrike(s *projector.State, actor events.Actor, c projector.Command) (
 		return nil, projector.Refuse(projector.CodeWrongPlayer, "unit %s belongs to %s", u.DisplayName(), s.PlayerName(u.Player))
 	}
 	if !slices.Contains(cb.Units, u.ID) {
-		return nil, projector.Refuse(projector.CodeNotEligible, "%s is not in this combat", u.DisplayName())
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s not in this combat", kit.Does(u.DisplayName(), "is", "are"))
 	}
 	step, due := cb.Steps[cb.Step], dueUnits(s, cb)
 	switch {
 	case slices.Contains(cb.Struck, u.ID):
-		return nil, projector.Refuse(CodeInitiativeOrder, "%s has already struck at Initiative %d", u.DisplayName(), step)
+		return nil, projector.Refuse(CodeInitiativeOrder, "%s already struck at Initiative %d", kit.Does(u.DisplayName(), "has", "have"), step)
 	case len(atStep(u, cb)) == 0:
-		return nil, projector.Refuse(CodeInitiativeOrder, "out of Initiative order: %s has no model of Initiative %d, the step being fought (%s)", u.DisplayName(), step, initiatives(u))
+		return nil, projector.Refuse(CodeInitiativeOrder, "out of Initiative order: %s no model of Initiative %d, the step being fought (%s)", kit.Does(u.DisplayName(), "has", "have"), step, initiatives(u))
 	case due[0] != u:
-		return nil, projector.Refuse(CodeInitiativeOrder, "at Initiative %d %s strikes first", step, due[0].DisplayName())
+		return nil, projector.Refuse(CodeInitiativeOrder, "at Initiative %d %s first", step, kit.Does(due[0].DisplayName(), "strikes", "strike"))
 	}
 	enemies := combatEnemies(s, cb, u)
 	if c.Target == "" && len(enemies) == 1 {
@@ -279,7 +279,7 @@ func initiatives(u *projector.Unit) string {
 			is = append(is, m.I)
 		}
 	}
-	return fmt.Sprintf("its models fight at Initiative %v", is)
+	return fmt.Sprintf("%s models fight at Initiative %v", kit.Verb(u.DisplayName(), "its", "their"), is)
 }
 
 func evolveStrike(s *projector.State, seq uint64, p *StrikeDeclared) error {
@@ -302,9 +302,10 @@ func evolveStrike(s *projector.State, seq uint64, p *StrikeDeclared) error {
 		a.Eligible = append(a.Eligible, m.ID)
 	}
 	specs := make([]hitSpec, len(ms))
+	bonus := chargeBonus(s, u)
 	for i, m := range ms {
 		w := meleeWeapon(u, m)
-		sh := projector.Shooter{Model: m.ID, Weapon: CloseCombatWeapon, Shots: max(MinAttacks, m.A), S: m.S}
+		sh := projector.Shooter{Model: m.ID, Weapon: CloseCombatWeapon, Shots: max(MinAttacks, m.A) + bonus, S: m.S}
 		if w != nil {
 			sh.Weapon, sh.AP = w.ID, w.AP
 			if w.S > 0 {
@@ -318,6 +319,16 @@ func evolveStrike(s *projector.State, seq uint64, p *StrikeDeclared) error {
 	}
 	start(s, a, specs)
 	return nil
+}
+
+// chargeBonus is the Attacks each model of u gains in a fight this turn:
+// ChargeBonusAttacks when u's charge reached its target this turn, from
+// revision 2 (docs/rules/6e.md#initiative-steps).
+func chargeBonus(s *projector.State, u *projector.Unit) int {
+	if round3(s) && slices.Contains(ed(s).Reached, u.ID) {
+		return ChargeBonusAttacks
+	}
+	return 0
 }
 
 // struck closes a unit's blows at the current step: they count for the

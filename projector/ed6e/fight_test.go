@@ -79,10 +79,10 @@ func TestFightByInitiativeSteps(t *testing.T) {
 	g.Refused(bob, move("boyz", "boyz-5", 13, 10), projector.CodeWrongStep) // piles in at I2
 	g.Do(alice, strike("tac"))
 	a := g.State.Attack
-	if a.Type != projector.AttackMelee || len(a.Shooters) != 1 || a.Shots != 2 || g.State.Pending.Need != WSHitHigher {
-		t.Fatalf("Captain's blows: %+v, pending %+v", a, g.State.Pending)
+	if a.Type != projector.AttackMelee || len(a.Shooters) != 1 || a.Shots != 3 || g.State.Pending.Need != WSHitHigher {
+		t.Fatalf("Captain's blows (A2, +1 for the charge): %+v, pending %+v", a, g.State.Pending)
 	}
-	g.Roll(3, 1)
+	g.Roll(3, 1, 1)
 	g.Roll(4)
 	g.Roll(6) // saved
 
@@ -93,10 +93,10 @@ func TestFightByInitiativeSteps(t *testing.T) {
 		t.Fatalf("reason %q", r.Reason)
 	}
 	g.Do(alice, strike("tac"))
-	if p := g.State.Pending; p.Dice != 2 || p.Need != WSHitNotHalf {
-		t.Fatalf("marines' blows: %+v", p)
+	if p := g.State.Pending; p.Dice != 4 || p.Need != WSHitNotHalf {
+		t.Fatalf("marines' blows (A1, +1 for the charge): %+v", p)
 	}
-	g.Roll(4, 4)
+	g.Roll(4, 4, 1, 1)
 	g.Roll(4, 4)
 	g.Roll(1, 1)
 	if got := alive(g, "boyz"); !slices.Equal(got, []string{"boyz-1", "boyz-4", "boyz-5"}) {
@@ -155,9 +155,17 @@ func TestFightByInitiativeSteps(t *testing.T) {
 // moraleFight: two marines kill two of three Orks at I4; the last Ork
 // piles in and misses at I2: bob loses 2–0 and tests on Ld 7 − 2 = 5.
 func moraleFight(t *testing.T) *projtest.Game {
-	g := engaged(t, marines("tac", 2, 10), boyz("boyz", 3, touch), true)
+	tac, orks := marines("tac", 2, 10), boyz("boyz", 3, touch)
+	return moraleFightIn(t, withEdges(setup(tac, orks), edgeEast, edgeWest))
+}
+
+// moraleFightIn is moraleFight in a match of setup su (its first units two
+// marines and three Orks).
+func moraleFightIn(t *testing.T, su events.MatchCreated) *projtest.Game {
+	tac, orks := su.Units[0], su.Units[1]
+	g := engagedIn(newGameFrom(t, su), tac, orks, true)
 	g.Do(alice, strike("tac"))
-	g.Roll(4, 4)
+	g.Roll(4, 4, 1, 1) // A1 +1 for the charge
 	g.Roll(4, 4)
 	g.Roll(1, 1)
 	g.Do(bob, move("boyz", "boyz-3", touch, 11.2))
@@ -187,7 +195,7 @@ func TestMoraleTest(t *testing.T) {
 
 // A failed test: the winner's D6 + I4 against the loser's D6 + I2; equal
 // or better catches the loser, which is destroyed; the winner, unlocked,
-// consolidates D3".
+// consolidates D6".
 func TestSweepingAdvanceAndConsolidation(t *testing.T) {
 	g := moraleFight(t)
 	g.Roll(6, 6)
@@ -203,7 +211,7 @@ func TestSweepingAdvanceAndConsolidation(t *testing.T) {
 	if p.Purpose != purposeConsolidate {
 		t.Fatalf("consolidation roll: %+v", p)
 	}
-	g.Roll(3) // D3 = 2
+	g.Roll(2) // D6 = 2
 	if cb.Consolidate[0].Distance != 2 || cb.Stage != stageMoves {
 		t.Fatalf("consolidate %+v", cb.Consolidate)
 	}
@@ -235,7 +243,7 @@ func TestEveryCombatIsFoughtOnce(t *testing.T) {
 	}
 	g.Do(alice, projector.Command{Type: CmdFight, Unit: "tac"})
 	g.Do(alice, strike("tac"))
-	g.Roll(1)
+	g.Roll(1, 1)
 	g.Do(bob, strike("boyz"))
 	g.Roll(1, 1) // a draw: 0–0, nobody tests
 	if cb := ed(g.State).Combat; cb.Winner != "" || len(cb.Tests) != 0 || cb.Stage != stageMoves {
@@ -260,7 +268,7 @@ func TestWipedOutUnitStillStrikesAtItsStep(t *testing.T) {
 	nob.Models[0].I, nob.Models[0].Sv = 4, 0
 	g := engaged(t, marines("tac", 2, 10), nob, true)
 	g.Do(alice, strike("tac"))
-	g.Roll(6, 6)
+	g.Roll(6, 6, 1, 1)
 	g.Roll(6, 6) // no save: the Nob falls, the second wound is lost
 	if !g.State.Unit("nobz").Destroyed() {
 		t.Fatal("the Nob should be dead")
@@ -285,7 +293,7 @@ func TestWipedOutUnitStillStrikesAtItsStep(t *testing.T) {
 	// Wiped out at I4, the Orks (I2) never strike.
 	g = engaged(t, marines("tac", 2, 10), boyz("boyz", 1, touch), true)
 	g.Do(alice, strike("tac"))
-	g.Roll(6, 6)
+	g.Roll(6, 6, 1, 1)
 	g.Roll(6, 6)
 	g.Roll(1, 1)
 	cb = ed(g.State).Combat
@@ -317,16 +325,22 @@ func TestSameModelIdsOnBothSides(t *testing.T) {
 	same(t, g)
 }
 
-// The consolidation move is D3", rolled as one D6 halved, rounding up
-// (rules.Expr, as every edition's D3).
-func TestConsolidationIsD3(t *testing.T) {
-	e := consolidation()
-	if e.Dice() != 1 {
-		t.Fatalf("%s rolls %d dice", ConsolidateDistance, e.Dice())
-	}
-	for face, want := range []int{1: 1, 2: 1, 3: 2, 4: 2, 5: 3, 6: 3} {
-		if face > 0 && e.Eval([]int{face}) != want {
-			t.Errorf("a %d gives %d\", want %d\"", face, e.Eval([]int{face}), want)
+// The consolidation move: D6" from revision 2 (the rulebook's, where the
+// source names the step without numbers), a D3" rolled as one D6 halved,
+// rounding up (rules.Expr, as every edition's D3), before.
+func TestConsolidationDistance(t *testing.T) {
+	for _, c := range []struct {
+		rules int
+		want  []int // by face
+	}{{revisionRound3, []int{1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}}, {revisionRound2, []int{1: 1, 2: 1, 3: 2, 4: 2, 5: 3, 6: 3}}} {
+		e := consolidation(&projector.State{Rules: c.rules})
+		if e.Dice() != 1 {
+			t.Fatalf("revision %d: %s rolls %d dice", c.rules, e, e.Dice())
+		}
+		for face := 1; face <= 6; face++ {
+			if e.Eval([]int{face}) != c.want[face] {
+				t.Errorf("revision %d: a %d gives %d\", want %d\"", c.rules, face, e.Eval([]int{face}), c.want[face])
+			}
 		}
 	}
 }

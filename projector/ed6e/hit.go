@@ -50,9 +50,12 @@ func WSHitNeed(att, def int) int {
 }
 
 // snapProblem says why w cannot snap fire, or "" when it can
-// (docs/rules/6e.md#snap-shots: templates, blast weapons and weapons that do not use BS cannot).
+// (docs/rules/6e.md#snap-shots: artillery, templates, blast weapons and
+// weapons that do not use BS cannot).
 func snapProblem(w *events.WeaponSpec) string {
 	switch {
+	case w.Type == Artillery:
+		return "an artillery weapon"
 	case projector.HasKeyword(w.Keywords, KwTemplate):
 		return "a template weapon"
 	case projector.HasKeyword(w.Keywords, KwBlast):

@@ -7,6 +7,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/geom"
+	"github.com/matchrec/matchrec/projector/rules"
 )
 
 // Templates and blasts (docs/rules/6e.md#templates-and-blasts): each shot
@@ -94,6 +95,25 @@ func under(s *projector.State, a *projector.Attack, mk geom.Marker) []string {
 	for _, m := range t.AliveModels() {
 		if mk.Covers(projector.Body(t, m)) {
 			out = append(out, m.ID)
+		}
+	}
+	return out
+}
+
+// modelsUnderMarker are the models on the table the marker covers, friend
+// or foe, unit by unit in the setup's order, each unit's in its order:
+// the geometric fact a marker's hits are read from.
+func modelsUnderMarker(s *projector.State, mk geom.Marker) []UnitHits {
+	var out []UnitHits
+	for _, u := range s.Units {
+		var ids []string
+		for _, m := range u.AliveModels() {
+			if mk.Covers(projector.Body(u, m)) {
+				ids = append(ids, m.ID)
+			}
+		}
+		if len(ids) > 0 {
+			out = append(out, UnitHits{Unit: u.ID, Models: ids})
 		}
 	}
 	return out
@@ -195,13 +215,16 @@ func evolvePlaced(s *projector.State, p *MarkerPlaced) error {
 	if m.Kind == markerBlast {
 		addStep(a, a.Next, projector.DiceStep{Purpose: purposeScatter, Label: fmt.Sprintf("%s's %s blast", m.Model, weaponName(s.Unit(a.Firer).Weapon(m.Weapon))),
 			Dice: ScatterDice, Weapon: m.Weapon}, Step{})
+		a.HitOdds = a.HitOdds.Plus(blastOdds(s, a, m))
 		return nil
 	}
 	mk, err := markerShape(s, a, m, geom.Point{X: p.X, Y: p.Y})
 	if err != nil {
 		return err
 	}
-	markerLands(s, a, m, under(s, a, mk))
+	hit := under(s, a, mk)
+	a.HitOdds = a.HitOdds.Plus(rules.Fixed(float64(len(hit)))) // a template's hits are not random
+	markerLands(s, a, m, hit)
 	stages.Advance(s, a)
 	return nil
 }
@@ -221,19 +244,54 @@ func evolveDeclinedMarker(s *projector.State, p *MarkerDeclined) error {
 // on a hit, else moves 2D6" less the firer's BS along the arrow.
 func resolveScatter(s *projector.State, a *projector.Attack, d *projector.DiceStep) {
 	m := currentMarker(a)
-	v := d.Values
 	m.Seq = d.Seq
-	m.FinalX, m.FinalY = m.X, m.Y
-	if v[0] <= ScatterHitFaces {
-		m.Hit = true
-	} else {
-		m.Bearing = ((v[0]-ScatterHitFaces-1)*6 + v[1] - 1) * 360 / ScatterBearings
-		m.Drift = float64(max(0, v[2]+v[3]-firerBS(a, m.Model)))
-		to := geom.Point{X: m.X, Y: m.Y}.Add(geom.Bearing(float64(m.Bearing)).Scale(m.Drift))
-		m.FinalX, m.FinalY = to.X, to.Y
+	var to geom.Point
+	m.Hit, m.Bearing, m.Drift, to = scatterLanding(d.Values, firerBS(a, m.Model), geom.Point{X: m.X, Y: m.Y})
+	m.FinalX, m.FinalY = to.X, to.Y
+	mk, _ := markerShape(s, a, m, to) // a blast: never an error
+	all := modelsUnderMarker(s, mk)
+	var hit []string
+	for _, h := range all {
+		switch {
+		case h.Unit == a.Target:
+			hit = h.Models
+		case round3(s): // a blast hits every model under it, friend or foe (strays.go)
+			m.Others = append(m.Others, h)
+		}
 	}
-	mk, _ := markerShape(s, a, m, geom.Point{X: m.FinalX, Y: m.FinalY}) // a blast: never an error
-	markerLands(s, a, m, under(s, a, mk))
+	markerLands(s, a, m, hit)
+}
+
+// scatterLanding reads a scatter roll v (ScatterDice D6) for a blast
+// placed at from by a firer of BS bs: a hit on the scatter die keeps it
+// there; otherwise the first two dice give the arrow's bearing (degrees
+// clockwise from +y) and the last two, less bs, the distance it moves.
+func scatterLanding(v []int, bs int, from geom.Point) (hit bool, bearing int, drift float64, to geom.Point) {
+	if v[0] <= ScatterHitFaces {
+		return true, 0, 0, from
+	}
+	bearing = ((v[0]-ScatterHitFaces-1)*6 + v[1] - 1) * 360 / ScatterBearings
+	drift = float64(max(0, v[2]+v[3]-bs))
+	return false, bearing, drift, from.Add(geom.Bearing(float64(bearing)).Scale(drift))
+}
+
+// blastOdds is the moments of the hits on the target of a blast placed at
+// (m.X, m.Y), over every outcome of its scatter roll, each of the 6⁴
+// equally likely: the expected hits given the placement.
+func blastOdds(s *projector.State, a *projector.Attack, m *Marker) rules.Moments {
+	bs := firerBS(a, m.Model)
+	from := geom.Point{X: m.X, Y: m.Y}
+	p := make([]float64, len(s.Unit(a.Target).AliveModels())+1)
+	v := make([]int, ScatterDice)
+	const outcomes = 6 * 6 * 6 * 6
+	for k := range outcomes {
+		for i, r := 0, k; i < ScatterDice; i, r = i+1, r/6 {
+			v[i] = r%6 + 1
+		}
+		_, _, _, to := scatterLanding(v, bs, from)
+		p[len(under(s, a, geom.Blast(to, 2*m.Radius)))] += 1.0 / outcomes
+	}
+	return rules.Distribution(p)
 }
 
 // firerBS is the BS of the model that fired a marker.

@@ -8,6 +8,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/geom"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // Assault moves are core model.moved events; what a move means (charge,
@@ -34,9 +35,9 @@ func decideMove(s *projector.State, actor events.Actor, c projector.Command) ([]
 		u := s.Unit(c.Unit)
 		switch {
 		case u != nil && locked(s, u):
-			return nil, projector.Refuse(projector.CodeNotEligible, "%s is locked in combat: it does not move in the movement phase", u.DisplayName())
+			return nil, projector.Refuse(projector.CodeNotEligible, "%s locked in combat: %s not move in the movement phase", kit.Does(u.DisplayName(), "is", "are"), kit.Verb(u.DisplayName(), "it does", "they do"))
 		case u != nil && goneToGround(s, u.ID):
-			return nil, projector.Refuse(projector.CodeNotEligible, "%s has gone to ground: it does not move this turn", u.DisplayName())
+			return nil, projector.Refuse(projector.CodeNotEligible, "%s gone to ground: %s not move this turn", kit.Does(u.DisplayName(), "has", "have"), kit.Verb(u.DisplayName(), "it does", "they do"))
 		}
 	case projector.PhaseAssault:
 		return decideAssaultMove(s, actor, c)
@@ -85,14 +86,13 @@ func decideAssaultMove(s *projector.State, actor events.Actor, c projector.Comma
 		if _, d := closestEnemy(to, []*projector.Unit{s.Unit(ch.Target)}); d > BaseContact+eps {
 			return nil, projector.Refuse(projector.CodeNotEligible, "the first charger must end in base contact with %s; (%.1f, %.1f) leaves it %.1f\" away", s.Unit(ch.Target).DisplayName(), x, y, d)
 		}
+	case mv.Kind == moveConsolidate && round3(s):
+		if e, d := withinOfEnemy(s, u.Player, to, ConsolidateEnemyGap); e != nil {
+			return nil, projector.Refuse(projector.CodeNotEligible, "a consolidation move may not end within %g\" of the enemy: (%.1f, %.1f) is %.1f\" from %s", ConsolidateEnemyGap, x, y, d, e.ID)
+		}
 	case mv.Kind == moveConsolidate:
-		for _, o := range s.Units {
-			if o.Player == u.Player {
-				continue
-			}
-			if e, d := closestEnemy(to, []*projector.Unit{o}); d <= BaseContact+eps {
-				return nil, projector.Refuse(projector.CodeNotEligible, "a consolidation move may not end in base contact with the enemy: (%.1f, %.1f) touches %s", x, y, e.ID)
-			}
+		if e, _ := withinOfEnemy(s, u.Player, to, BaseContact); e != nil {
+			return nil, projector.Refuse(projector.CodeNotEligible, "a consolidation move may not end in base contact with the enemy: (%.1f, %.1f) touches %s", x, y, e.ID)
 		}
 	case mv.Kind == movePileIn:
 		from := projector.Body(u, m)
@@ -124,6 +124,9 @@ func evolveMoved(s *projector.State, p *events.ModelMoved) {
 		if ch := x.Charge; ch != nil && ch.Stage == chargeFirst && p.Model == ch.First && p.Unit == ch.Unit {
 			ch.Stage = chargeRest
 			lock(s.Unit(ch.Unit), s.Unit(ch.Target))
+			if round3(s) && !slices.Contains(x.Reached, ch.Unit) {
+				x.Reached = append(x.Reached, ch.Unit)
+			}
 		}
 	}
 }
@@ -136,6 +139,21 @@ func openMove(s *projector.State, unit, id string) *AssaultMove {
 		}
 	}
 	return nil
+}
+
+// withinOfEnemy is the first enemy model of player (in unit order) whose
+// base lies within gap of b's, and that distance; nil when none does: the
+// geometric fact a consolidation move is checked against.
+func withinOfEnemy(s *projector.State, player string, b geom.Body, gap float64) (*projector.Model, float64) {
+	for _, o := range s.Units {
+		if o.Player == player {
+			continue
+		}
+		if e, d := closestEnemy(b, []*projector.Unit{o}); e != nil && d <= gap+eps {
+			return e, d
+		}
+	}
+	return nil, 0
 }
 
 // closestEnemy is the model of us closest to b and its distance.
@@ -171,7 +189,7 @@ func whyNoMove(s *projector.State, u *projector.Unit, m *projector.Model) string
 		case m.I != step:
 			return fmt.Sprintf("it piles in at its own Initiative step (I%d); the combat is at Initiative %d", m.I, step)
 		case slices.Contains(cb.Struck, u.ID):
-			return u.DisplayName() + " has struck at this step: pile-in comes before the blows"
+			return kit.Does(u.DisplayName(), "has", "have") + " struck at this step: pile-in comes before the blows"
 		}
 		return "it is already in base contact with the enemy"
 	}

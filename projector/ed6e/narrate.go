@@ -118,7 +118,7 @@ func placed(s *projector.State, actor string, p *MarkerPlaced) string {
 	if m == nil || m.Kind == markerBlast {
 		return fmt.Sprintf("%s centres %s's %s blast on (%s, %s); it scatters next", actor, p.Model, w, kit.Inches(p.X), kit.Inches(p.Y))
 	}
-	return fmt.Sprintf("%s lays %s's %s template toward (%s, %s): %s", actor, p.Model, w, kit.Inches(p.X), kit.Inches(p.Y), underWords(m))
+	return fmt.Sprintf("%s lays %s's %s template toward (%s, %s): %s", actor, p.Model, w, kit.Inches(p.X), kit.Inches(p.Y), underWords(s, m))
 }
 
 // unitOfAttack is the firing unit of the attack in progress, or of the
@@ -150,12 +150,17 @@ func placedMarker(s *projector.State, p *MarkerPlaced) *Marker {
 	return nil
 }
 
-// underWords tells the models a marker covers.
-func underWords(m *Marker) string {
-	if len(m.Under) == 0 {
-		return "no model of the target under it"
+// underWords tells the models a marker covers: the target's, then those
+// of other units it hits too (s may be nil when there are none).
+func underWords(s *projector.State, m *Marker) string {
+	out := "no model of the target under it"
+	if len(m.Under) > 0 {
+		out = fmt.Sprintf("%s under it (%s)", kit.Count(len(m.Under), "model", "models"), strings.Join(m.Under, ", "))
 	}
-	return fmt.Sprintf("%s under it (%s)", kit.Count(len(m.Under), "model", "models"), strings.Join(m.Under, ", "))
+	for _, h := range m.Others {
+		out += fmt.Sprintf("; and %s of %s (%s)", kit.Count(len(h.Models), "model", "models"), s.UnitName(h.Unit), strings.Join(h.Models, ", "))
+	}
+	return out
 }
 
 // RollOutcome tells what a roll of this edition decided
@@ -197,7 +202,7 @@ func (Rules) RollOutcome(s *projector.State, p *events.DiceRolled) string {
 		if cb := x.Combat; cb != nil {
 			for _, c := range cb.Consolidate {
 				if c.Seq == s.Seq {
-					return fmt.Sprintf("D3 = %g\": %s up to %g\"", c.Distance, kit.Does(s.UnitName(c.Unit), "consolidates", "consolidate"), c.Distance)
+					return fmt.Sprintf("%s = %g\": %s up to %g\"", consolidation(s), c.Distance, kit.Does(s.UnitName(c.Unit), "consolidates", "consolidate"), c.Distance)
 				}
 			}
 		}
@@ -288,10 +293,10 @@ func scatterOutcome(s *projector.State) string {
 				continue
 			}
 			if m.Hit {
-				return fmt.Sprintf("a hit: the blast stays on (%s, %s), %s", kit.Inches(m.X), kit.Inches(m.Y), underWords(&m))
+				return fmt.Sprintf("a hit: the blast stays on (%s, %s), %s", kit.Inches(m.X), kit.Inches(m.Y), underWords(s, &m))
 			}
 			return fmt.Sprintf("an arrow at %d°, 2D6 − BS%d = %g\": the blast lands on (%s, %s), %s",
-				m.Bearing, firerBS(a, m.Model), m.Drift, kit.Inches(m.FinalX), kit.Inches(m.FinalY), underWords(&m))
+				m.Bearing, firerBS(a, m.Model), m.Drift, kit.Inches(m.FinalX), kit.Inches(m.FinalY), underWords(s, &m))
 		}
 	}
 	return ""
@@ -305,6 +310,9 @@ func (Rules) AttackNotes(s *projector.State, a *projector.Attack) []string {
 	var notes []string
 	if a.Kind == KindSnap && a.Type == projector.AttackShooting {
 		notes = append(notes, "snap shots")
+	}
+	if a.Kind == KindStray {
+		notes = append(notes, "the hits of blasts that landed on it: a blast hits every model under it, friend or foe")
 	}
 	if x.FocusFire != "" {
 		notes = append(notes, focusName(x.FocusFire))
@@ -323,11 +331,11 @@ func (Rules) AttackNotes(s *projector.State, a *projector.Attack) []string {
 		case m.Declined:
 			notes = append(notes, fmt.Sprintf("%s's %s shot declined", m.Model, w))
 		case m.Kind == markerTemplate:
-			notes = append(notes, fmt.Sprintf("%s's %s template: %s", m.Model, w, underWords(&m)))
+			notes = append(notes, fmt.Sprintf("%s's %s template: %s", m.Model, w, underWords(s, &m)))
 		case m.Hit:
-			notes = append(notes, fmt.Sprintf("%s's %s blast stayed on target: %s", m.Model, w, underWords(&m)))
+			notes = append(notes, fmt.Sprintf("%s's %s blast stayed on target: %s", m.Model, w, underWords(s, &m)))
 		default:
-			notes = append(notes, fmt.Sprintf("%s's %s blast scattered %g\": %s", m.Model, w, m.Drift, underWords(&m)))
+			notes = append(notes, fmt.Sprintf("%s's %s blast scattered %g\": %s", m.Model, w, m.Drift, underWords(s, &m)))
 		}
 	}
 	return notes

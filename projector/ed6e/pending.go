@@ -8,6 +8,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/kit"
+	"github.com/matchrec/matchrec/projector/rules"
 )
 
 // What the match waits for is derived here, from the state alone, after
@@ -91,7 +92,7 @@ func chargePending(s *projector.State, ch *Charge) bool {
 	switch ch.Stage {
 	case chargeOverwatch:
 		s.Pending = projector.Pending{Kind: WaitOverwatch, Player: t.Player,
-			Text: fmt.Sprintf("%s charges %s: %s may fire Overwatch (overwatch, snap shots) or decline", u.DisplayName(), t.DisplayName(), s.PlayerName(t.Player))}
+			Text: fmt.Sprintf("%s %s: %s may fire Overwatch (overwatch, snap shots) or decline", kit.Does(u.DisplayName(), "charges", "charge"), t.DisplayName(), s.PlayerName(t.Player))}
 	case chargeRoll:
 		_, need := nearest(u, t)
 		n := chargeDice(u)
@@ -113,7 +114,7 @@ func combatPending(s *projector.State, cb *Combat) bool {
 	case stageFight:
 		u := dueUnits(s, cb)[0]
 		s.Pending = projector.Pending{Kind: WaitStrike, Player: u.Player,
-			Text: fmt.Sprintf("Initiative %d: %s piles in (models not in base contact move up to %g\") and strikes (strike)", cb.Steps[cb.Step], u.DisplayName(), PileIn)}
+			Text: fmt.Sprintf("Initiative %d: %s in (models not in base contact move up to %g\") and %s (strike)", cb.Steps[cb.Step], kit.Does(u.DisplayName(), "piles", "pile"), PileIn, kit.Verb(u.DisplayName(), "strikes", "strike"))}
 	case stageMorale:
 		t := cb.Tests[cb.Test]
 		u := s.Unit(t.Unit)
@@ -130,8 +131,9 @@ func combatPending(s *projector.State, cb *Combat) bool {
 			Text: fmt.Sprintf("%s rolls %dD6 + I%d for %s in the sweeping advance of %s against %s", s.PlayerName(roller.Player), SweepDice, ini, who.DisplayName(), w.DisplayName(), u.DisplayName())}
 	case stageConsolidate:
 		u := s.Unit(consolidationDue(cb).Unit)
-		s.Pending = projector.Pending{Kind: projector.WaitRoll, Player: u.Player, Dice: consolidation().Dice(), Purpose: purposeConsolidate,
-			Text: fmt.Sprintf("%s rolls D3 (1D6, halved rounding up) for %s's consolidation move", s.PlayerName(u.Player), u.DisplayName())}
+		e := consolidation(s)
+		s.Pending = projector.Pending{Kind: projector.WaitRoll, Player: u.Player, Dice: e.Dice(), Purpose: purposeConsolidate,
+			Text: fmt.Sprintf("%s rolls %s for %s's consolidation move", s.PlayerName(u.Player), diceWords(e), u.DisplayName())}
 	default:
 		return false
 	}
@@ -184,4 +186,13 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// diceWords names a roll for a player: "D6", "D3 (1D6, halved rounding
+// up)".
+func diceWords(e rules.Expr) string {
+	if e.Sides == 3 {
+		return fmt.Sprintf("%s (%dD6, halved rounding up)", e, e.Dice())
+	}
+	return e.String()
 }

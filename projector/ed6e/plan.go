@@ -96,7 +96,7 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 		}
 		snap := snaps(s, u, m, w, f)
 		if why := snapProblem(w); snap && why != "" {
-			return plan{}, projector.Refuse(CodeCannotSnap, "%s's %s is %s and cannot snap fire (%s)", m.ID, weaponName(w), why, snapCause(u, m, f))
+			return plan{}, projector.Refuse(CodeCannotSnap, "%s's %s is %s and cannot snap fire (%s)", m.ID, weaponName(w), why, snapCause(u, m, w, f))
 		}
 		armed++
 		reach := reachOf(w, u.Moved)
@@ -159,20 +159,24 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 }
 
 // snaps reports whether model m of u fires w as snap shots: every shot
-// when f says so (forced snap fire, Overwatch), and a Heavy weapon of a
-// model that moved this turn (docs/rules/6e.md#snap-shots: the source
-// speaks of the model that moves, not its unit).
+// when f says so (forced snap fire, Overwatch), and a Heavy or artillery
+// weapon of a model that moved this turn (docs/rules/6e.md#snap-shots: the
+// source speaks of the model that moves, not its unit; artillery cannot
+// snap fire, so it does not fire then).
 func snaps(s *projector.State, u *projector.Unit, m *projector.Model, w *events.WeaponSpec, f fire) bool {
-	return f.snapAll || (w.Type == Heavy && slices.Contains(ed(s).Moved, modelKey(u.ID, m.ID)))
+	return f.snapAll || ((w.Type == Heavy || w.Type == Artillery) && slices.Contains(ed(s).Moved, modelKey(u.ID, m.ID)))
 }
 
 // snapCause says why m's shots are snap shots, for a refusal.
-func snapCause(u *projector.Unit, m *projector.Model, f fire) string {
+func snapCause(u *projector.Unit, m *projector.Model, w *events.WeaponSpec, f fire) string {
 	switch {
 	case f.overwatch:
 		return "Overwatch is all snap shots"
 	case f.snapAll:
 		return u.DisplayName() + " is forced to snap fire"
+	}
+	if w.Type == Artillery {
+		return m.ID + " moved, and after moving artillery would fire snap shots, as a Heavy weapon does"
 	}
 	return m.ID + " moved, so its Heavy weapon fires snap shots"
 }
@@ -192,7 +196,7 @@ func defaultWeapon(s *projector.State, u *projector.Unit, m *projector.Model, f 
 		}
 		if p := snapProblem(w); p != "" && snaps(s, u, m, w, f) {
 			if why == "" {
-				why = fmt.Sprintf("%s's %s is %s and cannot snap fire (%s)", m.ID, weaponName(w), p, snapCause(u, m, f))
+				why = fmt.Sprintf("%s's %s is %s and cannot snap fire (%s)", m.ID, weaponName(w), p, snapCause(u, m, w, f))
 			}
 			continue
 		}

@@ -17,7 +17,7 @@ func TestAutoplayPlaysTheWholeTurn(t *testing.T) {
 	seen := map[events.Type]int{}
 	rolls := map[string]int{}
 	for seed := uint64(1); seed <= 12; seed++ {
-		g := projtest.New(t, Rules{}, sim.RandomMatch(Edition, rand.New(rand.NewPCG(seed, 1)), Rules{}.Armory()...))
+		g := projtest.New(t, Rules{}, sim.RandomMatch(Rules{}, rand.New(rand.NewPCG(seed, 1)), Rules{}.Armory()...))
 		ap := &sim.Autoplay{Rules: Rules{}, Dice: sim.NewDice(seed), MaxTurns: 5}
 		for i := 0; ; i++ {
 			if i > 20000 {

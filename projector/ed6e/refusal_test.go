@@ -55,7 +55,7 @@ func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 			t.Fatalf("reason %q", r.Reason)
 		}
 		g.Do(alice, strike("tac"))
-		g.Roll(1)
+		g.Roll(1, 1)
 		g.Refused(alice, strike("tac"), CodeInitiativeOrder) // I4 is over
 	})
 }

@@ -19,8 +19,9 @@ import (
 // away if the winner's D6 + Initiative equals or beats its own, and
 // otherwise falls back out of the combat: its 2D6 roll, then its models'
 // moves toward its table edge (fallback.go). Units no longer locked then
-// consolidate D3", never into base contact with the enemy; units still
-// locked pile in up to 3".
+// consolidate D6", never ending within 1" of the enemy (D3" and only not
+// into base contact before revision 2); units still locked pile in up to
+// 3".
 
 const (
 	purposeMorale      = "morale"
@@ -101,7 +102,7 @@ func evolveCombatRoll(s *projector.State, seq uint64, p *events.DiceRolled) erro
 		for i := range cb.Consolidate {
 			if c := &cb.Consolidate[i]; c.Roll == 0 {
 				c.Seq, c.Roll = seq, sum(p.Values)
-				c.Distance = float64(consolidation().Eval(p.Values))
+				c.Distance = float64(consolidation(s).Eval(p.Values))
 				break
 			}
 		}
@@ -151,7 +152,7 @@ func destroy(s *projector.State, u *projector.Unit) {
 }
 
 // consolidations lists the units of the combat no longer locked, but for
-// those that fell back; each rolls its D3" before the moves open.
+// those that fell back; each rolls its distance before the moves open.
 func consolidations(s *projector.State, cb *Combat) {
 	fled := func(id string) bool {
 		for _, t := range cb.Tests {
@@ -173,9 +174,14 @@ func consolidations(s *projector.State, cb *Combat) {
 	openEndMoves(s, cb)
 }
 
-// consolidation is the consolidation move's dice (ConsolidateDistance).
-func consolidation() rules.Expr {
-	e, _ := rules.ParseExpr(ConsolidateDistance) // a constant that parses (TestConsolidationIsD3)
+// consolidation is the consolidation move's dice: ConsolidateDistance,
+// or ConsolidateDistanceRound2 before revision 2.
+func consolidation(s *projector.State) rules.Expr {
+	d := ConsolidateDistance
+	if !round3(s) {
+		d = ConsolidateDistanceRound2
+	}
+	e, _ := rules.ParseExpr(d) // constants that parse (TestConsolidationDistance)
 	return e
 }
 
@@ -189,7 +195,7 @@ func consolidationDue(cb *Combat) *Consolidation {
 	return nil
 }
 
-// openEndMoves lets the consolidating units move their D3" and the units
+// openEndMoves lets the consolidating units move their distance and the units
 // still locked pile in; they stay open until the active player moves on.
 func openEndMoves(s *projector.State, cb *Combat) {
 	cb.Stage = stageMoves

@@ -12,11 +12,11 @@ import (
 // names a revision these rules do not have is refused.
 func TestNewMatchesTakeTheCurrentRevision(t *testing.T) {
 	g := newGame(t, marines("tac", 1, 10, flamer()), boyz("boyz", 5, 15))
-	if g.State.Rules != revisionRound2 || (Rules{}).Revision() != revisionRound2 {
-		t.Fatalf("rules revision %d, want %d", g.State.Rules, revisionRound2)
+	if g.State.Rules != revisionRound3 || (Rules{}).Revision() != revisionRound3 {
+		t.Fatalf("rules revision %d, want %d", g.State.Rules, revisionRound3)
 	}
 	su := setup(marines("tac", 1, 10, flamer()), boyz("boyz", 5, 15))
-	su.Rules = revisionRound2 + 1
+	su.Rules = revisionRound3 + 1
 	h := &projtest.Game{T: t, Rules: Rules{}, State: projector.New("m2")}
 	h.Refused(events.Actor{Kind: events.ActorSystem}, projector.Command{Type: projector.CmdCreate, Setup: &su}, projector.CodeBadRequest)
 }

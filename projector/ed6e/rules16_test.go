@@ -66,8 +66,8 @@ func TestHeavySnapFiresOnlyForTheModelThatMoved(t *testing.T) {
 }
 
 // fleeField: moraleFight's Orks fail their test and escape the sweeping
-// advance (1 + I4 against 4 + I2). Bob's army stands nearest the west
-// edge, so that is his table edge.
+// advance (1 + I4 against 4 + I2). Bob's own table edge is the west one,
+// as the setup names it.
 func fleeField(t *testing.T) *projtest.Game {
 	g := moraleFight(t)
 	g.Roll(6, 6)
@@ -122,14 +122,18 @@ func TestFallBackAfterAFailedMoraleTest(t *testing.T) {
 	same(t, g)
 }
 
-// A consolidation may not end in base contact with an enemy model
-// (standard 6e, default).
-func TestConsolidationMayNotTouchTheEnemy(t *testing.T) {
-	more := boyz("more", 1, 13)
-	g := newGame(t, marines("tac", 2, 10), boyz("boyz", 3, touch), more)
+// consolidating: two marines at x=10 catch the Orks they fought and
+// consolidate, another Ork unit ("more") standing at x=13; su's rules
+// revision is kept.
+func consolidating(t *testing.T, su events.MatchCreated) *projtest.Game {
+	g := newGameFrom(t, su)
 	engagedIn(g, marines("tac", 2, 10), boyz("boyz", 3, touch), true)
 	g.Do(alice, strike("tac"))
-	g.Roll(4, 4)
+	if round3(g.State) {
+		g.Roll(4, 4, 1, 1) // from revision 2 the chargers have +1 A: two more dice
+	} else {
+		g.Roll(4, 4)
+	}
 	g.Roll(4, 4)
 	g.Roll(1, 1)
 	g.Do(bob, move("boyz", "boyz-3", touch, 11.2))
@@ -138,10 +142,32 @@ func TestConsolidationMayNotTouchTheEnemy(t *testing.T) {
 	g.Roll(6, 6) // fails
 	g.Roll(2)    // 2 + I4
 	g.Roll(4)    // 4 + I2: caught
-	g.Roll(3)    // D3 = 2"
+	return g
+}
+
+// A consolidation may not end within 1" of an enemy model (the
+// rulebook's, default, from revision 2); before, only base contact was
+// forbidden, and the move was D3".
+func TestConsolidationKeepsAwayFromTheEnemy(t *testing.T) {
+	units := []events.UnitSpec{marines("tac", 2, 10), boyz("boyz", 3, touch), boyz("more", 1, 13)}
+	g := consolidating(t, setup(units...))
+	g.Roll(3) // D6 = 3"
+	for _, x := range []float64{12, 11.5} {
+		r := g.Refused(alice, move("tac", "tac-1", x, 10), projector.CodeNotEligible)
+		if !strings.Contains(r.Reason, "within 1\" of the enemy") || !strings.Contains(r.Reason, "more-1") {
+			t.Fatalf("reason %q", r.Reason)
+		}
+	}
+	g.Do(alice, move("tac", "tac-1", 11, 10)) // 2" from more-1's centre: 1.02" between the bases
+	same(t, g)
+
+	su := setup(units...)
+	su.Rules = revisionRound2
+	g = consolidating(t, su)
+	g.Roll(3) // D3 = 2"
 	r := g.Refused(alice, move("tac", "tac-1", 12, 10), projector.CodeNotEligible)
 	if !strings.Contains(r.Reason, "base contact") || !strings.Contains(r.Reason, "more-1") {
-		t.Fatalf("reason %q", r.Reason)
+		t.Fatalf("revision 1: reason %q", r.Reason)
 	}
 	g.Do(alice, move("tac", "tac-1", 11.5, 10))
 	same(t, g)

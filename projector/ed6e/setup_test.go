@@ -51,6 +51,12 @@ func first(ws []events.WeaponSpec) []string {
 
 func setup(units ...events.UnitSpec) events.MatchCreated { return projtest.Setup(Edition, units...) }
 
+// withEdges names Alice's and Bob's own table edges in su.
+func withEdges(su events.MatchCreated, alice, bob string) events.MatchCreated {
+	su.Players[0].Edge, su.Players[1].Edge = alice, bob
+	return su
+}
+
 func newGame(t *testing.T, units ...events.UnitSpec) *projtest.Game {
 	return projtest.New(t, Rules{}, setup(units...))
 }

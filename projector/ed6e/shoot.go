@@ -51,14 +51,14 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	}
 	snap := c.Snap || goneToGround(s, u.ID) // a unit gone to ground fires only snap shots
 	if locked(s, u) {
-		return nil, projector.Refuse(projector.CodeNotEligible, "%s is locked in combat and cannot shoot", u.DisplayName())
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s locked in combat and cannot shoot", kit.Does(u.DisplayName(), "is", "are"))
 	}
 	t, err := kit.Target(s, u, c.Target, "attack")
 	if err != nil {
 		return nil, err
 	}
 	if locked(s, t) {
-		return nil, projector.Refuse(projector.CodeNotEligible, "%s is locked in combat: units do not shoot into combats", t.DisplayName())
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s locked in combat: units do not shoot into combats", kit.Does(t.DisplayName(), "is", "are"))
 	}
 	pl, err := planShooting(s, u, t, c.Weapons, fire{snapAll: snap})
 	if err != nil {

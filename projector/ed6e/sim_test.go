@@ -30,22 +30,26 @@ func TestSimulationMatchesWorkedNumber(t *testing.T) {
 }
 
 // Expected hits count the re-rolls: BS8 11/12 per shot; master-crafted
-// BS4 with one re-roll per model.
+// BS4 with one re-roll per model. The variances are the exact ones,
+// from the distribution of hits enumerated by hand.
 func TestExpectedHitsWithRerolls(t *testing.T) {
-	bs8 := expectedHits(projector.DiceStep{Dice: 12, Need: 2}, Step{Reroll: ruleBS, RerollNeed: 4})
-	if math.Abs(bs8-11) > 1e-9 {
-		t.Fatalf("12 BS8 shots: %v expected hits, want 11", bs8)
+	near := func(what string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s: %v, want %v", what, got, want)
+		}
 	}
+	bs8 := stepHits(projector.DiceStep{Dice: 12, Need: 2}, Step{Reroll: ruleBS, RerollNeed: 4})
+	near("12 BS8 shots, mean", bs8.Mean, 11)
+	near("12 BS8 shots, variance", bs8.Var, 12*11.0/12/12)
 	// One die, one re-roll at 3+: 2/3 + 1/3 × 2/3 = 8/9.
-	mc := expectedHits(projector.DiceStep{Dice: 1, Need: 3}, Step{Reroll: ruleMC, RerollNeed: 3, RerollMax: 1})
-	if math.Abs(mc-8.0/9) > 1e-9 {
-		t.Fatalf("master-crafted: %v, want 8/9", mc)
-	}
-	// Two dice, one re-roll: 4/3 + E[min(F,1)] × 2/3, E[min(F,1)] = 1 − (2/3)².
-	mc2 := expectedHits(projector.DiceStep{Dice: 2, Need: 3}, Step{Reroll: ruleMC, RerollNeed: 3, RerollMax: 1})
-	if want := 4.0/3 + (1-4.0/9)*2/3; math.Abs(mc2-want) > 1e-9 {
-		t.Fatalf("master-crafted ×2: %v, want %v", mc2, want)
-	}
+	mc := stepHits(projector.DiceStep{Dice: 1, Need: 3}, Step{Reroll: ruleMC, RerollNeed: 3, RerollMax: 1})
+	near("master-crafted, mean", mc.Mean, 8.0/9)
+	near("master-crafted, variance", mc.Var, 8.0/81)
+	// Two dice, one re-roll: P(2 hits) = 20/27, P(1) = 6/27, P(0) = 1/27.
+	mc2 := stepHits(projector.DiceStep{Dice: 2, Need: 3}, Step{Reroll: ruleMC, RerollNeed: 3, RerollMax: 1})
+	near("master-crafted ×2, mean", mc2.Mean, 46.0/27)
+	near("master-crafted ×2, variance", mc2.Var, 86.0/27-46.0/27*46.0/27)
 }
 
 // Clone shares nothing mutable: changing a clone's 6e parts leaves the

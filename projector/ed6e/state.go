@@ -21,6 +21,9 @@ type State struct {
 	Charged []string `json:"charged,omitempty"`
 	// Overwatched lists the units that fired Overwatch this phase.
 	Overwatched []string `json:"overwatched,omitempty"`
+	// Reached lists the units whose charge reached its target this turn:
+	// their models strike with ChargeBonusAttacks more (revision 2).
+	Reached []string `json:"reached,omitempty"`
 	// Combat is the combat being fought, or the last one of the phase.
 	Combat *Combat `json:"combat,omitempty"`
 	// Fought lists the units whose combat has been fought this turn.
@@ -48,6 +51,10 @@ type State struct {
 	FallBack *FallBack `json:"fall_back,omitempty"`
 	// Pinned are the units gone to ground.
 	Pinned []Pinned `json:"pinned,omitempty"`
+	// Strays are the hits a shooting attack's blasts scored on units
+	// other than its target, still to resolve, each as an attack of its
+	// own once the one before is over (strays.go).
+	Strays []Stray `json:"strays,omitempty"`
 }
 
 // Edge is a player's own table edge: west (x = 0), east (x = the table's
@@ -203,6 +210,7 @@ func (s *State) CloneExt() projector.Ext {
 	}
 	c.Charged = slices.Clone(s.Charged)
 	c.Overwatched = slices.Clone(s.Overwatched)
+	c.Reached = slices.Clone(s.Reached)
 	c.Combat = s.Combat.clone()
 	c.Fought = slices.Clone(s.Fought)
 	c.Moves = slices.Clone(s.Moves)
@@ -223,6 +231,13 @@ func (s *State) CloneExt() projector.Ext {
 		c.FallBack = &fb
 	}
 	c.Pinned = slices.Clone(s.Pinned)
+	if s.Strays != nil {
+		c.Strays = make([]Stray, len(s.Strays))
+		for i, st := range s.Strays {
+			st.Hits, st.Models, st.Shooters = slices.Clone(st.Hits), slices.Clone(st.Models), slices.Clone(st.Shooters)
+			c.Strays[i] = st
+		}
+	}
 	return &c
 }
 
@@ -330,6 +345,16 @@ type Marker struct {
 	// each).
 	Done  bool     `json:"done,omitempty"`
 	Under []string `json:"under,omitempty"`
+	// Others are the models of other units a blast covers where it lands,
+	// friend or foe, unit by unit (revision 2): each takes a hit, resolved
+	// once the attack is over (strays.go).
+	Others []UnitHits `json:"others,omitempty"`
+}
+
+// UnitHits are models of one unit hit by a marker.
+type UnitHits struct {
+	Unit   string   `json:"unit"`
+	Models []string `json:"models"`
 }
 
 // Cover is a model's cover save (0 = none) and where it comes from.
@@ -402,6 +427,7 @@ func (a *Attack) CloneExt() projector.Ext {
 		c.Markers = make([]Marker, len(a.Markers))
 		for i, m := range a.Markers {
 			m.Under = slices.Clone(m.Under)
+			m.Others = cloneHits(m.Others)
 			c.Markers[i] = m
 		}
 	}
@@ -410,4 +436,16 @@ func (a *Attack) CloneExt() projector.Ext {
 		c.Wound = &w
 	}
 	return &c
+}
+
+// cloneHits deep-copies a list of UnitHits (nil stays nil).
+func cloneHits(hs []UnitHits) []UnitHits {
+	if hs == nil {
+		return nil
+	}
+	out := make([]UnitHits, len(hs))
+	for i, h := range hs {
+		out[i] = UnitHits{Unit: h.Unit, Models: slices.Clone(h.Models)}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/matchrec/matchrec/events"
@@ -143,6 +144,41 @@ func TestStatesReadFromJSONWriteBackTheSame(t *testing.T) {
 			if string(again) != string(b) {
 				t.Fatalf("%s: JSON changed on the way back:\n%s\n%s", path, b, again)
 			}
+		}
+	}
+}
+
+// A script's setup is read as strictly as its format (round 3: `type:
+// artillery` and an ARTILLERY keyword were accepted silently): every
+// edition refuses, at creation, a weapon type or keyword it does not
+// read, naming the words it does; and plays every example, whose words it
+// reads, as they are.
+func TestEveryEditionRefusesWordsItDoesNotRead(t *testing.T) {
+	for _, c := range []struct {
+		edition, typ, keyword, want string
+	}{
+		{"3e", "artillery", "", `type "artillery" is not a weapon type 3e reads (rapid-fire, assault, heavy, pistol)`},
+		{"3e", "", "BLAST", `keyword "BLAST": 3e reads no weapon keywords`},
+		{"6e", "", "ARTILLERY", `keyword "ARTILLERY" is not a weapon keyword 6e reads (TEMPLATE, BLAST, LARGE BLAST, LARGE-BLAST, PINNING, NO-BS, MASTER-CRAFTED)`},
+		{"6e", "artilery", "", `(did you mean "artillery"?)`},
+		{"11e", "heavy", "", `type "heavy": 11e weapons have no type (their keywords say what they are)`},
+		{"11e", "", "[ASAULT]", `keyword "[ASAULT]" is not a weapon keyword 11e reads`},
+	} {
+		r, err := Lookup(c.edition)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := events.WeaponSpec{ID: "w", Range: 24, Type: c.typ, Shots: 1, Attacks: "1", BS: 3, S: 4, D: "1"}
+		if c.keyword != "" {
+			w.Keywords = []string{c.keyword}
+		}
+		m := events.ModelSpec{BS: 4, T: 4, W: 1}
+		su := projtest.Setup(c.edition, projtest.Column(events.UnitSpec{ID: "a", Player: "alice", Weapons: []events.WeaponSpec{w}}, 1, 10, m, "w"),
+			projtest.Column(events.UnitSpec{ID: "b", Player: "bob"}, 1, 20, m))
+		g := &projtest.Game{T: t, Rules: r, State: projector.New("m1")}
+		ref := g.Refused(events.Actor{Kind: events.ActorSystem}, projector.Command{Type: projector.CmdCreate, Setup: &su}, projector.CodeBadRequest)
+		if !strings.Contains(ref.Reason, "unit a weapon w: ") || !strings.Contains(ref.Reason, c.want) {
+			t.Errorf("%s: %q, want it to say %q", c.edition, ref.Reason, c.want)
 		}
 	}
 }

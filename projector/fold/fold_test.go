@@ -19,7 +19,7 @@ import (
 // played autoplays a 3e match in memory (match id "m1").
 func played(t *testing.T, seed uint64, turns int) *projtest.Game {
 	t.Helper()
-	g := projtest.New(t, ed3e.Rules{}, sim.RandomMatch("3e", rand.New(rand.NewPCG(seed, 9))))
+	g := projtest.New(t, ed3e.Rules{}, sim.RandomMatch(ed3e.Rules{}, rand.New(rand.NewPCG(seed, 9))))
 	ap := &sim.Autoplay{Rules: ed3e.Rules{}, Dice: sim.NewDice(seed), MaxTurns: turns}
 	for {
 		actor, c, done := ap.Next(g.State)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/rules"
 )
 
 // Machine is an edition's attack sequence as stages (Attack.Stage): each
@@ -86,4 +87,17 @@ func Fired(s *projector.State, a *projector.Attack) {
 		u.Fired = true
 	}
 	s.CloseAttack(a)
+}
+
+// Odds is the moments of the successes of a's steps of purpose, each die
+// succeeding on its step's need (steps with no re-roll: an edition whose
+// dice are re-rolled adds their odds its own way).
+func Odds(a *projector.Attack, purpose string) rules.Moments {
+	var m rules.Moments
+	for _, d := range a.Steps {
+		if d.Purpose == purpose {
+			m = m.Plus(rules.Binomial(d.Dice, rules.P(d.Need)))
+		}
+	}
+	return m
 }

@@ -164,3 +164,32 @@ func TestMachine(t *testing.T) {
 		t.Fatal("an attack the machine ended is still in progress, or asked for")
 	}
 }
+
+// Unit names agree with their verbs: a plural noun takes "shoot", a
+// singular one "shoots", and a designation after the noun ("Squad S",
+// "Squad 2") is no plural (round 3: "Squad S shoot" beside "Squad M
+// shoots").
+func TestUnitNamesAgreeWithTheirVerbs(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		plural bool
+	}{
+		{"Ork Boyz", true}, {"Devastators", true}, {"Tactical Squad", false}, {"Nob Mob", false},
+		{"Squad S", false}, {"Squad M", false}, {"Squad 2", false}, {"Squad IV", false}, {"Boyz B2", true},
+		{"S", false}, {"A1", false}, {"Chaplain Cassius", false}, {"Grey Knights", true}, {"Genestealers", true},
+		{"Cadian Guardsmen", true}, {"Skitarii", true}, {"Gretchin", true}, {"Kroot", true}, {"Broadsides", true},
+		{"Fire Warriors", true}, {"Whirlwind", false}, {"Carnifex", false}, {"Intercessor Squad", false}, {"Tyranid Warriors Brood", false},
+		{"Hormagaunts", true}, {"Ork Warboss", false}, {"Hellfire Mass", false}, {"Chaos Cultists", true}, {"The Gorgon's Grots", true},
+	} {
+		if got := Plural(c.name); got != c.plural {
+			t.Errorf("Plural(%q) = %v, want %v", c.name, got, c.plural)
+		}
+		want := c.name + " shoots"
+		if c.plural {
+			want = c.name + " shoot"
+		}
+		if got := Does(c.name, "shoots", "shoot"); got != want {
+			t.Errorf("Does(%q) = %q, want %q", c.name, got, want)
+		}
+	}
+}

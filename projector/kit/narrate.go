@@ -24,3 +24,17 @@ func Declared(s *projector.State, actor string, p *events.ShootingDeclared) stri
 	}
 	return line
 }
+
+// RollFor says what attack a's step d rolls for, for a judge: "the hit
+// roll (boltgun) of Tactical Squad's shooting at Ork Boyz".
+func RollFor(s *projector.State, a *projector.Attack, d *projector.DiceStep) string {
+	what := d.Purpose + " roll"
+	if d.Label != "" {
+		what += " (" + d.Label + ")"
+	}
+	act := map[string]string{projector.AttackOverwatch: "Overwatch", projector.AttackMelee: "blows"}[a.Type]
+	if act == "" {
+		act = "shooting"
+	}
+	return fmt.Sprintf("the %s of %s's %s at %s", what, s.UnitName(a.Firer), act, s.UnitName(a.Target))
+}

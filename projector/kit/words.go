@@ -22,22 +22,55 @@ func Count(n int, one, many string) string {
 
 // Plural reports whether a unit's name reads as a plural noun ("Ork
 // Boyz", "Devastators") rather than a singular one ("Tactical Squad", "Nob
-// Mob"): its last word ends in s or z, but not in ss.
+// Mob", "Squad S", "Chaplain Cassius"): its noun — its last word that is
+// not a designation (a letter or two, a number, a Roman numeral: "Squad
+// S", "Squad 2", "Squad IV") — ends in s or z, but not in ss, us or is.
+// A name of designations only ("S", "A1") is one unit: singular. Plurals
+// without an s are known by their ending (Guardsmen, Skitarii) or by name
+// (Gretchin, Kroot).
 func Plural(name string) bool {
-	if i := strings.LastIndexByte(name, ' '); i >= 0 {
-		name = name[i+1:]
+	words := strings.Fields(name)
+	for len(words) > 0 && designation(words[len(words)-1]) {
+		words = words[:len(words)-1]
 	}
-	name = strings.ToLower(name)
-	return (strings.HasSuffix(name, "s") && !strings.HasSuffix(name, "ss")) || strings.HasSuffix(name, "z")
+	if len(words) == 0 {
+		return false
+	}
+	w := strings.ToLower(words[len(words)-1])
+	switch {
+	case strings.HasSuffix(w, "men"), strings.HasSuffix(w, "ii"), w == "gretchin", w == "kroot":
+		return true
+	}
+	for _, single := range []string{"ss", "us", "is"} {
+		if strings.HasSuffix(w, single) {
+			return false
+		}
+	}
+	return strings.HasSuffix(w, "s") || strings.HasSuffix(w, "z")
+}
+
+// designation reports whether a word of a name labels rather than names:
+// one or two letters, anything with a digit, or a Roman numeral.
+func designation(w string) bool {
+	if len(w) <= 2 || strings.ContainsAny(w, "0123456789") {
+		return true
+	}
+	return strings.Trim(w, "IVXLC") == "" && strings.ToUpper(w) == w
 }
 
 // Does is name followed by the verb that agrees with it: Does("Ork Boyz",
 // "shoots", "shoot") is "Ork Boyz shoot".
 func Does(name, singular, plural string) string {
+	return name + " " + Verb(name, singular, plural)
+}
+
+// Verb is the form of a verb that agrees with name, for a second verb of
+// the same subject: "Ork Boyz pile in and strike".
+func Verb(name, singular, plural string) string {
 	if Plural(name) {
-		return name + " " + plural
+		return plural
 	}
-	return name + " " + singular
+	return singular
 }
 
 // Firing describes what an attack's models fire or fight with, weapon by

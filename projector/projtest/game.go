@@ -50,7 +50,7 @@ func Player(id string) events.Actor { return events.Actor{Kind: events.ActorPlay
 // (or fold error) instead of failing the test.
 func (g *Game) Try(actor events.Actor, c projector.Command) error {
 	g.T.Helper()
-	ps, err := projector.Decide(g.Rules, g.State, actor, c)
+	ps, err := projector.DecideWith(g.Rules, g.State, actor, c, g.history)
 	if err != nil {
 		return err
 	}
@@ -116,6 +116,16 @@ func (g *Game) record(actor events.Actor, p events.Payload) error {
 	}
 	g.Events = append(g.Events, e)
 	return nil
+}
+
+// history reads the payload of event seq, for decisions that read the
+// match's earlier events (a ruling amending a roll).
+func (g *Game) history(seq uint64) (events.Payload, bool) {
+	if seq == 0 || seq > uint64(len(g.Events)) {
+		return nil, false
+	}
+	p, err := projector.Vocabulary(g.Rules).Decode(g.Events[seq-1])
+	return p, err == nil
 }
 
 // Ptr returns a pointer to v (for Command.X/Y).

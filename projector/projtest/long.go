@@ -17,7 +17,7 @@ import (
 // digital dice.)
 func LongMatch(tb testing.TB, r projector.Rules, n int, seed uint64) *Game {
 	tb.Helper()
-	setup := sim.RandomMatch(r.Edition(), rand.New(rand.NewPCG(seed, 12)))
+	setup := sim.RandomMatch(r, rand.New(rand.NewPCG(seed, 12)))
 	for i := range setup.Units {
 		for j := range setup.Units[i].Models {
 			setup.Units[i].Models[j].T = 10

@@ -41,3 +41,33 @@ func CheckMeanUnsaved(t testing.TB, r projector.Rules, start *projector.State, n
 		t.Fatal("simulation changed the state it started from")
 	}
 }
+
+// FinishAttack records the rest of the attack in progress, as its players
+// would: fair dice (seeded) typed in for each roll, and for each choice
+// the edition's simulation default (sim.DefaultChooser).
+func (g *Game) FinishAttack(seed uint64) {
+	g.T.Helper()
+	dice := sim.NewDice(seed)
+	choose := sim.DefaultChooser(g.Rules)
+	if g.State.Attack == nil {
+		return
+	}
+	seq := g.State.Attack.Seq
+	for guard := 0; g.State.Attack != nil && g.State.Attack.Seq == seq; guard++ {
+		if guard > 10000 {
+			g.T.Fatalf("the attack does not end: %s", g.State.Pending.Text)
+		}
+		p := g.State.Pending
+		c := projector.Command{Type: projector.CmdRoll, Values: make([]int, p.Dice)}
+		for i := range c.Values {
+			c.Values[i] = dice.D6()
+		}
+		if p.Kind != projector.WaitRoll {
+			var err error
+			if c, err = choose(g.State); err != nil {
+				g.T.Fatal(err)
+			}
+		}
+		g.Do(Player(p.Player), c)
+	}
+}

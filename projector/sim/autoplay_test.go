@@ -16,7 +16,7 @@ import (
 func TestAutoplayPlaysLegalMatches(t *testing.T) {
 	won := 0
 	for seed := uint64(1); seed <= 20; seed++ {
-		g := projtest.New(t, ed3e.Rules{}, sim.RandomMatch("3e", rand.New(rand.NewPCG(seed, 1))))
+		g := projtest.New(t, ed3e.Rules{}, sim.RandomMatch(ed3e.Rules{}, rand.New(rand.NewPCG(seed, 1))))
 		ap := &sim.Autoplay{Rules: ed3e.Rules{}, Dice: sim.NewDice(seed), MaxTurns: 5}
 		for i := 0; ; i++ {
 			if i > 5000 {
@@ -64,7 +64,7 @@ func TestAutoplayPlaysLegalMatches(t *testing.T) {
 // A side with nothing left loses; at the turn limit the player who
 // removed more models wins; equal counts are a draw.
 func TestOutcome(t *testing.T) {
-	setup := sim.RandomMatch("3e", rand.New(rand.NewPCG(3, 1)))
+	setup := sim.RandomMatch(ed3e.Rules{}, rand.New(rand.NewPCG(3, 1)))
 	g := projtest.New(t, ed3e.Rules{}, setup)
 	s := g.State
 	if w, why := sim.Outcome(s); w != "" || why != "turn limit: a draw, 0 models removed each" {

@@ -3,21 +3,24 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
 )
 
-// RandomMatch builds a legal random match setup for generated games and
-// benchmarks: two players, two to four units a side of 3 to 10 models,
-// deployed 24" apart, and a piece of woods in the middle. Profiles carry
-// the fields every edition reads (BS as a characteristic and as a target
-// number, Shots and Attacks, D), so the same setup plays in any edition.
-// extra are weapon profiles the units draw from besides the common ones
-// (an edition's projector.Armory); without them a seed gives the same
-// match it always has.
-func RandomMatch(edition string, r *rand.Rand, extra ...events.WeaponSpec) events.MatchCreated {
+// RandomMatch builds a legal random match setup of edition ed for
+// generated games and benchmarks: two players, two to four units a side of
+// 3 to 10 models, deployed 24" apart, and a piece of woods in the middle.
+// Profiles carry the fields every edition reads (BS as a characteristic
+// and as a target number, Shots and Attacks, D), and of the weapon types
+// and keywords those ed reads (fit), so the same seed gives the same
+// armies in any edition. extra are weapon profiles the units draw from
+// besides the common ones (an edition's projector.Armory); without them a
+// seed gives the same match it always has.
+func RandomMatch(ed projector.Rules, r *rand.Rand, extra ...events.WeaponSpec) events.MatchCreated {
 	m := events.MatchCreated{
-		Edition: edition, Name: "generated",
+		Edition: ed.Edition(), Name: "generated",
 		Table:   events.Table{W: 72, H: 48},
 		Players: []events.PlayerSpec{{ID: "p1", Name: "Player 1"}, {ID: "p2", Name: "Player 2"}},
 		Terrain: []events.TerrainSpec{{ID: "woods1", Kind: events.TerrainWoods,
@@ -31,7 +34,39 @@ func RandomMatch(edition string, r *rand.Rand, extra ...events.WeaponSpec) event
 			m.Units = append(m.Units, randomUnit(r, kinds, fmt.Sprintf("%s-u%d", pl, u+1), pl, x, 4+float64(u)*10))
 		}
 	}
+	if lx, ok := ed.(projector.Lexicon); ok {
+		fit(lx.Lexicon(), &m)
+	}
 	return m
+}
+
+// fit drops the weapon types and keywords of m that words does not hold:
+// the common profiles name both the types 3e and 6e read and the keywords
+// 11e reads, and an edition refuses a setup naming a word it does not
+// (projector.Lexicon).
+func fit(words projector.Words, m *events.MatchCreated) {
+	keep := func(kws, known []string) []string {
+		var out []string
+		for _, k := range kws {
+			if projector.HasKeyword(known, k) {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	for i := range m.Units {
+		u := &m.Units[i]
+		if !words.OpenKeywords {
+			u.Keywords = keep(u.Keywords, words.UnitKeywords)
+		}
+		for j := range u.Weapons {
+			w := &u.Weapons[j]
+			if !slices.Contains(words.WeaponTypes, w.Type) {
+				w.Type = ""
+			}
+			w.Keywords = keep(w.Keywords, words.WeaponKeywords)
+		}
+	}
 }
 
 var weaponKinds = []events.WeaponSpec{

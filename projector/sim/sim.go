@@ -9,6 +9,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
@@ -89,9 +90,15 @@ func DefaultChooser(r projector.Rules) Chooser {
 	}
 }
 
-// FinishAttack plays the attack in progress to its end.
+// FinishAttack plays the attack in progress to its end (s.LastAttack),
+// and no further: an attack that opens another when it ends (6e's blast
+// hits on other units) leaves that one in progress.
 func FinishAttack(r projector.Rules, s *projector.State, d Dice, choose Chooser) error {
-	for guard := 0; s.Attack != nil; guard++ {
+	if s.Attack == nil {
+		return nil
+	}
+	seq := s.Attack.Seq
+	for guard := 0; s.Attack != nil && s.Attack.Seq == seq; guard++ {
 		if guard > 10000 {
 			return fmt.Errorf("attack does not finish: waiting for %s", s.Pending.Text)
 		}
@@ -104,7 +111,9 @@ func FinishAttack(r projector.Rules, s *projector.State, d Dice, choose Chooser)
 
 // FirstChoice answers a distribution or casualty choice with the first
 // legal models in unit order: hits in rotation over the eligible models,
-// casualties filling each model's wounds in turn.
+// casualties filling each model's wounds in turn, the models with the
+// fewest wounds left first (so they remove whole models where possible,
+// as 3e asks).
 func FirstChoice(s *projector.State) (projector.Command, error) {
 	a := s.Attack
 	p := s.Pending
@@ -129,6 +138,7 @@ func FirstChoice(s *projector.State) (projector.Command, error) {
 		}
 		return projector.Command{Type: projector.CmdDistribute, Models: ids}, nil
 	case projector.WaitCasualties:
+		slices.SortStableFunc(alive, func(x, y *projector.Model) int { return x.WoundsLeft - y.WoundsLeft })
 		for _, m := range alive {
 			for w := 0; w < m.WoundsLeft && len(ids) < p.Count; w++ {
 				ids = append(ids, m.ID)

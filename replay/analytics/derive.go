@@ -136,9 +136,9 @@ func (d *deriver) applyDecoded(e events.Event, p events.Payload, b *Batch) error
 			}
 		}
 	}
-	if a := s.Attack; a != nil {
-		d.attackStarted(a, s.Turn, s.Phase, e.Time)
-	}
+	// The attack that ended is emitted before the one that may begin in
+	// the same event (6e's blast hits on other units) takes the
+	// accumulator.
 	if la := s.LastAttack; la != nil && la.Seq > d.lastAttack {
 		d.lastAttack = la.Seq
 		acc := d.acc
@@ -149,6 +149,9 @@ func (d *deriver) applyDecoded(e events.Event, p events.Payload, b *Batch) error
 		if emit {
 			b.Attacks = append(b.Attacks, d.attackRow(s, la, acc, e.Seq))
 		}
+	}
+	if a := s.Attack; a != nil {
+		d.attackStarted(a, s.Turn, s.Phase, e.Time)
 	}
 	return nil
 }
@@ -164,9 +167,11 @@ func (d *deriver) attackStarted(a *projector.Attack, turn int, phase string, t i
 }
 
 // accumulate adds a roll of the attack in progress to its expected
-// values: count × P(need) for the dice thrown, less the successes of the
-// dice a re-roll replaces (they no longer count). Summed, actual −
-// expected is then the sum of each roll's own luck.
+// saves: count × P(need) for the dice thrown, less the successes of the
+// dice a re-roll replaces (they no longer count). The expected hits and
+// wounds are not summed roll by roll — a die re-rolled would count both
+// its first chance and its re-roll's — but are the edition's own exact
+// odds (Attack.HitOdds, WoundOdds).
 func (d *deriver) accumulate(a *projector.Attack, seq uint64, p *events.DiceRolled) {
 	acc := d.acc
 	acc.rolls[seq] = rolled{need: p.Need, values: p.Values}
@@ -276,7 +281,8 @@ func (d *deriver) attackRow(s *projector.State, a *projector.Attack, acc *attack
 		strings.Join(weapons, "+"), str, ap, dmg, tough, save,
 		int64(len(a.Shooters)), int64(a.Shots), int64(a.Hits), int64(a.Wounds), int64(a.Saves),
 		int64(a.Unsaved), int64(a.Damage), int64(len(a.Casualties)),
-		acc.exp["hit"], acc.exp["wound"], acc.exp["save"], a.Expected, a.ExpectedDamage, expectedCasualties(s, a), hitNeed}
+		a.HitOdds.Mean, a.WoundOdds.Mean, acc.exp["save"], a.Expected, a.ExpectedDamage, expectedCasualties(s, a), hitNeed,
+		a.HitOdds.Var, a.WoundOdds.Var}
 }
 
 // matchRow is the match's row as the fold now stands.

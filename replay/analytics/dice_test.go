@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector/ed3e"
 	"github.com/matchrec/matchrec/projector/sim"
 	"github.com/matchrec/matchrec/replay/analytics/duckdb"
 	"github.com/matchrec/matchrec/replay/analytics/report"
@@ -64,7 +65,7 @@ func season(t *testing.T, e *env, player, opp string, die sim.Dice, source strin
 	d := &tally{die: die}
 	total := 0
 	for n := 0; total < rolls; n++ {
-		setup := generate.Setup(generate.Options{Edition: "3e", Seed: seed, Players: []string{player, opp}}, n)
+		setup := generate.Setup(ed3e.Rules{}, generate.Options{Edition: "3e", Seed: seed, Players: []string{player, opp}}, n)
 		rolled := playDirect(t, e.st, fmt.Sprintf("%s-%d", player, n), setup.MatchCreated,
 			map[string]sim.Dice{player: d, opp: sim.NewDice(seed*1000 + uint64(n))},
 			map[string]string{player: source, opp: events.SourceDigital}, 3)

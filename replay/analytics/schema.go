@@ -162,13 +162,15 @@ var Attacks = Table{
 		col("unsaved", Int, "unsaved wounds (a count, whatever damage each dealt)"),
 		col("damage", Int, "wounds the target's models lost (damage beyond what they could take is lost)"),
 		col("casualties", Int, "models removed"),
-		col("exp_hits", Float, "expected hits given the dice rolled to hit (exact odds)"),
-		col("exp_wounds", Float, "expected wounds given the dice rolled to wound"),
+		col("exp_hits", Float, "expected hits given the shots made (and where each template or blast was placed): the edition's exact odds, re-rolls included"),
+		col("exp_wounds", Float, "expected wounds given the hits: the edition's exact odds, re-rolls included"),
 		col("exp_saves", Float, "expected saves given the dice rolled to save"),
 		col("exp_unsaved", Float, "expected unsaved wounds from the declaration, the edition's exact odds (a count, like unsaved)"),
 		col("exp_damage", Float, "expected damage from the declaration, capped like damage by what the eligible models could take"),
 		col("exp_casualties", Float, "expected models removed: E[min(U / W, models)] with U binomial over the shots"),
 		opt("hit_need", Int, "target number of the first hit roll"),
+		col("var_hits", Float, "variance of the hits under fair dice, given what exp_hits is given (0: hits not rolled, as a template's)"),
+		col("var_wounds", Float, "variance of the wounds under fair dice, given the hits"),
 	},
 }
 

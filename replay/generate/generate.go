@@ -157,9 +157,9 @@ func Run(ctx context.Context, t Target, rules func(string) (projector.Rules, err
 
 // Setup is match n's setup: a random army pair whose two players are
 // drawn from the pool.
-func Setup(opts Options, n int) api.CreateRequest {
+func Setup(r projector.Rules, opts Options, n int) api.CreateRequest {
 	rng := rand.New(rand.NewPCG(opts.Seed, uint64(n)+1))
-	m := sim.RandomMatch(opts.Edition, rng, opts.Weapons...)
+	m := sim.RandomMatch(r, rng, opts.Weapons...)
 	i := rng.IntN(len(opts.Players))
 	j := rng.IntN(len(opts.Players) - 1)
 	if j >= i {
@@ -180,7 +180,7 @@ func Setup(opts Options, n int) api.CreateRequest {
 
 // playOne records match n and returns its id and event count.
 func playOne(ctx context.Context, t Target, r projector.Rules, opts Options, n int) (string, uint64, error) {
-	created, err := t.Create(ctx, Setup(opts, n))
+	created, err := t.Create(ctx, Setup(r, opts, n))
 	if err != nil {
 		return "", 0, err
 	}
@@ -252,7 +252,7 @@ func (d Direct) Events(ctx context.Context, match string, from, to uint64, fn fu
 // turn after turn with the recorder's digital dice. It returns the match's
 // creation (its tokens) and its last event.
 func Long(ctx context.Context, t Target, r projector.Rules, id string, n int, seed uint64) (api.CreateResult, uint64, error) {
-	created, err := t.Create(ctx, api.CreateRequest{Match: id, MatchCreated: LongSetup(r.Edition(), seed)})
+	created, err := t.Create(ctx, api.CreateRequest{Match: id, MatchCreated: LongSetup(r, seed)})
 	if err != nil {
 		return created, 0, err
 	}
@@ -285,8 +285,8 @@ func Long(ctx context.Context, t Target, r projector.Rules, id string, n int, se
 // LongSetup is the match Long plays: a random army pair of edition (from
 // seed) whose models nobody can wound (T10), so it goes on as long as
 // asked.
-func LongSetup(edition string, seed uint64) events.MatchCreated {
-	setup := sim.RandomMatch(edition, rand.New(rand.NewPCG(seed, 12)))
+func LongSetup(r projector.Rules, seed uint64) events.MatchCreated {
+	setup := sim.RandomMatch(r, rand.New(rand.NewPCG(seed, 12)))
 	for i := range setup.Units {
 		for j := range setup.Units[i].Models {
 			setup.Units[i].Models[j].T = 10

@@ -53,7 +53,7 @@ func autoplayed(b *testing.B, n int) foldData {
 	}
 	defer st.Close()
 	for i := 0; i < n; i++ {
-		g := projtest.New(b, ed3e.Rules{}, sim.RandomMatch("3e", rand.New(rand.NewPCG(uint64(i), 7))))
+		g := projtest.New(b, ed3e.Rules{}, sim.RandomMatch(ed3e.Rules{}, rand.New(rand.NewPCG(uint64(i), 7))))
 		ap := &sim.Autoplay{Rules: ed3e.Rules{}, Dice: sim.NewDice(uint64(i)), MaxTurns: 5}
 		for {
 			actor, c, done := ap.Next(g.State)

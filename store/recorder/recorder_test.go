@@ -267,12 +267,12 @@ func TestLiveEqualsFold(t *testing.T) {
 	for _, ed := range editions.IDs() {
 		for seed := uint64(1); seed <= 3; seed++ {
 			r := newRecorder(t)
-			setup := sim.RandomMatch(ed, rand.New(rand.NewPCG(seed, 3)))
+			rules, _ := editions.Lookup(ed)
+			setup := sim.RandomMatch(rules, rand.New(rand.NewPCG(seed, 3)))
 			res, err := r.Create(ctx, api.CreateRequest{Match: "live", MatchCreated: setup})
 			if err != nil {
 				t.Fatal(err)
 			}
-			rules, _ := editions.Lookup(ed)
 			ap := &sim.Autoplay{Rules: rules, Dice: sim.NewDice(seed), MaxTurns: 3, Digital: true}
 			for i := 0; i < 3000; i++ {
 				live, err := r.Live(ctx, "live")

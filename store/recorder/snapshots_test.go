@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector/ed3e"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/projector/sim"
@@ -20,7 +21,7 @@ import (
 func TestRecorderKeepsSnapshots(t *testing.T) {
 	ctx := context.Background()
 	r := newRecorder(t)
-	setup := sim.RandomMatch("3e", rand.New(rand.NewPCG(5, 3)))
+	setup := sim.RandomMatch(ed3e.Rules{}, rand.New(rand.NewPCG(5, 3)))
 	for i := range setup.Units { // Toughness 10: nobody falls, the match goes on
 		for j := range setup.Units[i].Models {
 			setup.Units[i].Models[j].T = 10

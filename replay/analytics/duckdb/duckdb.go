@@ -38,7 +38,9 @@ import (
 // exp_unsaved is unsaved wounds.
 //
 // 4: rolls.weapon and rolls.ap.
-const SchemaVersion = 4
+// 5: attacks.exp_hits and exp_wounds are the editions' exact odds (re-rolls
+// counted once), var_hits and var_wounds their variances.
+const SchemaVersion = 5
 
 // MemoryLimit is the memory DuckDB may use for the tables and every query
 // together, and TempLimit the disk it may spill to beyond it: a query that

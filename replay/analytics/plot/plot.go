@@ -195,7 +195,14 @@ func Luck(r *report.LuckReport, path string) error {
 	return save(p, path, 12*vg.Inch, 7*vg.Inch)
 }
 
-// Weapons draws each weapon's hit and wound rates beside the expected ones.
+// Weapons draws, per weapon, two panels. Above, its hit rate (hits per
+// shot) and wound rate (wounds per hit) as dots beside the rates the exact
+// odds expect, each with the interval fair dice stay in 95% of the time:
+// a dot outside its whiskers is unusual. The axis grows to the largest
+// rate, so a blast or template scoring several hits a shot is drawn, not
+// clipped. Below, the z-score of the hits and of the wounds against the
+// ±1.96 band (shaded); a count that is not random (a template's hits) has
+// none.
 func Weapons(r *report.WeaponsReport, path string) error {
 	ws := r.Weapons
 	if len(ws) == 0 {
@@ -204,42 +211,133 @@ func Weapons(r *report.WeaponsReport, path string) error {
 	if len(ws) > 16 {
 		ws = ws[:16]
 	}
-	p := styled("Hit and wound rates against the exact odds")
-	p.Y.Label.Text = "rate"
-	series := []struct {
-		name string
-		val  func(report.WeaponStats) float64
-	}{
-		{"hit", func(w report.WeaponStats) float64 { return w.HitRate }},
-		{"hit expected", func(w report.WeaponStats) float64 { return w.ExpHit }},
-		{"wound", func(w report.WeaponStats) float64 { return w.WoundRate }},
-		{"wound expected", func(w report.WeaponStats) float64 { return w.ExpWound }},
+	rates, z, err := weaponPanels(ws)
+	if err != nil {
+		return err
 	}
-	width := vg.Points(7)
+	width := vg.Length(max(12, len(ws))) * vg.Inch * 0.8
+	return saveTiles([][]*plot.Plot{{rates}, {z}}, path, width, 12*vg.Inch)
+}
+
+// weaponPanels are Weapons' two panels: the rates, and the z-scores.
+func weaponPanels(ws []report.WeaponStats) (rates, z *plot.Plot, err error) {
 	names := make([]string, len(ws))
 	for i, w := range ws {
 		names[i] = w.Edition + " " + w.Weapon
 	}
-	for k, s := range series {
-		vals := make(plotter.Values, len(ws))
+	rates = styled("Hit and wound rates against the exact odds (95% of fair dice within the whiskers)")
+	rates.Y.Label.Text = "rate"
+	hi := 1.0
+	for k, s := range []struct {
+		name            string
+		dx              float64
+		rate, exp, band func(report.WeaponStats) float64
+	}{
+		{"hits per shot", -0.15, func(w report.WeaponStats) float64 { return w.HitRate },
+			func(w report.WeaponStats) float64 { return w.ExpHit }, func(w report.WeaponStats) float64 { return w.HitBand }},
+		{"wounds per hit", 0.15, func(w report.WeaponStats) float64 { return w.WoundRate },
+			func(w report.WeaponStats) float64 { return w.ExpWound }, func(w report.WeaponStats) float64 { return w.WoundBand }},
+	} {
+		got, exp := make(plotter.XYs, len(ws)), make(plotter.XYs, len(ws))
+		errs := make(plotter.YErrors, len(ws))
 		for i, w := range ws {
-			vals[i] = s.val(w)
+			x := float64(i) + s.dx
+			got[i] = plotter.XY{X: x, Y: s.rate(w)}
+			exp[i] = plotter.XY{X: x, Y: s.exp(w)}
+			b := s.band(w)
+			errs[i].Low, errs[i].High = b, b
+			hi = math.Max(hi, math.Max(s.rate(w), s.exp(w)+b))
 		}
-		b, err := plotter.NewBarChart(vals, width)
+		c := plotutil.Color(k)
+		whiskers, err := plotter.NewYErrorBars(struct {
+			plotter.XYs
+			plotter.YErrors
+		}{exp, errs})
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		b.Color = plotutil.Color(k)
-		b.Offset = vg.Length(k-len(series)/2) * width
-		p.Add(b)
-		p.Legend.Add(s.name, b)
+		whiskers.LineStyle.Color, whiskers.LineStyle.Width, whiskers.CapWidth = c, vg.Points(1.5), vg.Points(8)
+		expected, err := plotter.NewScatter(exp)
+		if err != nil {
+			return nil, nil, err
+		}
+		expected.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(4), Shape: draw.RingGlyph{}}
+		actual, err := plotter.NewScatter(got)
+		if err != nil {
+			return nil, nil, err
+		}
+		actual.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+		rates.Add(whiskers, expected, actual)
+		rates.Legend.Add(s.name, actual)
+		rates.Legend.Add(s.name+", expected ± 95%", expected)
 	}
+	rates.NominalX(names...)
+	rates.X.Min, rates.X.Max = -0.6, float64(len(ws))-0.4
+	rates.Legend.Left = false
+	rates.Y.Min, rates.Y.Max = 0, hi*1.35 // room for the legend above
+	z, err = zPanel(ws, names)
+	return rates, z, err
+}
+
+// zPoints are the weapons' hit and wound z-scores as points, weapon i at
+// x = i ∓ 0.15; a count that is not random (variance 0) has none.
+func zPoints(ws []report.WeaponStats) (hits, wounds plotter.XYs) {
+	for i, w := range ws {
+		if w.HitVar > 1e-12 {
+			hits = append(hits, plotter.XY{X: float64(i) - 0.15, Y: w.HitZ})
+		}
+		if w.WoundVar > 1e-12 {
+			wounds = append(wounds, plotter.XY{X: float64(i) + 0.15, Y: w.WoundZ})
+		}
+	}
+	return hits, wounds
+}
+
+// zPanel draws each weapon's hit and wound z-scores against the ±1.96
+// band fair dice stay in 95% of the time.
+func zPanel(ws []report.WeaponStats, names []string) (*plot.Plot, error) {
+	p := styled("How far from the odds: z of the hits and of the wounds (fair dice: inside the band 95% of the time)")
+	p.Y.Label.Text = "z"
+	band, err := plotter.NewPolygon(plotter.XYs{{X: -0.6, Y: -1.96}, {X: float64(len(ws)) - 0.4, Y: -1.96},
+		{X: float64(len(ws)) - 0.4, Y: 1.96}, {X: -0.6, Y: 1.96}})
+	if err != nil {
+		return nil, err
+	}
+	band.Color = color.NRGBA{R: 120, G: 120, B: 120, A: 50}
+	band.LineStyle.Width = 0
+	p.Add(band)
+	p.Legend.Add("95% band of fair dice", band)
+	lo, hi := -2.5, 2.5
+	hits, wounds := zPoints(ws)
+	for k, s := range []struct {
+		name string
+		pts  plotter.XYs
+	}{{"hits", hits}, {"wounds", wounds}} {
+		pts := s.pts
+		for _, pt := range pts {
+			lo, hi = math.Min(lo, pt.Y), math.Max(hi, pt.Y)
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: plotutil.Color(k), Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+		p.Add(sc)
+		p.Legend.Add(s.name, sc)
+	}
+	zero := plotter.NewFunction(func(float64) float64 { return 0 })
+	zero.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+	p.Add(zero)
 	p.NominalX(names...)
 	p.X.Tick.Label.Rotation = 0.6
 	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Min, p.X.Max = -0.6, float64(len(ws))-0.4
 	p.Legend.Left = false
-	p.Y.Min, p.Y.Max = 0, 1.3 // room for the legend above the bars
-	return save(p, path, vg.Length(max(12, len(ws)))*vg.Inch*0.8, 7*vg.Inch)
+	p.Y.Min, p.Y.Max = lo-0.3, hi+(hi-lo)*0.35
+	return p, nil
 }
 
 func checkPath(path string) error {

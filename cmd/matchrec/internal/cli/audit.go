@@ -15,6 +15,7 @@ import (
 	"github.com/matchrec/matchrec/events/headlog"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/projector/kit"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store/api"
 )
@@ -552,16 +553,27 @@ func (a *app) explainRoll(b *api.Bundle, seq uint64) error {
 		return a.printJSON(x)
 	}
 	w := a.stdout
-	fmt.Fprintf(w, "event %d (%s): %s rolls %d D6 to %s, needing %d+ [%s]\n", x.Seq, x.Edition, x.Roll.Roller, x.Roll.Count, x.Roll.Purpose, x.Need, x.Roll.Source)
+	needing := ""
+	if x.Need > 0 {
+		needing = fmt.Sprintf(", needing %d+", x.Need)
+	}
+	fmt.Fprintf(w, "event %d (%s): %s rolls %d D6 for the %s%s [%s]\n", x.Seq, x.Edition, x.Roll.Roller, x.Roll.Count, x.Roll.Purpose, needing, x.Roll.Source)
+	if x.For != "" {
+		fmt.Fprintf(w, "for: %s\n", x.For)
+	}
 	if x.Declaration != 0 {
-		fmt.Fprintf(w, "caused by the declaration at event %d: %s shoots %s", x.Declaration, x.Firer, x.Target)
+		verb := map[string][2]string{projector.AttackOverwatch: {"fires Overwatch at", "fire Overwatch at"}, projector.AttackMelee: {"strikes", "strike"}}[x.AttackType]
+		if verb[0] == "" {
+			verb = [2]string{"shoots", "shoot"}
+		}
+		fmt.Fprintf(w, "caused by the declaration at event %d: %s %s", x.Declaration, kit.Does(x.Firer, verb[0], verb[1]), x.Target)
 		if x.Weapon != "" {
 			fmt.Fprintf(w, " (%s)", x.Weapon)
 		}
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "the rules asked: %s\n", x.Pending)
-	fmt.Fprintln(w, "target number:")
+	fmt.Fprintln(w, "inputs:")
 	for _, in := range x.Inputs {
 		fmt.Fprintf(w, "  - %s\n", in)
 	}

@@ -67,7 +67,7 @@ func TestAuditExitCodes(t *testing.T) {
 func TestAuditExplainsARoll(t *testing.T) {
 	dir, id := played(t)
 	out := mustRun(t, dir, "audit", id, "--roll", "8")
-	for _, want := range []string{"to wound", "caused by the declaration at event 5", "Tactical Squad shoots Ork Boyz",
+	for _, want := range []string{"for the wound", "caused by the declaration at event 5", "Tactical Squad shoots Ork Boyz",
 		"Strength 4 vs Toughness 4 on the wound chart → 4+", "docs/rules/3e.md#roll-to-wound", "dice: [4 2 6 5 1 3]", "3 of 6 dice succeeded"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("explanation lacks %q:\n%s", want, out)

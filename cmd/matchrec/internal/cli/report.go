@@ -200,8 +200,11 @@ func (a *app) weaponsCmd() *cobra.Command {
 		Use:   "weapons",
 		Short: "Hit and wound rates per weapon against the exact odds",
 		Long: `weapons lists, per edition and weapon, shots, hits and the hit rate beside the
-rate the exact odds of the dice rolled expect, z (how many standard
-deviations the hits are from expected), and wounds per hit against expected.`,
+rate the edition's exact odds expect (re-rolls, BS 6+ tables, snap shots, and
+a template's or blast's hits given where it was placed) with the 95% interval
+fair dice stay in, z (how many standard deviations the hits are from
+expected), and wounds per hit against expected, with theirs. A blast or
+template hits every model under it, so its rate may pass 100%.`,
 		Example: `  matchrec report weapons
   matchrec report weapons --edition 6e --plot weapons.png`,
 		Args: noArgs,
@@ -222,12 +225,29 @@ deviations the hits are from expected), and wounds per hit against expected.`,
 
 func printWeapons(w io.Writer, r *report.WeaponsReport) {
 	tw := &table{w: w}
-	tw.row("EDITION", "WEAPON", "ATTACKS", "SHOTS", "HITS", "HIT RATE", "EXPECTED", "Z", "WOUNDS", "WOUND RATE", "EXPECTED")
+	tw.row("EDITION", "WEAPON", "ATTACKS", "SHOTS", "HITS", "HIT RATE", "EXPECTED", "Z", "WOUNDS", "WOUND RATE", "EXPECTED", "Z")
 	for _, x := range r.Weapons {
-		tw.row(x.Edition, x.Weapon, fmt.Sprint(x.Attacks), fmt.Sprint(x.Shots), fmt.Sprint(x.Hits), pct(x.HitRate), pct(x.ExpHit),
-			signed(x.HitZ), fmt.Sprint(x.Wounds), pct(x.WoundRate), pct(x.ExpWound))
+		tw.row(x.Edition, x.Weapon, fmt.Sprint(x.Attacks), fmt.Sprint(x.Shots), fmt.Sprint(x.Hits), pct(x.HitRate), band(x.ExpHit, x.HitBand),
+			zOf(x.HitZ, x.HitVar), fmt.Sprint(x.Wounds), pct(x.WoundRate), band(x.ExpWound, x.WoundBand), zOf(x.WoundZ, x.WoundVar))
 	}
 	tw.flush()
+	fmt.Fprintln(w, "(expected: the exact odds, ± the 95% interval of fair dice; Z: — where the count is not random, as a template's hits)")
+}
+
+// band is an expected rate with its 95% interval: "77.8% ±3.1".
+func band(rate, half float64) string {
+	if half == 0 {
+		return pct(rate)
+	}
+	return fmt.Sprintf("%s ±%.1f", pct(rate), 100*half)
+}
+
+// zOf is a z-score, or "—" for a count that is not random.
+func zOf(z, variance float64) string {
+	if variance <= 1e-12 {
+		return "—"
+	}
+	return signed(z)
 }
 
 func f2(x float64) string     { return fmt.Sprintf("%.2f", x) }
