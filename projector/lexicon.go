@@ -109,3 +109,43 @@ func meant(word string, known []string) string {
 	}
 	return ""
 }
+
+// Fit drops from units the weapon types and keywords w does not hold (a
+// keyword w takes as a prefix and argument is kept) and returns what it
+// dropped, as "unit U: KEYWORD" and "unit U weapon W: KEYWORD", in the
+// units' order. It is for setups made from a source that names words of
+// several editions — generated profiles, a list builder's roster — so
+// that what the edition refuses (checkWords) is left out knowingly.
+func (w Words) Fit(units []events.UnitSpec) (dropped []string) {
+	keep := func(where string, kws, known, prefixes []string) []string {
+		var out []string
+		for _, k := range kws {
+			if HasKeyword(known, k) || hasPrefixWord(k, prefixes) {
+				out = append(out, k)
+			} else {
+				dropped = append(dropped, where+": "+k)
+			}
+		}
+		return out
+	}
+	for i := range units {
+		u := &units[i]
+		if !w.OpenKeywords {
+			u.Keywords = keep("unit "+u.ID, u.Keywords, w.UnitKeywords, nil)
+			for j := range u.Models {
+				m := &u.Models[j]
+				m.Keywords = keep(fmt.Sprintf("unit %s model %s", u.ID, m.ID), m.Keywords, w.ModelKeywords, w.ModelPrefixes)
+			}
+		}
+		for j := range u.Weapons {
+			wp := &u.Weapons[j]
+			where := fmt.Sprintf("unit %s weapon %s", u.ID, wp.ID)
+			if wp.Type != "" && !slices.Contains(w.WeaponTypes, wp.Type) {
+				dropped = append(dropped, where+": type "+wp.Type)
+				wp.Type = ""
+			}
+			wp.Keywords = keep(where, wp.Keywords, w.WeaponKeywords, nil)
+		}
+	}
+	return dropped
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/editions"
 )
 
 // Options of an import.
@@ -84,6 +85,9 @@ func Convert(r *Roster, o Options) (*Import, error) {
 	}
 	if len(c.skipped) > 0 {
 		c.note("not units (no model profile): " + strings.Join(c.skipped, ", "))
+	}
+	if err := c.fitWords(); err != nil {
+		return nil, err
 	}
 	c.note("abilities and special rules are not read, but for keywords, unit types and invulnerable saves; bases and heights are defaults (docs/rosters.md)")
 	return c.imp, nil
@@ -504,4 +508,21 @@ func slug(s string) string {
 		out = strings.TrimRight(out[:48], "-")
 	}
 	return out
+}
+
+// fitWords leaves out the keywords and weapon types the edition does not
+// read (projector.Lexicon: a setup naming one is refused), saying which.
+func (c *converter) fitWords() error {
+	r, err := editions.Lookup(c.o.Edition)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	lx, ok := r.(projector.Lexicon)
+	if !ok {
+		return nil
+	}
+	if dropped := lx.Lexicon().Fit(c.imp.Units); len(dropped) > 0 {
+		c.note(fmt.Sprintf("words %s does not read are left out: %s", c.o.Edition, strings.Join(dropped, "; ")))
+	}
+	return nil
 }

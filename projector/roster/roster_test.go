@@ -66,12 +66,19 @@ func TestThirdEditionRoster(t *testing.T) {
 	capt := unitOf(t, imp, "space-marine-captain")
 	m := capt.Models[0]
 	want := events.ModelSpec{ID: "space-marine-captain-1", Name: "Space Marine Captain", WS: 5, BS: 5, S: 4, T: 4, W: 3, I: 5, A: 3, Ld: 10, Sv: 3, Inv: 4,
-		Height: roster.InfantryHeight, BaseMM: roster.ClassicBaseMM, Weapons: []string{"bolt-pistol"}, Keywords: []string{"INDEPENDENT CHARACTER"}}
+		Height: roster.InfantryHeight, BaseMM: roster.ClassicBaseMM, Weapons: []string{"bolt-pistol"}}
 	if !reflect.DeepEqual(m, want) {
 		t.Errorf("captain:\n%+v\nwant\n%+v", m, want)
 	}
-	if !slices.Equal(capt.Keywords, []string{"INFANTRY", "INDEPENDENT CHARACTER"}) || capt.Player != "alice" {
+	// 3e reads no unit keyword but VEHICLE (its Lexicon): the roster's
+	// are left out, and a note says which.
+	if len(capt.Keywords) != 0 || capt.Player != "alice" {
 		t.Errorf("captain's unit: %+v", capt)
+	}
+	if !slices.ContainsFunc(imp.Notes, func(n string) bool {
+		return strings.Contains(n, "words 3e does not read are left out") && strings.Contains(n, "unit space-marine-captain: INFANTRY")
+	}) {
+		t.Errorf("no note of the words left out: %q", imp.Notes)
 	}
 	tac := unitOf(t, imp, "tactical-squad")
 	if len(tac.Models) != 10 {
@@ -133,11 +140,11 @@ func TestSixthEditionRosterZipped(t *testing.T) {
 		t.Fatalf("the .rosz reads otherwise than its .ros")
 	}
 	capt := unitOf(t, imp, "captain")
-	if m := capt.Models[0]; m.Inv != 4 || m.WS != 6 || !slices.Equal(m.Keywords, []string{"INFANTRY", "CHARACTER", "INDEPENDENT CHARACTER"}) ||
+	if m := capt.Models[0]; m.Inv != 4 || m.WS != 6 || !slices.Equal(m.Keywords, []string{"CHARACTER", "INDEPENDENT CHARACTER"}) ||
 		!slices.Equal(m.Weapons, []string{"bolt-pistol", "power-fist"}) {
 		t.Errorf("captain %+v", m)
 	}
-	if w := weaponOf(t, capt, "power-fist"); w.Type != "melee" || w.S != 8 || w.AP != 2 || !slices.Equal(w.Keywords, []string{"SPECIALIST WEAPON", "UNWIELDY"}) {
+	if w := weaponOf(t, capt, "power-fist"); w.Type != "melee" || w.S != 8 || w.AP != 2 || len(w.Keywords) != 0 { // SPECIALIST WEAPON and UNWIELDY: no 6e words here
 		t.Errorf("power fist %+v", w)
 	}
 	tac := unitOf(t, imp, "tactical-squad")
@@ -154,7 +161,7 @@ func TestSixthEditionRosterZipped(t *testing.T) {
 	if !slices.Equal(ml.Weapons, []string{"missile-launcher-frag", "missile-launcher-krak"}) {
 		t.Errorf("the missile launcher's model carries %v", ml.Weapons)
 	}
-	if sgt := tac.Models[0]; !slices.Equal(sgt.Keywords, []string{"INFANTRY", "CHARACTER"}) || !slices.Equal(sgt.Weapons, []string{"boltgun", "chainsword"}) {
+	if sgt := tac.Models[0]; !slices.Equal(sgt.Keywords, []string{"CHARACTER"}) || !slices.Equal(sgt.Weapons, []string{"boltgun", "chainsword"}) {
 		t.Errorf("sergeant %+v", sgt)
 	}
 	if !slices.ContainsFunc(imp.Notes, func(n string) bool { return strings.Contains(n, "a 7th-edition roster read for a 6e match") }) {

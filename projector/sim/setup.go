@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
@@ -35,38 +34,11 @@ func RandomMatch(ed projector.Rules, r *rand.Rand, extra ...events.WeaponSpec) e
 		}
 	}
 	if lx, ok := ed.(projector.Lexicon); ok {
-		fit(lx.Lexicon(), &m)
+		// The common profiles name both the types 3e and 6e read and the
+		// keywords 11e reads: each edition keeps its own.
+		lx.Lexicon().Fit(m.Units)
 	}
 	return m
-}
-
-// fit drops the weapon types and keywords of m that words does not hold:
-// the common profiles name both the types 3e and 6e read and the keywords
-// 11e reads, and an edition refuses a setup naming a word it does not
-// (projector.Lexicon).
-func fit(words projector.Words, m *events.MatchCreated) {
-	keep := func(kws, known []string) []string {
-		var out []string
-		for _, k := range kws {
-			if projector.HasKeyword(known, k) {
-				out = append(out, k)
-			}
-		}
-		return out
-	}
-	for i := range m.Units {
-		u := &m.Units[i]
-		if !words.OpenKeywords {
-			u.Keywords = keep(u.Keywords, words.UnitKeywords)
-		}
-		for j := range u.Weapons {
-			w := &u.Weapons[j]
-			if !slices.Contains(words.WeaponTypes, w.Type) {
-				w.Type = ""
-			}
-			w.Keywords = keep(w.Keywords, words.WeaponKeywords)
-		}
-	}
 }
 
 var weaponKinds = []events.WeaponSpec{
