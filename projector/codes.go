@@ -37,6 +37,7 @@ const (
 	CodeNotEligible    Code = "not_eligible"
 	CodeUnknownCommand Code = "unknown_command"
 	CodeSeedsPending   Code = "seeds_pending" // a digital roll before every player's dice seed is revealed (docs/dice.md)
+	CodeEndPending     Code = "end_pending"   // a player's end proposal while their own earlier one still stands
 
 	// The API's (store/api), over NATS and to the CLI.
 	CodeBadRequest   Code = "bad_request"  // malformed JSON or invalid arguments

@@ -216,55 +216,78 @@ func (w txWriter) applyStream(sw streamWrite) (applied bool, reject, err error) 
 		if !bytes.Equal(have, sw.record) {
 			return false, fmt.Errorf("%w: match %q event %d (stream sequence %d) differs from the stored one", store.ErrDiverged, sw.match, sw.seq, sw.sseq), nil
 		}
+	case h.head.Seq == 0 && sw.seq > 1 && sw.ev.Type == events.TypeBranchCreated:
+		// A branch's first own event: its earlier events are its parent's,
+		// which come earlier on the stream (branch.go keeps the pointer).
+		h, start, reject, err := w.startBranch(sw)
+		if reject != nil || err != nil {
+			return false, reject, err
+		}
+		return w.putStream(sw, h, start)
 	case sw.seq != h.head.Seq+1:
 		return false, fmt.Errorf("%w: match %q: event %d (stream sequence %d) after head %d", store.ErrInvalid, sw.match, sw.seq, sw.sseq, h.head.Seq), nil
 	case sw.prev != h.head.Hash:
 		return false, fmt.Errorf("%w: match %q event %d (stream sequence %d): prev_hash does not link to the head", store.ErrDiverged, sw.match, sw.seq, sw.sseq), nil
 	default:
-		b, err := w.matches.CreateBucketIfNotExists(name)
-		if err != nil {
-			return false, nil, fmt.Errorf("match %q: %w", sw.match, err)
-		}
-		b.FillPercent = 1.0
-		if err := b.Put(u64(sw.seq), sw.record); err != nil {
-			return false, nil, fmt.Errorf("match %q event %d: %w", sw.match, sw.seq, err)
-		}
-		if h.head.Seq == 0 {
-			h.created = sw.time
-		}
-		h.head = store.Head{Seq: sw.seq, Hash: sw.hash}
-		if err := w.heads.Put(name, h.encode()); err != nil {
-			return false, nil, fmt.Errorf("match %q head: %w", sw.match, err)
-		}
-		// A follower's matches are listed like its own (the match index).
-		if err := w.ix.update(sw.match, []events.Event{sw.ev}, nil); err != nil {
-			return false, nil, fmt.Errorf("match %q index: %w", sw.match, err)
-		}
-		applied = true
+		return w.putStream(sw, h, nil)
 	}
+	return false, nil, w.indexStream(sw)
+}
+
+// putStream writes a new stream event at the head h of its match (start:
+// the index entry a new branch starts from).
+func (w txWriter) putStream(sw streamWrite, h headRecord, start *store.MatchEntry) (applied bool, reject, err error) {
+	name := []byte(sw.match)
+	b, err := w.matches.CreateBucketIfNotExists(name)
+	if err != nil {
+		return false, nil, fmt.Errorf("match %q: %w", sw.match, err)
+	}
+	b.FillPercent = 1.0
+	if err := b.Put(u64(sw.seq), sw.record); err != nil {
+		return false, nil, fmt.Errorf("match %q event %d: %w", sw.match, sw.seq, err)
+	}
+	if h.head.Seq == 0 {
+		h.created = sw.time
+	}
+	h.head = store.Head{Seq: sw.seq, Hash: sw.hash}
+	if err := w.heads.Put(name, h.encode()); err != nil {
+		return false, nil, fmt.Errorf("match %q head: %w", sw.match, err)
+	}
+	// A follower's matches are listed like its own (the match index).
+	if err := w.ix.update(sw.match, []events.Event{sw.ev}, start); err != nil {
+		return false, nil, fmt.Errorf("match %q index: %w", sw.match, err)
+	}
+	return true, nil, w.indexStream(sw)
+}
+
+// indexStream records what a stream event carries besides itself: the
+// request index entry of its command, and the stream sequence of its
+// match's last event.
+func (w txWriter) indexStream(sw streamWrite) error {
+	name := []byte(sw.match)
 	if sw.key != nil {
 		root, err := w.tx.CreateBucketIfNotExists(bktRequests)
 		if err != nil {
-			return false, nil, fmt.Errorf("requests: %w", err)
+			return fmt.Errorf("requests: %w", err)
 		}
 		index, err := root.CreateBucketIfNotExists(name)
 		if err != nil {
-			return false, nil, fmt.Errorf("requests of match %q: %w", sw.match, err)
+			return fmt.Errorf("requests of match %q: %w", sw.match, err)
 		}
 		if index.Get(sw.key) == nil {
 			if err := index.Put(sw.key, sw.reqVal); err != nil {
-				return false, nil, fmt.Errorf("requests of match %q: %w", sw.match, err)
+				return fmt.Errorf("requests of match %q: %w", sw.match, err)
 			}
 		}
 	}
 	streams, err := w.tx.CreateBucketIfNotExists(bktStreams)
 	if err != nil {
-		return false, nil, fmt.Errorf("streams: %w", err)
+		return fmt.Errorf("streams: %w", err)
 	}
 	if v := streams.Get(name); len(v) != 8 || binary.BigEndian.Uint64(v) < sw.sseq {
 		if err := streams.Put(name, u64(sw.sseq)); err != nil {
-			return false, nil, fmt.Errorf("match %q stream sequence: %w", sw.match, err)
+			return fmt.Errorf("match %q stream sequence: %w", sw.match, err)
 		}
 	}
-	return applied, nil, nil
+	return nil
 }

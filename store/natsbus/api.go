@@ -212,6 +212,7 @@ func (s *apiServer) serve(m *nats.Msg) {
 	verb := strings.TrimPrefix(m.Subject, APIPrefix)
 	ctx, done := s.requests.start(s.ctx, m.Header, s.max)
 	defer done()
+	ctx = withAfter(ctx, m.Header)
 	if err := m.Respond(s.call(ctx, verb, m.Data)); err != nil {
 		s.log.Warn().Err(err).Str("verb", verb).Msg("api reply not sent")
 	}

@@ -28,6 +28,11 @@ type Client struct {
 	// OnNote, when set, is told the note a reply carries (ServeOptions.
 	// Note), e.g. that recorded events are not reaching the bus.
 	OnNote func(verb, note string)
+	// Heads, when set, is the client's session (heads.go): every request
+	// carries the last event of its match the session saw written, and
+	// every write's receipt raises it, so reads follow writes whichever
+	// recorder of a cluster answers.
+	Heads *Heads
 }
 
 // Call sends req (JSON-encoded; nil sends an empty body, a []byte or
@@ -62,6 +67,9 @@ func (c *Client) Call(ctx context.Context, verb string, req, resp any) error {
 	msg.Data = body
 	id := newRequestID()
 	msg.Header.Set(HeaderRequest, id)
+	if c.Heads != nil {
+		c.Heads.stamp(msg, body)
+	}
 	m, err := c.Conn.RequestMsgWithContext(ctx, msg)
 	if err != nil {
 		if errors.Is(err, nats.ErrNoResponders) {
@@ -86,6 +94,9 @@ func (c *Client) Call(ctx context.Context, verb string, req, resp any) error {
 			return fmt.Errorf("natsbus: %s: reply neither ok nor an error", verb)
 		}
 		return out.Error
+	}
+	if c.Heads != nil {
+		c.Heads.learn(verb, out.Result)
 	}
 	if resp != nil && len(out.Result) > 0 {
 		if err := json.Unmarshal(out.Result, resp); err != nil {

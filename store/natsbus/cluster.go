@@ -147,7 +147,8 @@ func (c *Cluster) Append(ctx context.Context, match string, expected uint64, evs
 	if err != nil {
 		return fmt.Errorf("natsbus: head of %s: %w", match, err)
 	}
-	if head.Seq != expected {
+	branch := head.Seq == 0 && last == 0 && evs[0].Type == events.TypeBranchCreated
+	if head.Seq != expected && !branch {
 		// The follower has brought another recorder's events already.
 		c.conflicts.Add(1)
 		return fmt.Errorf("%w: match %q: expected seq %d, head is %d", store.ErrConflict, match, expected, head.Seq)

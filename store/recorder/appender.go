@@ -2,10 +2,13 @@ package recorder
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // Appender writes the events a command was decided into: the one step
@@ -84,13 +87,45 @@ const waitFor = 3 * time.Second
 // reach waits (up to waitFor) until the store holds match's event seq. It
 // reports whether the store has it; without a Waiter it never waits.
 func (r *Recorder) reach(ctx context.Context, match string, seq uint64) bool {
+	return r.waitHead(ctx, match, seq) == nil
+}
+
+func (r *Recorder) waitHead(ctx context.Context, match string, seq uint64) error {
 	w, ok := r.opts.Appender.(Waiter)
 	if !ok || seq == 0 {
-		return false
+		return errNoWaiter
 	}
 	ctx, cancel := context.WithTimeout(ctx, waitFor)
 	defer cancel()
-	return w.WaitHead(ctx, match, seq) == nil
+	return w.WaitHead(ctx, match, seq)
+}
+
+var errNoWaiter = errors.New("recorder: this store is the truth; it waits for nothing")
+
+// ReadYourWrites wraps verbs so that each waits, before it runs, until
+// the store holds the event its caller saw written (the request's
+// api.After floor): the read after a write sees it whichever recorder of
+// a cluster answers. A copy that does not get there within waitFor is
+// answered unavailable (ask again), never with a state older than the
+// caller's own write. On one machine the store is the truth and holds
+// every event its recorder acknowledged: verbs are returned as they are.
+func (r *Recorder) ReadYourWrites(verbs api.Verbs) api.Verbs {
+	if _, ok := r.opts.Appender.(Waiter); !ok {
+		return verbs
+	}
+	out := make(api.Verbs, len(verbs))
+	for verb, f := range verbs {
+		out[verb] = func(ctx context.Context, body []byte) (any, error) {
+			if a, ok := api.AfterOf(ctx); ok {
+				if err := r.waitHead(ctx, a.Match, a.Seq); err != nil {
+					return nil, fmt.Errorf("%w: this recorder's copy of match %s does not hold event %d yet, which you saw recorded: ask again (%v)",
+						store.ErrUnavailable, a.Match, a.Seq, err)
+				}
+			}
+			return f(ctx, body)
+		}
+	}
+	return out
 }
 
 // CatcherUp is an optional ability of an Appender (found by type

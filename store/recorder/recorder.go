@@ -70,9 +70,9 @@ type Options struct {
 	// Secrets keeps the dice seeds; default the store. A cluster
 	// recorder passes natsbus.ClusterSecrets, which every recorder reads.
 	Secrets store.Secrets
-	// NoBranches refuses branches (a cluster recorder: a branch's events
-	// point into another match's, which the stream cannot serialise).
-	NoBranches bool
+	// Ping, when set, completes ping's answer (a cluster recorder: the
+	// cluster's registered recorders and the NATS node it is on).
+	Ping func(ctx context.Context, p *api.PingResult)
 }
 
 // Store is what a recorder needs of a store: the event log, a durable
@@ -316,22 +316,50 @@ func (r *Recorder) Submit(ctx context.Context, req api.ExecuteRequest) (api.Resu
 			return api.Result{}, err
 		}
 	}
-	for attempt := 0; ; attempt++ {
+	for attempt := 1; ; attempt++ {
 		res, err := r.submit(ctx, m, req)
-		if attempt == 0 && err != nil && !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrUnavailable) && r.behind(ctx, m, req.Match) {
-			err = store.ErrConflict // refused on a copy behind the cluster: decide again
+		if err == nil {
+			return res, nil
 		}
-		if errors.Is(err, store.ErrConflict) && attempt == 0 {
-			// Another writer moved the match on: reload; the head check
-			// then says whether the command still applies.
-			m.state = nil
-			if err := r.fold(ctx, m, req.Match); err != nil {
-				return api.Result{}, err
-			}
-			continue
+		again := errors.Is(err, store.ErrConflict)
+		if !again && attempt == 1 && !errors.Is(err, store.ErrUnavailable) && r.behind(ctx, m, req.Match) {
+			// Refused on a copy behind the cluster: decide again on the
+			// head the follower has brought.
+			again = true
 		}
-		return res, err
+		if !again {
+			return res, err
+		}
+		if attempt == maxDecisions || ctx.Err() != nil {
+			return api.Result{}, outraced(req.Match, attempt, err)
+		}
+		// Another writer moved the match on (and the store has caught up):
+		// fold what it recorded and decide again. The request index then
+		// answers a request the other writer recorded (replayed), the
+		// head check refuses a command that named the old head
+		// (stale_head), and a command sent without a head is decided on
+		// the new one.
+		m.state = nil
+		if err := r.fold(ctx, m, req.Match); err != nil {
+			return api.Result{}, err
+		}
 	}
+}
+
+// maxDecisions bounds how often one command is decided again after
+// another recorder of the cluster moved its match first. Each round the
+// winner's events are folded in first, so a command loses again only to
+// yet another new event: a match is played by two players and a judge,
+// and eight rounds lost in a row mean the match is hammered by a script.
+const maxDecisions = 8
+
+// outraced is the answer to a command that kept losing the race for its
+// match's next event: unavailable (nothing recorded; resend it, with its
+// request id), never the raw conflict, which would leave the caller
+// unsure whether it was recorded (docs/cluster.md).
+func outraced(match string, attempts int, err error) error {
+	return api.Errorf(projector.CodeUnavailable, "match %s moved on %d times while this command was decided (%v); nothing was recorded for it: send it again",
+		match, attempts, err)
 }
 
 func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest) (api.Result, error) {
@@ -357,7 +385,7 @@ func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest)
 	}
 	key := cr.statement.Key()
 	if cr.known {
-		if res, done, err := r.recordedBefore(ctx, s, key, cr.auth.Statement); done {
+		if res, done, err := r.recordedBefore(ctx, s, key, cr); done {
 			return res, err
 		}
 	}

@@ -123,7 +123,7 @@ func (a *app) branch(ctx context.Context, c *recorderAPI, req api.BranchRequest,
 		if _, err := a.receiptStore().remember(res.Match, res.Keys, ""); err != nil {
 			return res, nil, err
 		}
-		if err := a.keep(*res.Receipt); err != nil {
+		if err := a.keep(ctx, c, *res.Receipt); err != nil {
 			return res, nil, err
 		}
 	}

@@ -206,7 +206,7 @@ func (a *app) create(ctx context.Context, c *recorderAPI, req api.CreateRequest)
 		if _, err := a.receiptStore().remember(res.Match, res.Keys, ""); err != nil {
 			return res, err
 		}
-		if err := a.keep(*res.Receipt); err != nil {
+		if err := a.keep(ctx, c, *res.Receipt); err != nil {
 			return res, err
 		}
 	}

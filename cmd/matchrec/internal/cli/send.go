@@ -197,15 +197,19 @@ func (a *app) sendOne(ctx context.Context, c *recorderAPI, s *projector.State, p
 		return res, err
 	}
 	if res.Receipt != nil {
-		if err := a.keep(*res.Receipt); err != nil {
+		if err := a.keep(ctx, c, *res.Receipt); err != nil {
 			return res, err
 		}
 	}
 	return res, nil
 }
 
-// keep stores a receipt and remembers its recorder.
-func (a *app) keep(r auth.Receipt) error {
+// keep stores a receipt and remembers its recorder. A receipt signed by
+// another recorder than the one first seen for the match is expected of a
+// cluster: if the recorders answering list both as peers (ping's
+// cluster, the cluster's registry), it is remembered as a peer; otherwise
+// the audit reports every receipt it signs (wrong_recorder).
+func (a *app) keep(ctx context.Context, c *recorderAPI, r auth.Receipt) error {
 	rs := a.receiptStore()
 	if err := r.Verify(); err != nil {
 		return &cliError{exit: ExitRefused, code: projector.CodeBadRequest, msg: fmt.Sprintf("the recorder's receipt does not verify: %v", err)}
@@ -221,6 +225,12 @@ func (a *app) keep(r auth.Receipt) error {
 	other, err := rs.remember(r.Match, keys, auth.PublicHex(r.Recorder))
 	if err != nil {
 		return err
+	}
+	if other != "" && c.peers(ctx, other, auth.PublicHex(r.Recorder)) {
+		if err := rs.addPeer(r.Match, auth.PublicHex(r.Recorder)); err != nil {
+			return err
+		}
+		other = ""
 	}
 	if other != "" {
 		a.log.Warn().Str("match", r.Match).Str("recorder", auth.PublicHex(r.Recorder)).Str("first_seen", other).
@@ -301,7 +311,7 @@ Exit status: 0 recorded, 1 not recorded (not_found).`,
 					return &cliError{exit: ExitRefused, code: projector.CodeNotFound, msg: fmt.Sprintf("request %s of %s was not recorded", req.Request, req.Role)}
 				}
 				if res.Receipt != nil {
-					return a.keep(*res.Receipt)
+					return a.keep(ctx, c, *res.Receipt)
 				}
 				return nil
 			})

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
 	"github.com/matchrec/matchrec/store/recorder"
 )
@@ -96,8 +97,17 @@ func (n *Node) openCluster(ctx context.Context, js jetstream.JetStream, ropts *r
 	if err != nil {
 		return err
 	}
-	ropts.Appender, ropts.NoBranches = n.cluster, true
+	ropts.Appender = n.cluster
 	ropts.Secrets = &natsbus.ClusterSecrets{KV: secrets, Local: n.store}
+	registry := &natsbus.Registry{KV: recorders}
+	ropts.Ping = func(ctx context.Context, p *api.PingResult) {
+		p.NATS = n.nc.ConnectedServerName()
+		keys, err := registry.Keys(ctx)
+		if err != nil {
+			n.log.Debug().Err(err).Msg("the recorders' registry did not answer ping")
+		}
+		p.Cluster = keys
+	}
 	n.log.Info().Int("replicas", replicas).Str("identity", owner).Msg("cluster recorder")
 	return nil
 }

@@ -249,6 +249,7 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 		all, note = append(all, n.relay.Verbs(js)), n.relay.Lag
 	}
 	if n.cluster != nil {
+		all = append(all, n.cluster.Verbs(n.store))
 		if err := n.startFollower(ctx); err != nil {
 			return nil, err
 		}
@@ -257,6 +258,8 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// In a cluster every read waits for the writes its caller saw.
+	verbs = n.rec.ReadYourWrites(verbs)
 	// The API outlives the ctx that opened it: Close stops it, in order.
 	// Every reply says so while the bus is behind the record.
 	n.stopAPI, err = natsbus.ServeAPI(context.WithoutCancel(ctx), n.nc, verbs, natsbus.ServeOptions{Logger: cfg.Log, Note: note})
