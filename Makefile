@@ -61,7 +61,7 @@ test-long:
 # The cluster test runs recorder processes (built by the test) on an
 # in-process 3-node NATS cluster and kills some (docs/cluster.md).
 test-cluster:
-	$(GO) test -race -tags cluster -timeout 5m -count=1 -v -run 'TestCluster' ./cmd/matchrec/internal/clusterrun/
+	$(GO) test -race -tags cluster -timeout 15m -count=1 -v -run 'TestCluster' ./cmd/matchrec/internal/clusterrun/
 
 # Each example is played through the CLI into a throw-away data directory
 # (an in-process recorder: no server, no port), then told back.

@@ -97,7 +97,13 @@ func (r *Recorder) waitHead(ctx context.Context, match string, seq uint64) error
 	}
 	ctx, cancel := context.WithTimeout(ctx, waitFor)
 	defer cancel()
-	return w.WaitHead(ctx, match, seq)
+	if err := w.WaitHead(ctx, match, seq); err != nil {
+		return err
+	}
+	// The follower tells Moved only after its transaction: a live state
+	// folded before it must not answer for the store it now lags.
+	r.Moved(match, seq)
+	return nil
 }
 
 var errNoWaiter = errors.New("recorder: this store is the truth; it waits for nothing")

@@ -17,7 +17,7 @@ import (
 func (a *app) serveCmd() *cobra.Command {
 	var listen, natsURL, httpAddr, tlsCert, tlsKey string
 	var delay time.Duration
-	var insecure, cluster, migrate bool
+	var insecure, cluster, migrate, inOrder bool
 	var replicas int
 	var wf webFlags
 	cmd := &cobra.Command{
@@ -122,7 +122,7 @@ first prints the pages' addresses.`,
 				DataDir: a.data, NATSURL: natsURL, NATSAuth: a.natsAuth.credentials(natsbus.RoleRecorder),
 				Listen: listen, Insecure: insecure, TLSCert: tlsCert, TLSKey: tlsKey,
 				WriteServerFile: true, Log: a.log, HTTP: httpAddr, Delay: delay,
-				Cluster: cluster, Replicas: replicas, Migrate: migrate,
+				Cluster: cluster, Replicas: replicas, Migrate: migrate, NATSInOrder: inOrder,
 			}
 			wf.apply(&cfg)
 			n, err := node.Open(ctx, cfg)
@@ -158,6 +158,7 @@ first prints the pages' addresses.`,
 	cmd.Flags().StringVar(&listen, "nats-listen", node.DefaultListen, "HOST:PORT the embedded NATS server listens on (port 0: any free port)")
 	cmd.Flags().StringVar(&natsURL, "nats", "", "use this NATS server (JetStream enabled; URL[,URL...]) instead of the embedded one; log in with --nats-creds/--nats-nkey/--nats-user")
 	cmd.Flags().BoolVar(&cluster, "cluster", false, "be one of a cluster's recorders on --nats (docs/cluster.md)")
+	cmd.Flags().BoolVar(&inOrder, "nats-in-order", false, "try the --nats servers in the order given (give each recorder its own node first) instead of a random order")
 	cmd.Flags().IntVar(&replicas, "replicas", 0, "replicas of the cluster's stream and buckets (default 3)")
 	cmd.Flags().BoolVar(&migrate, "migrate", false, "with --cluster: move this data directory's single-machine matches into the cluster first")
 	cmd.Flags().BoolVar(&insecure, "insecure-no-auth", false, "DANGER: no users, no permissions: anyone who reaches the port may forge events or delete the stream")

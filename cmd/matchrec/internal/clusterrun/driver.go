@@ -22,12 +22,19 @@ import (
 // name the events recorded the first time).
 type Tally struct {
 	mu      sync.Mutex
+	changed chan struct{} // closed and replaced at each acknowledgement
 	acked   map[string]map[uint64]api.EventRef
 	Retries int
 	// MaxStep is the longest a step took, its retries included; Stalls
 	// lists the steps that took longer than a second (when, how long).
 	MaxStep time.Duration
 	Stalls  []Stall
+	steps   []Stall // every step
+	// Answers counts the replies by kind: "recorded", "replayed", and
+	// every error code (a refusal of the rules, stale_head, unavailable,
+	// a transport failure as "transport"). A cluster answers a command
+	// with nothing else: a raw "conflict" is a bug (docs/cluster.md).
+	Answers map[string]int
 }
 
 // Stall is a step that took long: a failover in progress.
@@ -37,7 +44,34 @@ type Stall struct {
 }
 
 // NewTally returns an empty tally.
-func NewTally() *Tally { return &Tally{acked: map[string]map[uint64]api.EventRef{}} }
+func NewTally() *Tally {
+	return &Tally{acked: map[string]map[uint64]api.EventRef{}, Answers: map[string]int{}, changed: make(chan struct{})}
+}
+
+// answer counts one reply.
+func (t *Tally) answer(err error, replayed bool) {
+	kind := "recorded"
+	var ae *api.Error
+	switch {
+	case errors.As(err, &ae):
+		kind = string(ae.Code)
+	case err != nil:
+		kind = "transport"
+	case replayed:
+		kind = "replayed"
+	}
+	t.mu.Lock()
+	t.Answers[kind]++
+	t.mu.Unlock()
+}
+
+// Unexpected counts the answers a cluster must never give a command: a
+// raw conflict, an internal error.
+func (t *Tally) Unexpected() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.Answers[string(projector.CodeConflict)] + t.Answers[string(projector.CodeInternal)]
+}
 
 func (t *Tally) ack(match string, refs []api.EventRef) {
 	t.mu.Lock()
@@ -50,6 +84,58 @@ func (t *Tally) ack(match string, refs []api.EventRef) {
 	for _, r := range refs {
 		m[r.Seq] = r
 	}
+	close(t.changed)
+	t.changed = make(chan struct{})
+}
+
+// wait returns a channel closed at the next acknowledgement.
+func (t *Tally) wait() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.changed
+}
+
+// WaitCount waits until n events in all are acknowledged, or done is
+// closed (the plays ended), or ctx ends; it reports whether n were.
+func (t *Tally) WaitCount(ctx context.Context, n int, done <-chan struct{}) bool {
+	for {
+		ch := t.wait()
+		if t.Count() >= n {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-done:
+			return t.Count() >= n
+		case <-ch:
+		}
+	}
+}
+
+// Longest is the longest step that was in flight at some moment between
+// from and to: the failover time of a failure in that window (the
+// commands it held up, their resends included).
+func (t *Tally) Longest(from, to time.Time) time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var d time.Duration
+	for _, st := range t.steps {
+		if st.At.Before(to) && st.At.Add(st.Took).After(from) {
+			d = max(d, st.Took)
+		}
+	}
+	return d
+}
+
+// Phase returns the longest step since the last Phase call and starts a
+// new phase.
+func (t *Tally) Phase() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	d := t.MaxStep
+	t.MaxStep = 0
+	return d
 }
 
 func (t *Tally) step(start time.Time, retries int) {
@@ -58,6 +144,7 @@ func (t *Tally) step(start time.Time, retries int) {
 	defer t.mu.Unlock()
 	t.Retries += retries
 	t.MaxStep = max(t.MaxStep, took)
+	t.steps = append(t.steps, Stall{At: start, Took: took})
 	if took > time.Second {
 		t.Stalls = append(t.Stalls, Stall{At: start, Took: took})
 	}
@@ -87,13 +174,17 @@ func (t *Tally) Events(match string) int {
 // WaitEvents waits until match has n acknowledged events, or done is
 // closed (the play ended), or ctx ends.
 func (t *Tally) WaitEvents(ctx context.Context, match string, n int, done <-chan struct{}) {
-	for t.Events(match) < n {
+	for {
+		ch := t.wait()
+		if t.Events(match) >= n {
+			return
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-done:
 			return
-		case <-time.After(5 * time.Millisecond):
+		case <-ch:
 		}
 	}
 }
@@ -112,19 +203,27 @@ func (t *Tally) Count() int {
 // retryable says a call may be sent again: the recorder was unreachable,
 // died, or the cluster could not confirm. The request id makes the resend
 // safe: a command recorded the first time is answered from the index.
+// Nothing else is: a conflict or an internal error ends the play.
 func retryable(err error) bool {
 	var ae *api.Error
 	if errors.As(err, &ae) {
-		return ae.Code == projector.CodeUnavailable || ae.Code == projector.CodeInternal || ae.Code == projector.CodeConflict
+		return ae.Code == projector.CodeUnavailable
 	}
 	return err != nil // a transport error: timeout, no responders
 }
 
 // call sends one request until it is answered with something other than
-// a retryable error, or ctx ends.
-func call(ctx context.Context, c *natsbus.Client, verb string, req, resp any) (retries int, err error) {
+// a retryable error, or ctx ends; t (nil: none) counts every answer.
+func call(ctx context.Context, c *natsbus.Client, verb string, req, resp any, t ...*Tally) (retries int, err error) {
 	for {
 		err = c.Call(ctx, verb, req, resp)
+		if len(t) > 0 {
+			replayed := false
+			if r, ok := resp.(*api.Result); ok && err == nil {
+				replayed = r.Replayed
+			}
+			t[0].answer(err, replayed)
+		}
 		if !retryable(err) || ctx.Err() != nil {
 			return retries, err
 		}
@@ -149,6 +248,9 @@ func randomHex(n int) string {
 // must be refused with its code. Scripts with digital dice are not for it
 // (their seed exchange reads state between steps).
 func Play(ctx context.Context, c *natsbus.Client, id string, sc *script.Script, t *Tally) error {
+	// A table's session: every read sees what the table recorded, on
+	// whichever recorder answers it.
+	c = &natsbus.Client{Conn: c.Conn, Timeout: c.Timeout, Heads: natsbus.NewHeads()}
 	start := time.Now()
 	var created api.CreateResult
 	n, err := call(ctx, c, api.VerbCreate, api.CreateRequest{Match: id, Secret: randomHex(16), MatchCreated: sc.Match.Created()}, &created)
@@ -176,7 +278,7 @@ func Play(ctx context.Context, c *natsbus.Client, id string, sc *script.Script, 
 		req := api.ExecuteRequest{Match: id, Token: created.Tokens[role], Command: &cmd, RequestID: randomHex(16), Head: &h}
 		var res api.Result
 		start := time.Now()
-		n, err := call(ctx, c, api.VerbDeclare, req, &res)
+		n, err := call(ctx, c, api.VerbDeclare, req, &res, t)
 		t.step(start, n)
 		var ae *api.Error
 		switch {
@@ -213,7 +315,7 @@ func seeds(ctx context.Context, c *natsbus.Client, m api.CreateResult, head stor
 			h := head
 			var res api.Result
 			start := time.Now()
-			n, err := call(ctx, c, api.VerbDeclare, api.ExecuteRequest{Match: m.Match, Token: tok, Command: &sc, RequestID: randomHex(16), Head: &h}, &res)
+			n, err := call(ctx, c, api.VerbDeclare, api.ExecuteRequest{Match: m.Match, Token: tok, Command: &sc, RequestID: randomHex(16), Head: &h}, &res, t)
 			t.step(start, n)
 			if err != nil {
 				return head, fmt.Errorf("%s's seed: %w", p.ID, err)

@@ -25,8 +25,10 @@ type Recorder struct {
 	urls string
 	pw   string
 	log  io.Writer
-	cmd  *exec.Cmd
-	done chan error
+	// extra are arguments of every start (after serve's own).
+	extra []string
+	cmd   *exec.Cmd
+	done  chan error
 }
 
 // NewRecorder describes a recorder process; Start starts it.
@@ -39,7 +41,7 @@ func NewRecorder(bin, name, dir, urls, password string, log io.Writer) *Recorder
 func (r *Recorder) Start(ctx context.Context, extra ...string) error {
 	_ = os.Remove(filepath.Join(r.Dir, "server.json")) // a killed process leaves it
 	args := append([]string{"--data", r.Dir, "--log-level", "warn", "serve", "--cluster", "--nats", r.urls,
-		"--nats-user", "recorder", "--http", "off"}, extra...)
+		"--nats-user", "recorder", "--http", "off"}, append(append([]string(nil), r.extra...), extra...)...)
 	cmd := exec.Command(r.bin, args...)
 	cmd.Env = append(os.Environ(), "MATCHREC_NATS_PASSWORD="+r.pw)
 	cmd.Stdout, cmd.Stderr = r.log, r.log
@@ -92,6 +94,14 @@ func (r *Recorder) Stop() error {
 		r.Kill()
 		return fmt.Errorf("recorder %s did not stop in 20s; killed", r.Name)
 	}
+}
+
+// PID is the running process's id (0: not running).
+func (r *Recorder) PID() int {
+	if r.cmd == nil {
+		return 0
+	}
+	return r.cmd.Process.Pid
 }
 
 // Running says the process runs.

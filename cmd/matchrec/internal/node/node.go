@@ -88,6 +88,9 @@ type Config struct {
 	Cluster  bool
 	Replicas int
 	Migrate  bool
+	// NATSInOrder connects to NATSURL's servers in the order given (each
+	// recorder its own node first) instead of nats.go's random order.
+	NATSInOrder bool
 	// Insecure leaves the embedded server open: no users, no
 	// permissions, anyone may publish events or rewrite the stream
 	// (`--insecure-no-auth`, for experiments).
@@ -195,7 +198,10 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	}
 
 	connect := n.recorderConnect
-	if n.nc, err = connect(append(natsbus.ConnectOptions("matchrec-api", cfg.Log, cfg.Reconnect), nats.Timeout(5*time.Second))...); err != nil {
+	// The connection's name says whose it is (a server's connz lists it):
+	// the recorder's identity and process.
+	apiName := fmt.Sprintf("matchrec-api %s pid %d", n.id.PublicHex()[:12], os.Getpid())
+	if n.nc, err = connect(append(natsbus.ConnectOptions(apiName, cfg.Log, cfg.Reconnect), nats.Timeout(5*time.Second))...); err != nil {
 		return nil, fmt.Errorf("connect to NATS %s: %w", n.urlOr("(in-process)"), err)
 	}
 	// The stream must exist before the first relay round and before any
@@ -334,6 +340,9 @@ func (n *Node) recorderConnect(opts ...nats.Option) (*nats.Conn, error) {
 	creds, err := n.cfg.NATSAuth.Options()
 	if err != nil {
 		return nil, err
+	}
+	if n.cfg.NATSInOrder {
+		creds = append(creds, nats.DontRandomize())
 	}
 	return nats.Connect(n.url, append(creds, opts...)...)
 }
