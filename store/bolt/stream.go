@@ -90,37 +90,35 @@ func (s *Store) Follow(ctx context.Context, evs []store.StreamEvent, pos uint64)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	writes := make([]streamWrite, len(evs))
+	// Through the group commit: the follower's writes and the recorder's
+	// own appends share its transactions, so each recorder a cluster adds
+	// does not add a fsync per event to every store (docs/PERFORMANCE.md).
+	r := &request{ctx: ctx, done: make(chan error, 1), follow: make([]streamWrite, len(evs)), position: pos}
 	for i, e := range evs {
-		writes[i] = newStreamWrite(e)
+		r.follow[i] = newStreamWrite(e)
 	}
-	s.mu.RLock() // Close waits for the transaction
-	defer s.mu.RUnlock()
-	if s.closed.Load() {
-		return nil, nil, store.ErrClosed
-	}
-	moved = map[string]uint64{}
-	err = s.db.Update(func(tx *bbolt.Tx) error {
-		moved, rejected = map[string]uint64{}, nil
-		w := newTxWriter(tx)
-		for _, sw := range writes {
-			applied, reject, err := w.applyStream(sw)
-			if err != nil {
-				return err
-			}
-			if reject != nil {
-				rejected = append(rejected, reject)
-			}
-			if applied {
-				moved[sw.match] = sw.seq
-			}
-		}
-		return tx.Bucket(bktInfo).Put(keyFollowed, u64(pos))
-	})
-	if err != nil {
+	if err := s.submit(ctx, r); err != nil {
 		return nil, nil, fmt.Errorf("follow %s: %w", s.path, err)
 	}
-	return moved, rejected, nil
+	return r.moved, r.rejected, nil
+}
+
+// follow applies a Follow request in the writer's transaction.
+func (w txWriter) follow(r *request) error {
+	r.moved, r.rejected = map[string]uint64{}, nil
+	for _, sw := range r.follow {
+		applied, reject, err := w.applyStream(sw)
+		if err != nil {
+			return err
+		}
+		if reject != nil {
+			r.rejected = append(r.rejected, reject)
+		}
+		if applied {
+			r.moved[sw.match] = sw.seq
+		}
+	}
+	return w.tx.Bucket(bktInfo).Put(keyFollowed, u64(r.position))
 }
 
 // Followed is the stream sequence the follower has applied up to (0:

@@ -54,6 +54,13 @@ type request struct {
 	// AppendStream: the events JetStream acknowledged, written
 	// idempotently (stream.go) instead of the fields above.
 	stream []streamWrite
+	// Follow: the events the follower read (stream.go), also written
+	// idempotently, and the stream position they bring the store to; the
+	// writer fills moved and rejected.
+	follow   []streamWrite
+	position uint64
+	moved    map[string]uint64
+	rejected []error
 }
 
 // Append writes evs as the continuation of match after seq expected; see
@@ -213,6 +220,12 @@ func (s *Store) commit(batch []*request) {
 		w := newTxWriter(tx)
 		for i, r := range live {
 			var err error
+			if r.follow != nil {
+				if err = w.follow(r); err != nil {
+					return err
+				}
+				continue
+			}
 			if r.stream != nil {
 				for _, sw := range r.stream {
 					var reject error

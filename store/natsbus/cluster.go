@@ -170,7 +170,10 @@ func (c *Cluster) Append(ctx context.Context, match string, expected uint64, evs
 	case errors.Is(err, store.ErrConflict):
 		c.conflicts.Add(1)
 		if cerr := c.catchUp(ctx, match); cerr != nil {
+			// Deciding again on a copy that did not catch up would lose
+			// the race again: say so, once.
 			c.log.Warn().Err(cerr).Str("match", match).Msg("not caught up after a refused append")
+			return fmt.Errorf("%w: match %s moved on the stream and this recorder's copy has not caught up (%v); nothing was recorded", store.ErrUnavailable, match, cerr)
 		}
 		return fmt.Errorf("append to %s: %w", match, err)
 	case errors.Is(err, store.ErrUnavailable):

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/api"
 )
@@ -63,12 +64,40 @@ func (r *Recorder) Moved(match string, head uint64) {
 	}
 }
 
-// fresh drops m's live state if the store has moved past it; m.mu must be
-// held.
-func (m *match) fresh() {
+// refresh brings m's live state up to the store (m.mu held): folded
+// again when there is none; when a cluster's follower has moved the match
+// on without it (another recorder's command), only the new events — one
+// command's, usually — are folded onto it, as the recorder folds its own.
+// Re-folding the whole match instead, each time two recorders alternate
+// on a match, made every recorder added to a cluster slow the others
+// down (docs/PERFORMANCE.md, "Cluster").
+func (r *Recorder) refresh(ctx context.Context, m *match, id string) error {
 	if m.state != nil && m.state.Seq < m.moved.Load() {
-		m.state = nil
+		if err := r.foldOn(ctx, m, id); err != nil {
+			r.opts.Log.Debug().Err(err).Str("match", id).Msg("folding another recorder's events onto the live state; folding the match again")
+			m.state = nil
+		}
 	}
+	if m.state == nil {
+		return r.fold(ctx, m, id)
+	}
+	return nil
+}
+
+// foldOn folds the events the store holds after m's live state onto it.
+func (r *Recorder) foldOn(ctx context.Context, m *match, id string) error {
+	lin, err := fold.LineageOf(ctx, r.st, id)
+	if err != nil {
+		return err
+	}
+	f := fold.NewFolder(id, r.RulesFor)
+	f.Lineage, f.Reread = lin, fold.FromLog(ctx, r.st, id)
+	f.Resume(m.state, m.rules)
+	if err := r.st.Scan(ctx, id, m.state.Seq+1, f.Apply); err != nil {
+		return err
+	}
+	m.state, m.rules = f.State, f.Rules
+	return nil
 }
 
 // Waiter is an optional ability of an Appender (found by type assertion):

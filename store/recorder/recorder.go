@@ -311,10 +311,8 @@ func (r *Recorder) Submit(ctx context.Context, req api.ExecuteRequest) (api.Resu
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.fresh(); m.state == nil {
-		if err := r.fold(ctx, m, req.Match); err != nil {
-			return api.Result{}, err
-		}
+	if err := r.refresh(ctx, m, req.Match); err != nil {
+		return api.Result{}, err
 	}
 	for attempt := 1; ; attempt++ {
 		res, err := r.submit(ctx, m, req)
@@ -523,9 +521,8 @@ func (r *Recorder) load(ctx context.Context, id string) (*match, error) {
 	m := r.entry(id)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.fresh()
 	if m.state != nil {
-		return m, nil
+		return m, r.refresh(ctx, m, id)
 	}
 	err := r.fold(ctx, m, id)
 	if errors.Is(err, store.ErrNotFound) && r.behind(ctx, m, id) {
@@ -567,10 +564,8 @@ func (r *Recorder) Live(ctx context.Context, id string) (*projector.State, error
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.fresh(); m.state == nil {
-		if err := r.fold(ctx, m, id); err != nil {
-			return nil, err
-		}
+	if err := r.refresh(ctx, m, id); err != nil {
+		return nil, err
 	}
 	return m.state.Clone(), nil
 }

@@ -3,6 +3,7 @@ package clusterrun
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -15,7 +16,10 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/natscluster"
+	"github.com/matchrec/matchrec/cmd/matchrec/internal/node"
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/script"
 	"github.com/matchrec/matchrec/store/bolt"
 	"github.com/matchrec/matchrec/store/natsbus"
 	"github.com/matchrec/matchrec/store/storetest"
@@ -41,6 +45,107 @@ func benchCluster(b *testing.B) *natscluster.Cluster {
 	}
 	b.Cleanup(c.Shutdown)
 	return c
+}
+
+// BenchmarkClusterCommands is the cluster as tables use it: recorders
+// (the node of `serve --cluster`, in this process, fsync on) behind the
+// API's queue group, and benchTables tables each playing
+// examples/6e-grot-wood-assault.yaml match after match, each step a read
+// of the match's state and then the command decided at the head it shows
+// (its refusals included: they are answered commands). It reports
+// commands/s with 1, 2 and 3 recorders; raw-jetstream-R3 is the same
+// number of publishers doing synchronous R3 publishes, in the same run:
+//
+//	go test -run '^$' -bench BenchmarkClusterCommands -benchtime 3000x -count 3 ./cmd/matchrec/internal/clusterrun/
+func BenchmarkClusterCommands(b *testing.B) {
+	for _, k := range []int{1, 2, 3} {
+		b.Run(fmt.Sprintf("recorders=%d", k), func(b *testing.B) { benchCommands(b, k) })
+	}
+	b.Run("raw-jetstream-R3", func(b *testing.B) { benchRawPublish(b, benchTables) })
+}
+
+const benchTables = 32
+
+func benchCommands(b *testing.B, k int) {
+	c := benchCluster(b)
+	ctx := context.Background()
+	for range k {
+		n, err := node.Open(ctx, node.Config{DataDir: b.TempDir(), NATSURL: c.URLs(), Cluster: true, InProcess: true, NoSync: os.Getenv("BENCH_NOSYNC") != "",
+			NATSAuth: natsbus.Credentials{User: "recorder", Password: c.Pw.Recorder, InboxPrefix: natsbus.InboxPrefix(natsbus.RoleRecorder)}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = n.Close() })
+	}
+	nc, err := c.Connect("client")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(nc.Close)
+	client := &natsbus.Client{Conn: nc, Timeout: 10 * time.Second}
+	sc, err := script.Read("../../../../examples/6e-grot-wood-assault.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tally := NewTally()
+	tally.ReadFirst = true
+	var commands atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for i := range benchTables {
+		wg.Go(func() {
+			for r := 0; commands.Load() < int64(b.N); r++ {
+				if err := Play(ctx, client, fmt.Sprintf("t%d-%d", i, r), sc, tally); err != nil {
+					b.Error(err)
+					return
+				}
+				commands.Add(int64(len(sc.Steps)))
+			}
+		})
+	}
+	wg.Wait()
+	el := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(commands.Load())/el.Seconds(), "commands/s")
+	b.ReportMetric(float64(tally.Answers[string(projector.CodeStaleHead)]), "stale_head")
+	if n := tally.Unexpected(); n > 0 {
+		b.Errorf("%d unexpected answers: %v", n, tally.Answers)
+	}
+}
+
+// benchRawPublish is publishers synchronous R3 publishes of one event
+// each, b.N in all, on a stream like MATCHREC.
+func benchRawPublish(b *testing.B, publishers int) {
+	c := benchCluster(b)
+	nc, err := c.Connect("recorder")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx := context.Background()
+	if _, _, err := natsbus.EnsureClaimed(ctx, js, natsbus.Claim{Mode: natsbus.ModeCluster}); err != nil {
+		b.Fatal(err)
+	}
+	payload := events.Marshal(storetest.MakeEvents("x", 1, events.Hash{}, 1)[0])
+	var published atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for m := range publishers {
+		wg.Go(func() {
+			subj := natsbus.SubjectPrefix + "raw-" + strconv.Itoa(m)
+			for published.Add(1) <= int64(b.N) {
+				if _, err := js.PublishMsg(ctx, &nats.Msg{Subject: subj, Data: payload}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
 }
 
 func BenchmarkClusterAppend(b *testing.B) {

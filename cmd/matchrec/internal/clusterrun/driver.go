@@ -35,6 +35,10 @@ type Tally struct {
 	// a transport failure as "transport"). A cluster answers a command
 	// with nothing else: a raw "conflict" is a bug (docs/cluster.md).
 	Answers map[string]int
+	// ReadFirst makes every step read the match's state first and decide
+	// at the head it shows, as a table's screen (or the CLI) does: the
+	// load of the cluster benchmark.
+	ReadFirst bool
 }
 
 // Stall is a step that took long: a failover in progress.
@@ -272,6 +276,15 @@ func Play(ctx context.Context, c *natsbus.Client, id string, sc *script.Script, 
 		role := api.RolePlayer(st.As)
 		if st.As == script.RoleJudge {
 			role = api.RoleJudge
+		}
+		if t.ReadFirst {
+			var s projector.State
+			if _, err := call(ctx, c, api.VerbState, api.StateRequest{Match: id}, &s); err != nil {
+				return fmt.Errorf("match %s %s: read: %w", id, st.Where(i), err)
+			}
+			if s.Seq != head.Seq {
+				return fmt.Errorf("match %s %s: read event %d, after recording event %d", id, st.Where(i), s.Seq, head.Seq)
+			}
 		}
 		cmd := st.Cmd
 		h := head
