@@ -20,8 +20,8 @@ import (
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/replay"
-	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
 	"github.com/matchrec/matchrec/store/storetest"
 )
