@@ -25,7 +25,7 @@ help:
 	@echo "make golden  pin the golden histories' final state for this build's StateVersion (after a deliberate state change)"
 	@echo "make golden-record  record the golden histories that do not exist yet (a new edition or example)"
 	@echo "make test-cluster  the multi-process cluster test: 3 NATS nodes, 3 recorders, kills (docs/cluster.md)"
-	@echo "make cluster-demo  3 NATS nodes and 2 recorders on this machine, a kill of each kind, a summary"
+	@echo "make cluster-demo  3 NATS nodes and 3 recorders on this machine, played through at once, a kill of each kind, a summary"
 	@echo "make demo    build $(DEMO_BIN) (no analytics), play every example into a fresh data dir, print its log, state and audit"
 	@echo "make bench   run the benchmarks (BENCHTIME=$(BENCHTIME))"
 	@echo "make fuzz    run each fuzz target in turn (FUZZTIME=$(FUZZTIME) each)"

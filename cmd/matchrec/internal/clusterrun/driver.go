@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"sync"
 	"time"
 
+	"github.com/matchrec/matchrec/events/auth"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/script"
 	"github.com/matchrec/matchrec/store"
@@ -30,6 +32,7 @@ type Tally struct {
 	MaxStep time.Duration
 	Stalls  []Stall
 	steps   []Stall // every step
+	by      map[string]int
 	// Answers counts the replies by kind: "recorded", "replayed", and
 	// every error code (a refusal of the rules, stale_head, unavailable,
 	// a transport failure as "transport"). A cluster answers a command
@@ -90,6 +93,26 @@ func (t *Tally) ack(match string, refs []api.EventRef) {
 	}
 	close(t.changed)
 	t.changed = make(chan struct{})
+}
+
+// answeredBy counts a command's answer for the recorder that signed it.
+func (t *Tally) answeredBy(r *auth.Receipt) {
+	if r == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.by == nil {
+		t.by = map[string]int{}
+	}
+	t.by[auth.PublicHex(r.Recorder)]++
+}
+
+// ByRecorder counts the commands each recorder answered, by its key.
+func (t *Tally) ByRecorder() map[string]int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return maps.Clone(t.by)
 }
 
 // wait returns a channel closed at the next acknowledgement.
@@ -301,6 +324,7 @@ func Play(ctx context.Context, c *natsbus.Client, id string, sc *script.Script, 
 			return fmt.Errorf("match %s %s: want refusal %s, got %v", id, st.Where(i), st.ExpectRefusal, err)
 		case err == nil:
 			t.ack(id, res.Events)
+			t.answeredBy(res.Receipt)
 			if k := len(res.Events); k > 0 {
 				head = store.Head{Seq: res.Events[k-1].Seq, Hash: res.Events[k-1].Hash}
 			}

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/matchrec/matchrec/store/identity"
 )
 
 // Recorder is a `matchrec serve --cluster` process.
@@ -94,6 +96,16 @@ func (r *Recorder) Stop() error {
 		r.Kill()
 		return fmt.Errorf("recorder %s did not stop in 20s; killed", r.Name)
 	}
+}
+
+// Identity is the recorder's public key (hex), its receipts' key: read
+// from its data directory (made at its first start).
+func (r *Recorder) Identity() (string, error) {
+	id, err := identity.LoadOrCreate(r.Dir)
+	if err != nil {
+		return "", err
+	}
+	return id.PublicHex(), nil
 }
 
 // PID is the running process's id (0: not running).

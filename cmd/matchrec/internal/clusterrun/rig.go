@@ -50,7 +50,7 @@ func StartRig(ctx context.Context, cfg RigConfig) (*Rig, error) {
 	}
 	r := &Rig{Cluster: c}
 	for i := range cfg.Recorders {
-		name := fmt.Sprintf("rec%d", i+1)
+		name := fmt.Sprintf("recorder-%d", i+1)
 		rec := NewRecorder(cfg.Bin, name, filepath.Join(cfg.Dir, name), r.urlsFrom(i), cfg.Passwords.Recorder, cfg.Log)
 		rec.extra = append([]string{"--nats-in-order"}, cfg.Extra...)
 		r.Recorders = append(r.Recorders, rec)
