@@ -49,6 +49,7 @@ const (
 	CodeBadQuery     Code = "bad_query"    // SQL that does not parse, an unknown table or column, not a query
 	CodeNoData       Code = "no_data"      // nothing recorded fits: empty store, unknown player or edition
 	CodeNoAnalytics  Code = "no_analytics" // this binary was built without the analytics (-tags noduckdb, make demo)
+	CodeOtherVenue   Code = "other_venue"  // a match recorded at a venue, sent to the hub (or an id in another venue's namespace): send it to its venue (docs/cluster.md)
 
 	// Statements and signatures (docs/events.md): nothing is recorded.
 	CodeBadSignature Code = "bad_signature" // a signed match's command without a valid signature of the role's key

@@ -86,14 +86,14 @@ func (s *Store) AppendStream(ctx context.Context, match string, evs []store.Stre
 // that diverges from the stored one, or does not continue its match, is
 // not written and is returned in rejected (the rest are applied): the
 // follower reports it loudly; nothing is overwritten.
-func (s *Store) Follow(ctx context.Context, evs []store.StreamEvent, pos uint64) (moved map[string]uint64, rejected []error, err error) {
+func (s *Store) Follow(ctx context.Context, stream string, evs []store.StreamEvent, pos uint64) (moved map[string]uint64, rejected []error, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	// Through the group commit: the follower's writes and the recorder's
 	// own appends share its transactions, so each recorder a cluster adds
 	// does not add a fsync per event to every store (docs/PERFORMANCE.md).
-	r := &request{ctx: ctx, done: make(chan error, 1), follow: make([]streamWrite, len(evs)), position: pos}
+	r := &request{ctx: ctx, done: make(chan error, 1), follow: make([]streamWrite, len(evs)), position: pos, followKey: followedKey(stream)}
 	for i, e := range evs {
 		r.follow[i] = newStreamWrite(e)
 	}
@@ -118,18 +118,28 @@ func (w txWriter) follow(r *request) error {
 			r.moved[sw.match] = sw.seq
 		}
 	}
-	return w.tx.Bucket(bktInfo).Put(keyFollowed, u64(r.position))
+	return w.tx.Bucket(bktInfo).Put(r.followKey, u64(r.position))
+}
+
+// followedKey is where stream's position is kept in info: "followed" for
+// the cluster's stream (older files have it), "followed.<stream>" for
+// another.
+func followedKey(stream string) []byte {
+	if stream == "" {
+		return keyFollowed
+	}
+	return append(append(bytes.Clone(keyFollowed), '.'), stream...)
 }
 
 // Followed is the stream sequence the follower has applied up to (0:
 // nothing yet).
-func (s *Store) Followed(ctx context.Context) (uint64, error) {
+func (s *Store) Followed(ctx context.Context, stream string) (uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
 	var pos uint64
 	err := s.view(func(tx *bbolt.Tx) error {
-		if v := tx.Bucket(bktInfo).Get(keyFollowed); len(v) == 8 {
+		if v := tx.Bucket(bktInfo).Get(followedKey(stream)); len(v) == 8 {
 			pos = binary.BigEndian.Uint64(v)
 		}
 		return nil
@@ -281,6 +291,9 @@ func (w txWriter) indexStream(sw streamWrite) error {
 	streams, err := w.tx.CreateBucketIfNotExists(bktStreams)
 	if err != nil {
 		return fmt.Errorf("streams: %w", err)
+	}
+	if sw.sseq == 0 {
+		return nil // an archive's event: never appended to through this store
 	}
 	if v := streams.Get(name); len(v) != 8 || binary.BigEndian.Uint64(v) < sw.sseq {
 		if err := streams.Put(name, u64(sw.sseq)); err != nil {

@@ -34,7 +34,7 @@ func TestStreamWritesAreIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The follower reads the same two, then two more from another recorder.
-	moved, rejected, err := s.Follow(ctx, streamEvents(evs, 10), 13)
+	moved, rejected, err := s.Follow(ctx, "", streamEvents(evs, 10), 13)
 	if err != nil || len(rejected) > 0 {
 		t.Fatalf("follow: %v %v", err, rejected)
 	}
@@ -51,7 +51,7 @@ func TestStreamWritesAreIdempotent(t *testing.T) {
 	if _, seq, _ := s.StreamHead(ctx, "m"); seq != 13 {
 		t.Fatalf("stream seq %d, want 13", seq)
 	}
-	if pos, _ := s.Followed(ctx); pos != 13 {
+	if pos, _ := s.Followed(ctx, ""); pos != 13 {
 		t.Fatalf("followed %d, want 13", pos)
 	}
 	if r, err := s.Request(ctx, "m", []byte("k1")); err != nil || r.Last != 2 {
@@ -67,7 +67,7 @@ func TestStreamWritesAreIdempotent(t *testing.T) {
 	other := storetest.MakeEvents("m", 1, events.Hash{}, 3)
 	other[2].Actor.ID = "someone-else"
 	other[2].Hash = events.ComputeHash(other[2])
-	_, rejected, err = s.Follow(ctx, streamEvents(other[2:], 12), 14)
+	_, rejected, err = s.Follow(ctx, "", streamEvents(other[2:], 12), 14)
 	if err != nil || len(rejected) != 1 || !errors.Is(rejected[0], store.ErrDiverged) {
 		t.Fatalf("divergent event: %v %v", err, rejected)
 	}
@@ -98,7 +98,7 @@ func TestFollowedMatchesAreIndexed(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t, bolt.Options{NoSync: true})
 	evs := storetest.MakeEvents("f", 1, events.Hash{}, 3)
-	if _, rejected, err := s.Follow(ctx, streamEvents(evs, 1), 3); err != nil || len(rejected) > 0 {
+	if _, rejected, err := s.Follow(ctx, "", streamEvents(evs, 1), 3); err != nil || len(rejected) > 0 {
 		t.Fatalf("follow: %v %v", err, rejected)
 	}
 	e, err := s.MatchEntry(ctx, "f")

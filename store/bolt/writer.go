@@ -57,8 +57,9 @@ type request struct {
 	// Follow: the events the follower read (stream.go), also written
 	// idempotently, and the stream position they bring the store to; the
 	// writer fills moved and rejected.
-	follow   []streamWrite
-	position uint64
+	follow    []streamWrite
+	position  uint64
+	followKey []byte
 	moved    map[string]uint64
 	rejected []error
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,6 +79,9 @@ type ClusterOptions struct {
 	Moved func(match string, head uint64)
 	// Logger for divergences, outages and catch-up.
 	Logger zerolog.Logger
+	// Venues are the venues a hub's archive gathers (archive.go): their
+	// matches are written at the venues only (Elsewhere).
+	Venues []string
 }
 
 // Cluster appends a cluster recorder's commands through the stream and
@@ -91,6 +95,7 @@ type Cluster struct {
 	appended, conflicts, unavailable atomic.Uint64
 	applied, diverged                atomic.Uint64
 	followed                         atomic.Uint64 // the follower's position
+	archived                         atomic.Uint64 // the archive follower's (a hub's)
 	progress                         chan struct{} // closed and replaced after each follower round
 	progressMu                       sync.Mutex
 }
@@ -123,12 +128,13 @@ type ClusterStats struct {
 	Applied     uint64 `json:"applied"`     // events the follower wrote (the rest it found stored)
 	Diverged    uint64 `json:"diverged"`    // events the follower refused: they differ from the store
 	Followed    uint64 `json:"followed"`    // the follower's stream position
+	Archived    uint64 `json:"archived"`    // a hub's: the position in its venues' archive
 }
 
 // Stats returns the counters.
 func (c *Cluster) Stats() ClusterStats {
 	return ClusterStats{Appended: c.appended.Load(), Conflicts: c.conflicts.Load(), Unavailable: c.unavailable.Load(),
-		Applied: c.applied.Load(), Diverged: c.diverged.Load(), Followed: c.followed.Load()}
+		Applied: c.applied.Load(), Diverged: c.diverged.Load(), Followed: c.followed.Load(), Archived: c.archived.Load()}
 }
 
 // Append publishes a command's events (numbered expected+1...) to the
@@ -197,6 +203,23 @@ func (c *Cluster) Append(ctx context.Context, match string, expected uint64, evs
 		return fmt.Errorf("append to %s: on the stream, not yet in this recorder's store: %w", match, err)
 	}
 	return nil
+}
+
+// Elsewhere is a hub recorder's recorder.Options.Elsewhere: a match in a
+// venue's namespace, or one that only the archive brought (its events
+// have no place on this cluster's stream), is written at its venue.
+func (c *Cluster) Elsewhere(ctx context.Context, match string) (string, bool) {
+	if len(c.opts.Venues) == 0 {
+		return "", false
+	}
+	if v := VenueOf(match); slices.Contains(c.opts.Venues, v) {
+		return v, true
+	}
+	head, sseq, err := c.st.StreamHead(ctx, match)
+	if err == nil && head.Seq > 0 && sseq == 0 {
+		return "(the hub's archive brought it)", true
+	}
+	return "", false
 }
 
 // pubReply is JetStream's reply to a publish or a batch commit.

@@ -137,6 +137,7 @@ func (s *ClusterSecrets) Secret(ctx context.Context, match string, epoch int) ([
 type RecorderEntry struct {
 	Identity string    `json:"identity"` // hex Ed25519 public key: its receipts' and bus signatures' key
 	Host     string    `json:"host"`
+	Venue    string    `json:"venue,omitempty"` // a venue's recorder, registered by the hub (archive.go)
 	Started  time.Time `json:"started"`
 }
 

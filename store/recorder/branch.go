@@ -26,6 +26,9 @@ func (r *Recorder) Branch(ctx context.Context, req api.BranchRequest) (api.Creat
 	if !events.ValidMatchID(req.Parent) || (req.Match != "" && !events.ValidMatchID(req.Match)) {
 		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "match ids must be 1-64 letters, digits, '-' or '_'")
 	}
+	if err := r.writable(ctx, req.Parent); err != nil {
+		return api.CreateResult{}, err
+	}
 	if req.At == 0 {
 		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "branch at which event? (--at SEQ, 1 or more)")
 	}
@@ -54,9 +57,9 @@ func (r *Recorder) Branch(ctx context.Context, req api.BranchRequest) (api.Creat
 	if c.At != req.At {
 		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "the statement branches at event %d, the request at %d", c.At, req.At)
 	}
-	id := c.Match
-	if id == "" {
-		id = r.opts.NewID()
+	id, err := r.newMatchID(ctx, c.Match)
+	if err != nil {
+		return api.CreateResult{}, err
 	}
 	players := make([]events.PlayerSpec, 0, len(s.Players))
 	for _, p := range s.Players {

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -70,6 +71,15 @@ type Options struct {
 	// Secrets keeps the dice seeds; default the store. A cluster
 	// recorder passes natsbus.ClusterSecrets, which every recorder reads.
 	Secrets store.Secrets
+	// Venue is the venue this recorder records for (docs/cluster.md,
+	// "Venues"): new match ids are <venue>-<12 hex digits>, and a
+	// requested one must be in that namespace ("": no venue).
+	Venue string
+	// Elsewhere, when set, says a match is another recorder's to write
+	// (a hub's: a venue's match, which its archive brought), and whose:
+	// every command, branch and create for it is refused (other_venue),
+	// so a match has one writer.
+	Elsewhere func(ctx context.Context, match string) (venue string, ok bool)
 	// Ping, when set, completes ping's answer (a cluster recorder: the
 	// cluster's registered recorders and the NATS node it is on).
 	Ping func(ctx context.Context, p *api.PingResult)
@@ -132,6 +142,10 @@ func New(st Store, opts Options) *Recorder {
 	if opts.NewID == nil {
 		r.opts.NewID = func() string { return r.randomHex(6) }
 	}
+	if v := opts.Venue; v != "" {
+		newID := r.opts.NewID
+		r.opts.NewID = func() string { return v + "-" + newID() }
+	}
 	return r
 }
 
@@ -166,12 +180,9 @@ func (r *Recorder) RulesFor(edition string) (projector.Rules, error) {
 // commitment of epoch 0. A retry of a create that was recorded returns the
 // original result (see CreateRequest).
 func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.CreateResult, error) {
-	id := req.Match
-	if id == "" {
-		id = r.opts.NewID()
-	}
-	if !events.ValidMatchID(id) {
-		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "match id %q must be 1-64 letters, digits, '-' or '_'", id)
+	id, err := r.newMatchID(ctx, req.Match)
+	if err != nil {
+		return api.CreateResult{}, err
 	}
 	rules, err := r.RulesFor(req.Edition)
 	if err != nil {
@@ -243,6 +254,32 @@ func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.Creat
 	return api.CreateResult{Match: id, Tokens: toks, Keys: setup.Keys, Seq: 2, Receipt: r.receipt(id, e2)}, nil
 }
 
+// newMatchID is the id a create or a branch records: the one asked for
+// (in this venue's namespace, if the recorder is a venue's), or a new one.
+func (r *Recorder) newMatchID(ctx context.Context, id string) (string, error) {
+	if id == "" {
+		return r.opts.NewID(), nil
+	}
+	if !events.ValidMatchID(id) {
+		return "", api.Errorf(projector.CodeBadRequest, "match id %q must be 1-64 letters, digits, '-' or '_'", id)
+	}
+	if v := r.opts.Venue; v != "" && !strings.HasPrefix(id, v+"-") {
+		return "", api.Errorf(projector.CodeBadRequest, "match id %q: the matches of venue %s are named %s-..., so that no other venue's can have the same id", id, v, v)
+	}
+	return id, r.writable(ctx, id)
+}
+
+// writable refuses a match another recorder writes (Options.Elsewhere).
+func (r *Recorder) writable(ctx context.Context, match string) error {
+	if r.opts.Elsewhere == nil {
+		return nil
+	}
+	if v, ok := r.opts.Elsewhere(ctx, match); ok {
+		return api.Errorf(projector.CodeOtherVenue, "match %s is recorded at venue %s, and written there only: send its commands to that venue's recorder (docs/cluster.md)", match, v)
+	}
+	return nil
+}
+
 // createdBefore answers a create for a match that exists: the original
 // result when its match.created is exactly the one this request would
 // record (a signed match's same setup and keys; a token match's tokens
@@ -305,6 +342,9 @@ func (r *Recorder) Execute(ctx context.Context, matchID, token string, c project
 // the request index, decides the command and appends the events with the
 // statement, and signs a receipt of the new head.
 func (r *Recorder) Submit(ctx context.Context, req api.ExecuteRequest) (api.Result, error) {
+	if err := r.writable(ctx, req.Match); err != nil {
+		return api.Result{}, err
+	}
 	m, err := r.load(ctx, req.Match)
 	if err != nil {
 		return api.Result{}, err

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -66,7 +67,7 @@ func (n *Node) openCluster(ctx context.Context, js jetstream.JetStream, ropts *r
 			return err
 		}
 	}
-	claim := natsbus.Claim{Mode: natsbus.ModeCluster, Owner: owner, Replicas: cfg.Replicas, Migrate: cfg.Migrate}
+	claim := natsbus.Claim{Mode: natsbus.ModeCluster, Owner: owner, Replicas: cfg.Replicas, Migrate: cfg.Migrate, Venue: cfg.Venue}
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := natsbus.WaitJetStream(sctx, js); err != nil {
@@ -87,8 +88,14 @@ func (n *Node) openCluster(ctx context.Context, js jetstream.JetStream, ropts *r
 	if err := natsbus.Register(sctx, recorders, n.id.PublicKey()); err != nil {
 		return err
 	}
+	if len(cfg.Venues) > 0 {
+		if err := natsbus.EnsureArchive(sctx, js, cfg.Venues, replicas); err != nil {
+			return err
+		}
+		n.recorders = recorders
+	}
 	n.cluster, err = natsbus.NewCluster(n.store, natsbus.ClusterOptions{
-		Conn: n.nc, Sign: n.id, Logger: cfg.Log,
+		Conn: n.nc, Sign: n.id, Logger: cfg.Log, Venues: cfg.Venues,
 		Moved: func(match string, head uint64) {
 			n.rec.Moved(match, head)
 			n.an.Appended(match)
@@ -98,6 +105,9 @@ func (n *Node) openCluster(ctx context.Context, js jetstream.JetStream, ropts *r
 		return err
 	}
 	ropts.Appender = n.cluster
+	if len(cfg.Venues) > 0 {
+		ropts.Elsewhere = n.cluster.Elsewhere
+	}
 	ropts.Secrets = &natsbus.ClusterSecrets{KV: secrets, Local: n.store}
 	registry := &natsbus.Registry{KV: recorders}
 	ropts.Ping = func(ctx context.Context, p *api.PingResult) {
@@ -153,12 +163,50 @@ func (n *Node) startFollower(ctx context.Context) error {
 		defer close(n.following)
 		_ = n.cluster.Follow(fctx)
 	}()
+	if len(n.cfg.Venues) > 0 {
+		// A hub's: the venues' archive, followed beside the stream, and
+		// the venues' recorders registered as their links come up.
+		n.archiving.Go(func() { _ = n.cluster.FollowArchive(fctx) })
+		n.archiving.Go(func() { n.registerVenues(fctx) })
+	}
 	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	if err := n.cluster.CaughtUp(wctx); err != nil {
 		n.log.Warn().Err(err).Msg("serving before the follower caught up with the stream; reads wait for what a client saw")
 	}
 	return nil
+}
+
+// venueRetry is how often a hub asks again for a venue recorder's
+// identity it could not read (the venue's link down).
+const venueRetry = 5 * time.Second
+
+// registerVenues registers each venue's recorder (its receipts' key) in
+// the recorders' registry once its link is up, until ctx ends.
+func (n *Node) registerVenues(ctx context.Context) {
+	todo := slices.Clone(n.cfg.Venues)
+	for len(todo) > 0 {
+		var left []string
+		for _, v := range todo {
+			rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			err := natsbus.RegisterVenue(rctx, n.nc, n.recorders, v)
+			cancel()
+			if err != nil {
+				n.log.Debug().Err(err).Str("venue", v).Msg("venue recorder not registered yet")
+				left = append(left, v)
+				continue
+			}
+			n.log.Info().Str("venue", v).Msg("venue recorder registered")
+		}
+		if todo = left; len(todo) == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(venueRetry):
+		}
+	}
 }
 
 // stopFollower stops the follower once it has applied what the stream
@@ -173,6 +221,7 @@ func (n *Node) stopFollower() {
 		cancel()
 		n.follower()
 		<-n.following
+		n.archiving.Wait()
 	}
 }
 

@@ -88,6 +88,13 @@ type Config struct {
 	Cluster  bool
 	Replicas int
 	Migrate  bool
+	// Venue is the venue this recorder records for (docs/cluster.md,
+	// "Venues"): NATSURL is the venue's leaf node, the stream its domain's,
+	// match ids its namespace's. Venues, on a cluster recorder, are the
+	// venues the hub's archive gathers: it follows the archive, and
+	// refuses to write their matches.
+	Venue  string
+	Venues []string
 	// NATSInOrder connects to NATSURL's servers in the order given (each
 	// recorder its own node first) instead of nats.go's random order.
 	NATSInOrder bool
@@ -149,6 +156,9 @@ type Node struct {
 	cluster   *natsbus.Cluster // nil on one machine (cluster.go)
 	follower  context.CancelFunc
 	following chan struct{}
+	// A hub's: the archive's follower and the venues' registration.
+	archiving sync.WaitGroup
+	recorders jetstream.KeyValue // the recorders' registry
 
 	relayStop context.CancelFunc
 	relayDone chan struct{}
@@ -168,6 +178,14 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	}
 	if cfg.LockTimeout <= 0 {
 		cfg.LockTimeout = DefaultLockTimeout
+	}
+	for _, v := range append([]string{cfg.Venue}, cfg.Venues...) {
+		if err := natsbus.CheckVenue(v); v != "" && err != nil {
+			return nil, fmt.Errorf("node: %w", err)
+		}
+	}
+	if (cfg.Venue != "" && cfg.NATSURL == "") || (len(cfg.Venues) > 0 && !cfg.Cluster) {
+		return nil, errors.New("node: a venue's recorder serves on the venue's leaf node (--nats URL), and a hub's archive (--venues) is a cluster's (--cluster)")
 	}
 	// The data directory holds the dice seeds of open epochs, the
 	// recorder's identity and the bus's keys: nobody else reads it
@@ -228,7 +246,7 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 			return db, err
 		},
 	})
-	ropts := recorder.Options{Rules: cfg.Rules, Log: cfg.Log, Identity: n.id, Recorded: n.an.Recorded}
+	ropts := recorder.Options{Rules: cfg.Rules, Log: cfg.Log, Identity: n.id, Recorded: n.an.Recorded, Venue: cfg.Venue}
 	// The claim (natsbus/claim.go) comes before anything is written: a
 	// recorder that would split a match's truth stops here.
 	if cfg.Cluster {
@@ -241,7 +259,7 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 			err = fmt.Errorf("node: %w: %s is a cluster recorder's copy of the stream; start it with serve --cluster --nats URL,... (its matches are read through any cluster recorder)", natsbus.ErrModeMismatch, cfg.DataDir)
 		}
 	} else {
-		err = n.openSingle(ctx, js, connect, natsbus.Claim{Mode: natsbus.ModeSingle, Owner: hex.EncodeToString(n.id.PublicKey())})
+		err = n.openSingle(ctx, js, connect, natsbus.Claim{Mode: natsbus.ModeSingle, Owner: hex.EncodeToString(n.id.PublicKey()), Venue: cfg.Venue})
 	}
 	if err != nil {
 		return nil, err
