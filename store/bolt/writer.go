@@ -60,8 +60,8 @@ type request struct {
 	follow    []streamWrite
 	position  uint64
 	followKey []byte
-	moved    map[string]uint64
-	rejected []error
+	moved     map[string]uint64
+	rejected  []error
 }
 
 // Append writes evs as the continuation of match after seq expected; see

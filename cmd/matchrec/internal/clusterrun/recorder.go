@@ -29,8 +29,8 @@ type Recorder struct {
 	log  io.Writer
 	// mode and extra are arguments of every start (after serve's own).
 	mode, extra []string
-	cmd   *exec.Cmd
-	done  chan error
+	cmd         *exec.Cmd
+	done        chan error
 }
 
 // NewRecorder describes a cluster recorder process; Start starts it.
