@@ -16,7 +16,7 @@ FUZZTIME ?= 1m
 FUZZ := ./events:FuzzUnmarshal ./projector/script:FuzzParse \
 	./replay:FuzzAPIRequest ./replay:FuzzReadBundle ./replay:FuzzBundleRecord
 
-.PHONY: help build demo-build test test-long test-cluster golden golden-record demo cluster-demo bench loadtest fuzz clean
+.PHONY: help build demo-build test test-long test-cluster golden golden-record demo cluster-demo venue-demo bench loadtest fuzz clean
 
 help:
 	@echo "make build   build $(BIN)"
@@ -26,6 +26,7 @@ help:
 	@echo "make golden-record  record the golden histories that do not exist yet (a new edition or example)"
 	@echo "make test-cluster  the multi-process cluster test: 3 NATS nodes, 3 recorders, kills (docs/cluster.md)"
 	@echo "make cluster-demo  3 NATS nodes and 3 recorders on this machine, played through at once, a kill of each kind, a summary"
+	@echo "make venue-demo    a hub and two venues (leaf nodes) on this machine, a venue's line cut for a minute under play, a summary"
 	@echo "make demo    build $(DEMO_BIN) (no analytics), play every example into a fresh data dir, print its log, state and audit"
 	@echo "make bench   run the benchmarks (BENCHTIME=$(BENCHTIME))"
 	@echo "make fuzz    run each fuzz target in turn (FUZZTIME=$(FUZZTIME) each)"
@@ -83,6 +84,12 @@ demo: demo-build
 # doubled or unequal.
 cluster-demo: build
 	$(BIN) cluster-demo --doc docs/cluster.md $(EXAMPLES)
+
+# A league on this machine (docs/cluster.md, "Venues"): a hub, two venues'
+# leaf nodes, one venue's line cut for a minute under play. Exits 1 if an
+# event was lost, doubled or reordered in the hub's archive.
+venue-demo: build
+	$(BIN) venue-demo --doc docs/cluster.md
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./...
