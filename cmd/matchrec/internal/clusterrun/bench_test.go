@@ -321,3 +321,109 @@ func BenchmarkClusterRead(b *testing.B) {
 		})
 	}
 }
+
+const benchBacklog = 10000
+
+// BenchmarkVenueCatchUp is a venue's backlog reaching the hub
+// (docs/cluster.md, "Venues"): the venue's line is cut, 10,000 events are
+// recorded on its stream (100 matches of 100, published as its relay
+// does), the line is restored, and it measures how long until the hub's
+// archive holds them all (sourcing across domains) and until a hub
+// recorder's store has applied them (the archive's follower, fsync on).
+//
+//	go test -run '^$' -bench BenchmarkVenueCatchUp -benchtime 3x ./cmd/matchrec/internal/clusterrun/
+func BenchmarkVenueCatchUp(b *testing.B) {
+	c := benchCluster(b)
+	venue, err := natscluster.StartVenue(b.TempDir(), "../../../../docs/cluster.md", "north", c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(venue.Shutdown)
+	ctx := context.Background()
+	vnc, err := venue.Connect("recorder")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(vnc.Close)
+	vjs, _ := jetstream.New(vnc, jetstream.WithPublishAsyncMaxPending(2*benchBacklog))
+	if _, _, err := natsbus.EnsureClaimed(ctx, vjs, natsbus.Claim{Mode: natsbus.ModeSingle, Owner: "00", Venue: "north"}); err != nil {
+		b.Fatal(err)
+	}
+	hnc, err := c.Connect("recorder")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(hnc.Close)
+	hjs, _ := jetstream.New(hnc)
+	if err := natsbus.EnsureArchive(ctx, hjs, []string{"north"}, 3); err != nil {
+		b.Fatal(err)
+	}
+	st, err := bolt.Open(filepath.Join(b.TempDir(), "events.db"), bolt.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = st.Close() })
+	cl, err := natsbus.NewCluster(st, natsbus.ClusterOptions{Conn: hnc, Venues: []string{"north"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	fctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = cl.FollowArchive(fctx) }()
+	b.Cleanup(func() { stop(); <-done })
+
+	const matches, per = 100, benchBacklog / 100
+	var archive, hub time.Duration
+	for i := range b.N {
+		venue.Link.Cut()
+		var futures []jetstream.PubAckFuture
+		for m := range matches {
+			id := fmt.Sprintf("north-b%d-%d", i, m)
+			var prev events.Hash
+			for _, e := range storetest.MakeEvents(id, 1, prev, per) {
+				msg, err := natsbus.NewMsg(e, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				f, err := vjs.PublishMsgAsync(msg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				futures = append(futures, f)
+			}
+		}
+		for _, f := range futures {
+			select {
+			case <-f.Ok():
+			case err := <-f.Err():
+				b.Fatal(err)
+			}
+		}
+		vs, err := vjs.Stream(ctx, natsbus.StreamName)
+		if err != nil {
+			b.Fatal(err)
+		}
+		want := vs.CachedInfo().State.LastSeq
+		start := time.Now()
+		if err := venue.Link.Restore(); err != nil {
+			b.Fatal(err)
+		}
+		var archived uint64
+		for {
+			s, err := hjs.Stream(ctx, natsbus.ArchiveStream)
+			if err == nil && s.CachedInfo().State.Msgs >= want {
+				archived = s.CachedInfo().State.LastSeq
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		archive += time.Since(start)
+		for cl.Stats().Archived < archived {
+			time.Sleep(20 * time.Millisecond)
+		}
+		hub += time.Since(start)
+	}
+	b.StopTimer()
+	b.ReportMetric(archive.Seconds()/float64(b.N), "s-archive/10k")
+	b.ReportMetric(hub.Seconds()/float64(b.N), "s-hub-store/10k")
+}
