@@ -47,6 +47,20 @@ func startRig(t *testing.T, ctx context.Context, k int) *Rig {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
+	logf := recordersLog(t, root)
+	r, err := StartRig(ctx, RigConfig{Bin: bins[0], NATSBin: bins[1], Doc: clusterDoc, Dir: root, Recorders: k, Log: logf,
+		Passwords: natscluster.Passwords{Recorder: "rec-pw", Client: "client-pw", Viewer: "viewer-pw", Venue: "venue-pw"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	return r
+}
+
+// recordersLog is the recorders' log file under root, shown (its end)
+// when t fails.
+func recordersLog(t *testing.T, root string) *os.File {
+	t.Helper()
 	logf, err := os.Create(filepath.Join(root, "recorders.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -59,13 +73,7 @@ func startRig(t *testing.T, ctx context.Context, k int) *Rig {
 			}
 		}
 	})
-	r, err := StartRig(ctx, RigConfig{Bin: bins[0], NATSBin: bins[1], Doc: clusterDoc, Dir: root, Recorders: k, Log: logf,
-		Passwords: natscluster.Passwords{Recorder: "rec-pw", Client: "client-pw", Viewer: "viewer-pw", Venue: "venue-pw"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Close)
-	return r
+	return logf
 }
 
 func tail(b []byte, n int) []byte {
@@ -88,7 +96,7 @@ func tail(b []byte, n int) []byte {
 // recorder's store and exactly once on the stream, without gaps, with
 // equal heads, and every match audits CLEAN.
 func TestClusterSurvivesKills(t *testing.T) {
-	const tables = 24 // each plays match after match until the chaos is over
+	const nTables = 24 // each plays match after match until the chaos is over
 	ctx, cancel := context.WithTimeout(context.Background(), 7*time.Minute)
 	defer cancel()
 	rig := startRig(t, ctx, 3)
@@ -104,32 +112,22 @@ func TestClusterSurvivesKills(t *testing.T) {
 	}
 	tally := NewTally()
 	began := time.Now()
-	var wg sync.WaitGroup
-	errs := make(chan error, tables+4)
+	errs := make(chan error, 4)
 	stop := make(chan struct{}) // the chaos is over: finish the matches in play
-	for i := range tables {
-		wg.Go(func() {
-			for r := 0; ; r++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if err := Play(ctx, rig.Client, fmt.Sprintf("m%02d-%d", i, r), sc, tally); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	played := make(chan struct{})
-	go func() { wg.Wait(); close(played) }()
+	tables := PlayTables(ctx, rig.Client, nTables, func(i, r int) string { return fmt.Sprintf("m%02d-%d", i, r) }, sc, tally, stop)
+	played := tables.Done()
 
 	// The chaos, at moments set by progress: each phase begins after some
 	// more events, and ends once commands were recorded through it.
 	at := func(more int) bool { return tally.WaitCount(ctx, tally.Count()+more, played) }
 	var failover struct{ recorder, leader, hung, hungConns time.Duration }
-	var marks []time.Time // when each failure began, and when the chaos ended
+	// When each failure began, and when the cluster was back to normal
+	// after it (the failover time is the longest command in between).
+	var marks []time.Time
+	settle := func() {
+		tally.WaitSettled(ctx, 3*nTables, played)
+		marks = append(marks, time.Now())
+	}
 	chaos := make(chan struct{})
 	go func() {
 		defer close(chaos)
@@ -148,6 +146,7 @@ func TestClusterSurvivesKills(t *testing.T) {
 			return
 		}
 		t.Logf("%s restarted after %s", recs[0].Name, time.Since(killed).Round(time.Millisecond))
+		settle()
 
 		at(200)
 		rc, err := c.Connect("recorder")
@@ -172,6 +171,7 @@ func TestClusterSurvivesKills(t *testing.T) {
 			return
 		}
 		t.Logf("NATS node n%d restarted after %s", leader+1, time.Since(stopped).Round(time.Millisecond))
+		settle()
 
 		// A node that stops answering: the one leading the stream now.
 		at(200)
@@ -218,12 +218,14 @@ func TestClusterSurvivesKills(t *testing.T) {
 		if err := c.Resume(hung); err != nil {
 			errs <- err
 		}
-		at(100)
-		marks = append(marks, time.Now())
+		settle()
 	}()
 	<-played
 	done := time.Now()
 	<-chaos
+	if err := tables.Err(); err != nil {
+		t.Error(err)
+	}
 	close(errs)
 	for err := range errs {
 		t.Error(err)
@@ -232,10 +234,10 @@ func TestClusterSurvivesKills(t *testing.T) {
 		t.FailNow()
 	}
 	t.Logf("played in %s; answers %v", done.Sub(began).Round(time.Millisecond), tally.Answers)
-	if len(marks) == 4 {
+	if len(marks) == 6 {
 		failover.recorder = tally.Longest(marks[0], marks[1])
-		failover.leader = tally.Longest(marks[1], marks[2])
-		failover.hung = tally.Longest(marks[2], marks[3])
+		failover.leader = tally.Longest(marks[2], marks[3])
+		failover.hung = tally.Longest(marks[4], marks[5])
 	}
 	t.Logf("failover (longest command): recorder kill %s, leader node stop %s, hung node %s (connections moved in %s)",
 		failover.recorder.Round(time.Millisecond), failover.leader.Round(time.Millisecond), failover.hung.Round(time.Millisecond), failover.hungConns.Round(time.Millisecond))
@@ -269,8 +271,8 @@ func TestClusterSurvivesKills(t *testing.T) {
 	if !rep.OK() {
 		t.Fatal("the cluster lost, doubled or split events")
 	}
-	if rep.Matches < tables {
-		t.Fatalf("%d matches tallied, want at least %d", rep.Matches, tables)
+	if rep.Matches < nTables {
+		t.Fatalf("%d matches tallied, want at least %d", rep.Matches, nTables)
 	}
 }
 

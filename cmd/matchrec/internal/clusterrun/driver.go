@@ -32,6 +32,7 @@ type Tally struct {
 	MaxStep time.Duration
 	Stalls  []Stall
 	steps   []Stall // every step
+	fast    int     // steps in a row under a second
 	by      map[string]int
 	// Answers counts the replies by kind: "recorded", "replayed", and
 	// every error code (a refusal of the rules, stale_head, unavailable,
@@ -172,8 +173,34 @@ func (t *Tally) step(start time.Time, retries int) {
 	t.Retries += retries
 	t.MaxStep = max(t.MaxStep, took)
 	t.steps = append(t.steps, Stall{At: start, Took: took})
+	t.fast++
 	if took > time.Second {
 		t.Stalls = append(t.Stalls, Stall{At: start, Took: took})
+		t.fast = 0
+	}
+	close(t.changed)
+	t.changed = make(chan struct{})
+}
+
+// WaitSettled waits until the last n steps all took under a second (a
+// failure is behind: the cluster is back to normal), or done is closed,
+// or ctx ends; it reports whether they did.
+func (t *Tally) WaitSettled(ctx context.Context, n int, done <-chan struct{}) bool {
+	for {
+		ch := t.wait()
+		t.mu.Lock()
+		fast := t.fast
+		t.mu.Unlock()
+		if fast >= n {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-done:
+			return false
+		case <-ch:
+		}
 	}
 }
 
@@ -369,4 +396,49 @@ func seeds(ctx context.Context, c *natsbus.Client, m api.CreateResult, head stor
 		}
 	}
 	return head, nil
+}
+
+// Tables runs n tables through c, each playing sc match after match (its
+// ids id(table, round)) until stop is closed, then finishing the match
+// in play. done is closed once every table has stopped; err then is every
+// table's failure (a table that fails stops).
+type Tables struct {
+	done chan struct{}
+	mu   sync.Mutex
+	err  error
+}
+
+// PlayTables starts the tables.
+func PlayTables(ctx context.Context, c *natsbus.Client, n int, id func(table, round int) string, sc *script.Script, t *Tally, stop <-chan struct{}) *Tables {
+	tb := &Tables{done: make(chan struct{})}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			for r := 0; ; r++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := Play(ctx, c, id(i, r), sc, t); err != nil {
+					tb.mu.Lock()
+					tb.err = errors.Join(tb.err, err)
+					tb.mu.Unlock()
+					return
+				}
+			}
+		})
+	}
+	go func() { wg.Wait(); close(tb.done) }()
+	return tb
+}
+
+// Done is closed once every table has stopped.
+func (tb *Tables) Done() <-chan struct{} { return tb.done }
+
+// Err is the tables' failures so far.
+func (tb *Tables) Err() error {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	return tb.err
 }

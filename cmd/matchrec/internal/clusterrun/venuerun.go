@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -85,40 +84,28 @@ func RunLeague(ctx context.Context, cfg LeagueConfig) (LeagueResult, error) {
 
 	tallies := map[string]*Tally{}
 	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var errMu sync.Mutex
-	var playErr error
+	var venueTables []*Tables
 	for _, v := range league.Venues {
 		tallies[v.Name] = NewTally()
-	}
-	for _, v := range league.Venues {
-		tally := tallies[v.Name]
-		for i := range cfg.Tables {
-			wg.Go(func() {
-				for r := 0; ; r++ {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					if err := Play(ctx, v.Client, fmt.Sprintf("%s-t%d-%d", v.Name, i, r), cfg.Script, tally); err != nil {
-						errMu.Lock()
-						playErr = errors.Join(playErr, fmt.Errorf("venue %s: %w", v.Name, err))
-						errMu.Unlock()
-						return
-					}
-				}
-			})
-		}
+		name := v.Name
+		venueTables = append(venueTables, PlayTables(ctx, v.Client, cfg.Tables, func(i, r int) string { return fmt.Sprintf("%s-t%d-%d", name, i, r) },
+			cfg.Script, tallies[v.Name], stop))
 	}
 	played := make(chan struct{})
-	go func() { wg.Wait(); close(played) }()
+	go func() {
+		for _, tb := range venueTables {
+			<-tb.Done()
+		}
+		close(played)
+	}()
 	finish := func() error {
 		close(stop)
 		<-played
-		errMu.Lock()
-		defer errMu.Unlock()
-		return playErr
+		var err error
+		for _, tb := range venueTables {
+			err = errors.Join(err, tb.Err())
+		}
+		return err
 	}
 	tn := tallies["north"]
 	if !tn.WaitCount(ctx, 100, played) {

@@ -5,8 +5,6 @@ package clusterrun
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -32,11 +30,7 @@ func TestClusterVenues(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	logf, err := os.Create(filepath.Join(root, "recorders.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logf.Close()
+	logf := recordersLog(t, root)
 	sc, err := script.Read("../../../../examples/6e-grot-wood-assault.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -45,9 +39,6 @@ func TestClusterVenues(t *testing.T) {
 	res, err := RunLeague(ctx, LeagueConfig{Bin: bins[0], Doc: clusterDoc, Dir: root, Script: sc, Tables: 4, CutEvents: 400, Out: &out, Log: logf})
 	t.Logf("\n%s", out.String())
 	if err != nil || !res.OK() {
-		if b, rerr := os.ReadFile(logf.Name()); rerr == nil {
-			t.Logf("recorders' log (last 8 kB):\n%s", tail(b, 8<<10))
-		}
 		t.Fatalf("the league: %v (one writer %v, keys known %v)", err, res.OneWriter, res.KeysKnown)
 	}
 	if res.DuringCut < 400 {

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -204,20 +205,30 @@ func (c *Cluster) Restart(i int) error {
 	if opts.LeafNode.Port != 0 {
 		opts.LeafNode.Host, opts.LeafNode.Port = "127.0.0.1", nd.LeafPort
 	}
-	opts.NoSigs, opts.NoLog = true, true
-	srv, err := server.NewServer(opts)
+	srv, err := runServer(opts, "node "+nd.Name)
 	if err != nil {
 		return err
-	}
-	go srv.Start()
-	if !srv.ReadyForConnections(20 * time.Second) {
-		srv.Shutdown()
-		return fmt.Errorf("node %s not ready", nd.Name)
 	}
 	c.mu.Lock()
 	nd.srv = srv
 	c.mu.Unlock()
 	return nil
+}
+
+// runServer starts a server in this process and waits until it takes
+// connections.
+func runServer(opts *server.Options, what string) (*server.Server, error) {
+	opts.NoSigs, opts.NoLog = true, true
+	srv, err := server.NewServer(opts)
+	if err != nil {
+		return nil, err
+	}
+	go srv.Start()
+	if !srv.ReadyForConnections(20 * time.Second) {
+		srv.Shutdown()
+		return nil, fmt.Errorf("%s not ready", what)
+	}
+	return srv, nil
 }
 
 // Stop stops node i (its store stays).
@@ -238,25 +249,19 @@ func (c *Cluster) Stop(i int) {
 // Hang stops node i's process with SIGSTOP: its connections stay open and
 // nothing answers on them, as with a hung machine. Only process nodes
 // (Options.Bin) can hang.
-func (c *Cluster) Hang(i int) error {
-	c.mu.Lock()
-	p := c.nodes[i].proc
-	c.mu.Unlock()
-	if p == nil {
-		return fmt.Errorf("natscluster: node %s is no running process", c.nodes[i].Name)
-	}
-	return p.signal(sigStop)
-}
+func (c *Cluster) Hang(i int) error { return c.signal(i, sigStop) }
 
 // Resume lets a hung node i go on (SIGCONT).
-func (c *Cluster) Resume(i int) error {
+func (c *Cluster) Resume(i int) error { return c.signal(i, sigCont) }
+
+func (c *Cluster) signal(i int, sig syscall.Signal) error {
 	c.mu.Lock()
 	p := c.nodes[i].proc
 	c.mu.Unlock()
 	if p == nil {
 		return fmt.Errorf("natscluster: node %s is no running process", c.nodes[i].Name)
 	}
-	return p.signal(sigCont)
+	return p.signal(sig)
 }
 
 // Shutdown stops every node.

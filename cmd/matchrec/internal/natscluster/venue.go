@@ -79,15 +79,9 @@ func (v *Venue) Restart() error {
 	}
 	opts.LeafNode.Remotes[0].URLs = urls
 	opts.LeafNode.ReconnectInterval = 250 * time.Millisecond
-	opts.NoSigs, opts.NoLog = true, true
-	srv, err := server.NewServer(opts)
+	srv, err := runServer(opts, "venue "+v.Name+"'s leaf node")
 	if err != nil {
 		return err
-	}
-	go srv.Start()
-	if !srv.ReadyForConnections(20 * time.Second) {
-		srv.Shutdown()
-		return fmt.Errorf("venue %s's leaf node not ready", v.Name)
 	}
 	v.mu.Lock()
 	v.srv = srv
