@@ -141,10 +141,13 @@ func (c *Cluster) Stats() ClusterStats {
 // stream, expecting the match's last stored event to be the subject's
 // last message, and writes them to the store once JetStream has
 // acknowledged them. key and req are the command's request index entry
-// (nil key: none). Errors: store.ErrConflict (another recorder moved the
-// match; the store has caught up when it returns), store.ErrUnavailable
-// (not confirmed: nothing in the store; if the stream took the events
-// after all, the follower brings them).
+// (nil key: none). A branch's first events (a branch.created numbered
+// after its fork) go on the branch's own, empty subject. Errors:
+// store.ErrConflict (another recorder moved the match; the store has
+// caught up when it returns), store.ErrUnavailable (not confirmed:
+// nothing in the store; if the stream took the events after all, the
+// follower brings them — or the store did not catch up after a lost
+// race: deciding again on it would lose again).
 func (c *Cluster) Append(ctx context.Context, match string, expected uint64, evs []events.Event, key []byte, req *store.Request) error {
 	if err := store.CheckAppend(match, expected, evs); err != nil {
 		return err

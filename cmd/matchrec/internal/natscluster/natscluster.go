@@ -130,7 +130,57 @@ func StartWith(dir, docPath string, o Options) (*Cluster, error) {
 		c.Shutdown()
 		return nil, fmt.Errorf("natscluster: JetStream not ready: %w", err)
 	}
+	// Answering is not enough: a stream of 3 replicas is placed only once
+	// the meta leader has every node as a current peer.
+	for !c.metaReady() {
+		select {
+		case <-ctx.Done():
+			c.Shutdown()
+			return nil, fmt.Errorf("natscluster: JetStream's meta group does not have all %d nodes: %w", o.Nodes, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 	return c, nil
+}
+
+// metaReady says a node leads JetStream's meta group with every other
+// node a current peer.
+func (c *Cluster) metaReady() bool {
+	for i, nd := range c.nodes {
+		m, err := c.meta(i)
+		if err != nil || m == nil || m.Leader != nd.Name || len(m.Replicas) != len(c.nodes)-1 {
+			continue
+		}
+		ready := true
+		for _, p := range m.Replicas {
+			ready = ready && p.Current && !p.Offline
+		}
+		if ready {
+			return true
+		}
+	}
+	return false
+}
+
+// meta is node i's view of JetStream's meta group.
+func (c *Cluster) meta(i int) (*server.MetaClusterInfo, error) {
+	c.mu.Lock()
+	srv, p, nd := c.nodes[i].srv, c.nodes[i].proc, c.nodes[i]
+	c.mu.Unlock()
+	switch {
+	case srv != nil:
+		info, err := srv.Jsz(nil)
+		if err != nil {
+			return nil, err
+		}
+		return info.Meta, nil
+	case p != nil:
+		var z struct {
+			Meta *server.MetaClusterInfo `json:"meta_cluster"`
+		}
+		return z.Meta, monitor(nd.MonitorPort, "jsz", &z)
+	}
+	return nil, fmt.Errorf("natscluster: node %s is stopped", nd.Name)
 }
 
 // setPasswords sets the environment variables the configurations read.
@@ -330,7 +380,19 @@ func (c *Cluster) Clients(i int) ([]string, error) {
 		}
 		return names, nil
 	case p != nil:
-		return connz(nd.MonitorPort)
+		var z struct {
+			Connections []struct {
+				Name string `json:"name"`
+			} `json:"connections"`
+		}
+		if err := monitor(nd.MonitorPort, "connz?limit=1024", &z); err != nil {
+			return nil, err
+		}
+		names := make([]string, 0, len(z.Connections))
+		for _, ci := range z.Connections {
+			names = append(names, ci.Name)
+		}
+		return names, nil
 	}
 	return nil, fmt.Errorf("natscluster: node %s is stopped", nd.Name)
 }

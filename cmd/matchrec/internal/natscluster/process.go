@@ -108,36 +108,27 @@ func (p *process) stop() {
 	}
 }
 
-// connz lists the client connections' names of the node whose monitoring
-// port is port.
-func connz(port int) ([]string, error) {
+// monitor reads a page of the HTTP monitoring port of a process node
+// (connz, jsz) into v.
+func monitor(port int, page string, v any) error {
 	// Short: a hung node's monitoring port accepts and never answers.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/connz?limit=1024", port), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/%s", port, page), nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer resp.Body.Close()
-	var z struct {
-		Connections []struct {
-			Name string `json:"name"`
-		} `json:"connections"`
-	}
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := json.Unmarshal(b, &z); err != nil {
-		return nil, fmt.Errorf("connz: %w", err)
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("monitoring %s: %w", page, err)
 	}
-	names := make([]string, 0, len(z.Connections))
-	for _, c := range z.Connections {
-		names = append(names, c.Name)
-	}
-	return names, nil
+	return nil
 }
