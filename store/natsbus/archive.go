@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
 )
 
 // Venues (docs/cluster.md, "Venues"). A tournament venue runs a NATS leaf
@@ -178,4 +179,109 @@ func RegisterVenue(ctx context.Context, nc *nats.Conn, kv jetstream.KeyValue, v 
 		return fmt.Errorf("natsbus: register venue %s's recorder: %w", v, err)
 	}
 	return nil
+}
+
+// archiveStall is how long the archive's source of a venue may go
+// without activity, the venue's stream ahead of it, before the archive is
+// nudged (Nudge).
+const archiveStall = 10 * time.Second
+
+// Stalled says the archive's sourcing of venue v has stalled: the
+// venue's stream (read through its domain, so the link is up) holds
+// messages the archive's source has not seen for archiveStall. JetStream
+// retries a source that failed (its link was down) with a growing
+// backoff, up to two minutes, and at once on the leaf node's return only
+// if the leaf reconnects to the archive's leader (StepDownArchive).
+func Stalled(ctx context.Context, nc *nats.Conn, hub jetstream.JetStream, v string) (bool, error) {
+	vjs, err := jetstream.NewWithDomain(nc, v)
+	if err != nil {
+		return false, err
+	}
+	vs, err := vjs.Stream(ctx, StreamName)
+	if err != nil {
+		return false, fmt.Errorf("natsbus: venue %s's stream: %w", v, err)
+	}
+	as, err := hub.Stream(ctx, ArchiveStream)
+	if err != nil {
+		return false, fmt.Errorf("natsbus: the archive: %w", err)
+	}
+	last := vs.CachedInfo().State.LastSeq
+	for _, si := range as.CachedInfo().Sources {
+		if si != nil && si.External != nil && si.External.APIPrefix == "$JS."+v+".API" {
+			return si.Seq < last && (si.Active < 0 || si.Active >= archiveStall), nil
+		}
+	}
+	return false, fmt.Errorf("natsbus: the archive has no source for venue %s", v)
+}
+
+// StepDownArchive asks the archive's leader to step down: the new leader
+// sets every source up afresh, from where the archive stands, so a
+// stalled source resumes at once (nothing is sourced twice: a source
+// resumes after the last message the archive holds from it).
+func StepDownArchive(ctx context.Context, nc *nats.Conn) error {
+	m, err := nc.RequestWithContext(ctx, "$JS.API.STREAM.LEADER.STEPDOWN."+ArchiveStream, nil)
+	if err != nil {
+		return fmt.Errorf("natsbus: step the archive's leader down: %w", err)
+	}
+	var r struct {
+		Success bool `json:"success"`
+	}
+	if err := json.Unmarshal(m.Data, &r); err != nil || !r.Success {
+		return fmt.Errorf("natsbus: step the archive's leader down: %s", m.Data)
+	}
+	return nil
+}
+
+// VenueWatch is how often a hub looks at its venues (WatchVenues).
+const VenueWatch = 5 * time.Second
+
+// archiveNudge is the least time between two step-downs of the archive's
+// leader by one watcher.
+const archiveNudge = 30 * time.Second
+
+// WatchVenues is a hub recorder's watch over its venues, every period
+// until ctx ends: it registers each venue's recorder (its receipts' key)
+// in the recorders' registry (kv) once the venue's link is up, and steps
+// the archive's leader down when the archive's sourcing of a venue has
+// stalled after a cut (Stalled, seen twice in a row so that an election
+// in progress is not taken for a stall; at most once in archiveNudge).
+func WatchVenues(ctx context.Context, nc *nats.Conn, hub jetstream.JetStream, kv jetstream.KeyValue, venues []string, period time.Duration, log zerolog.Logger) {
+	log = log.With().Str("component", "venues").Logger()
+	registered := map[string]bool{}
+	stalls := map[string]int{}
+	var nudged time.Time
+	for {
+		for _, v := range venues {
+			rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			if !registered[v] && kv != nil {
+				if err := RegisterVenue(rctx, nc, kv, v); err != nil {
+					log.Debug().Err(err).Str("venue", v).Msg("venue recorder not registered yet")
+				} else {
+					registered[v] = true
+					log.Info().Str("venue", v).Msg("venue recorder registered")
+				}
+			}
+			stalled, err := Stalled(rctx, nc, hub, v)
+			if stalled {
+				stalls[v]++
+			} else {
+				stalls[v] = 0
+			}
+			if stalls[v] >= 2 && time.Since(nudged) > archiveNudge {
+				if err = StepDownArchive(rctx, nc); err == nil {
+					nudged, stalls[v] = time.Now(), 0
+					log.Info().Str("venue", v).Msg("the archive's sourcing of a venue stalled after its link came back: its leader stepped down to start it afresh")
+				}
+			}
+			cancel()
+			if err != nil {
+				log.Debug().Err(err).Str("venue", v).Msg("watching a venue")
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(period):
+		}
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -167,7 +166,7 @@ func (n *Node) startFollower(ctx context.Context) error {
 		// A hub's: the venues' archive, followed beside the stream, and
 		// the venues' recorders registered as their links come up.
 		n.archiving.Go(func() { _ = n.cluster.FollowArchive(fctx) })
-		n.archiving.Go(func() { n.registerVenues(fctx) })
+		n.archiving.Go(func() { n.watchVenues(fctx) })
 	}
 	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
@@ -177,36 +176,14 @@ func (n *Node) startFollower(ctx context.Context) error {
 	return nil
 }
 
-// venueRetry is how often a hub asks again for a venue recorder's
-// identity it could not read (the venue's link down).
-const venueRetry = 5 * time.Second
-
-// registerVenues registers each venue's recorder (its receipts' key) in
-// the recorders' registry once its link is up, until ctx ends.
-func (n *Node) registerVenues(ctx context.Context) {
-	todo := slices.Clone(n.cfg.Venues)
-	for len(todo) > 0 {
-		var left []string
-		for _, v := range todo {
-			rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			err := natsbus.RegisterVenue(rctx, n.nc, n.recorders, v)
-			cancel()
-			if err != nil {
-				n.log.Debug().Err(err).Str("venue", v).Msg("venue recorder not registered yet")
-				left = append(left, v)
-				continue
-			}
-			n.log.Info().Str("venue", v).Msg("venue recorder registered")
-		}
-		if todo = left; len(todo) == 0 {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(venueRetry):
-		}
+// watchVenues watches the hub's venues until ctx ends (natsbus.WatchVenues).
+func (n *Node) watchVenues(ctx context.Context) {
+	js, err := jetstream.New(n.nc)
+	if err != nil {
+		n.log.Error().Err(err).Msg("venues not watched")
+		return
 	}
+	natsbus.WatchVenues(ctx, n.nc, js, n.recorders, n.cfg.Venues, natsbus.VenueWatch, n.log)
 }
 
 // stopFollower stops the follower once it has applied what the stream
