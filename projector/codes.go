@@ -44,6 +44,7 @@ const (
 	CodeNotStarted          Code = "not_started"          // a join-code match before every participant joined
 	CodeBadJoinCode         Code = "bad_join_code"        // a join code that is not the role's of the match
 	CodeJoinUsed            Code = "join_used"            // a join code used twice, or after the match started
+	CodeEndPending     Code = "end_pending"   // a player's end proposal while their own earlier one still stands
 
 	// The API's (store/api), over NATS and to the CLI.
 	CodeBadRequest   Code = "bad_request"  // malformed JSON or invalid arguments
@@ -55,6 +56,7 @@ const (
 	CodeBadQuery     Code = "bad_query"    // SQL that does not parse, an unknown table or column, not a query
 	CodeNoData       Code = "no_data"      // nothing recorded fits: empty store, unknown player or edition
 	CodeNoAnalytics  Code = "no_analytics" // this binary was built without the analytics (-tags noduckdb, make demo)
+	CodeOtherVenue   Code = "other_venue"  // a match recorded at a venue, sent to the hub (or an id in another venue's namespace): send it to its venue (docs/cluster.md)
 
 	// Statements and signatures (docs/events.md): nothing is recorded.
 	CodeBadSignature Code = "bad_signature" // a signed match's command without a valid signature of the role's key

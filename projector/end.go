@@ -47,6 +47,13 @@ func decideEnd(s *State, actor events.Actor, c Command) ([]events.Payload, error
 	if o := s.EndOffer; o != nil && o.By != actor.ID && o.Winner == c.Winner && (c.Reason == "" || c.Reason == o.Reason) {
 		return []events.Payload{&events.MatchEnded{Winner: o.Winner, Reason: o.Reason}}, nil
 	}
+	if o := s.EndOffer; o != nil && o.By == actor.ID {
+		// One offer at a time: a proposal stands until the other player
+		// answers it or anything is played, so a second one adds nothing
+		// but events (a script once recorded thousands).
+		return nil, Refuse(CodeEndPending, "%s proposed to end the match at event %d and the offer still stands: wait for the other player's answer, or play on",
+			s.PlayerName(actor.ID), o.Seq)
+	}
 	return []events.Payload{&events.EndProposed{Winner: c.Winner, Reason: c.Reason}}, nil
 }
 

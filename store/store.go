@@ -204,13 +204,16 @@ type Streamed interface {
 	// AppendStream writes the events of one command that the stream has
 	// acknowledged, returning once they are durable.
 	AppendStream(ctx context.Context, match string, evs []StreamEvent) error
-	// Follow applies events read from the stream in stream order, in one
-	// transaction, and records the stream position pos. It returns the
-	// matches whose head moved (with the new head) and the events it
-	// refused (divergences, gaps), having applied the others.
-	Follow(ctx context.Context, evs []StreamEvent, pos uint64) (moved map[string]uint64, rejected []error, err error)
-	// Followed is the position Follow last recorded (0: none).
-	Followed(ctx context.Context) (uint64, error)
+	// Follow applies events read from a stream in stream order, in one
+	// transaction, and records that stream's position pos (stream "": the
+	// cluster's own; another name: a stream followed beside it, a hub's
+	// archive of its venues, whose events' StreamSeq is 0: they are never
+	// appended to here). It returns the matches whose head moved (with the
+	// new head) and the events it refused (divergences, gaps), having
+	// applied the others.
+	Follow(ctx context.Context, stream string, evs []StreamEvent, pos uint64) (moved map[string]uint64, rejected []error, err error)
+	// Followed is the position Follow last recorded for stream (0: none).
+	Followed(ctx context.Context, stream string) (uint64, error)
 	// StreamHead is a match's head and the stream sequence of its last
 	// event (zero values for an unknown match), read together.
 	StreamHead(ctx context.Context, match string) (head Head, streamSeq uint64, err error)

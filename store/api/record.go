@@ -17,6 +17,13 @@ type PingResult struct {
 	// Recorder is the recorder's public key (hex): the key its receipts
 	// are signed with (`matchrec identity`).
 	Recorder string `json:"recorder,omitempty"`
+	// Cluster lists, in a cluster, every recorder registered with it (hex
+	// public keys, this one's among them): any of them may answer, and
+	// their receipts are one record's (docs/cluster.md).
+	Cluster []string `json:"cluster,omitempty"`
+	// NATS is the NATS server this recorder's API connection is on (its
+	// name), so an operator sees how recorders spread over the nodes.
+	NATS string `json:"nats,omitempty"`
 }
 
 // CreateRequest creates a match: the match.created payload without tokens

@@ -181,5 +181,48 @@ func (s *Store) Branch(ctx context.Context, id, parent string, at uint64, evs []
 	return nil
 }
 
+// startBranch begins a branch whose first own event a cluster's stream
+// brings (its branch.created, sw): the pointer to its parent, as Branch
+// keeps it, and the head and index entry it starts from. The parent's
+// events up to the fork come earlier on the stream, so they are stored;
+// a branch.created that does not fork a stored event of its parent, at
+// the event it names, is rejected (nothing written).
+func (w txWriter) startBranch(sw streamWrite) (headRecord, *store.MatchEntry, error, error) {
+	var bc events.BranchCreated
+	if err := events.DecodeValue(sw.ev.Payload, &bc); err != nil {
+		return headRecord{}, nil, fmt.Errorf("%w: match %q event %d: branch.created: %v", store.ErrInvalid, sw.match, sw.seq, err), nil
+	}
+	pv := w.heads.Get([]byte(bc.Parent))
+	if bc.Parent == sw.match || pv == nil || sw.seq != bc.At+1 {
+		return headRecord{}, nil, fmt.Errorf("%w: match %q event %d (stream sequence %d) branches match %q at event %d, which this store does not hold",
+			store.ErrInvalid, sw.match, sw.seq, sw.sseq, bc.Parent, bc.At), nil
+	}
+	ph, err := decodeHead(bc.Parent, pv)
+	if err != nil {
+		return headRecord{}, nil, nil, err
+	}
+	fork, err := recordAt(w.tx, bc.Parent, bc.At)
+	if err != nil || bc.At > ph.head.Seq || fork.Hash != sw.prev {
+		return headRecord{}, nil, fmt.Errorf("%w: match %q event %d (stream sequence %d) does not link to event %d of its parent %q",
+			store.ErrDiverged, sw.match, sw.seq, sw.sseq, bc.At, bc.Parent), nil
+	}
+	br, err := w.tx.CreateBucketIfNotExists(bktBranches)
+	if err != nil {
+		return headRecord{}, nil, nil, err
+	}
+	if err := br.Put([]byte(sw.match), append(u64(bc.At), bc.Parent...)); err != nil {
+		return headRecord{}, nil, nil, err
+	}
+	pe, ok, err := w.ix.entry(bc.Parent)
+	if err != nil {
+		return headRecord{}, nil, nil, err
+	}
+	if !ok {
+		return headRecord{}, nil, nil, fmt.Errorf("%w: parent match %q has no index entry", ErrCorrupt, bc.Parent)
+	}
+	be := store.BranchEntry(pe, sw.match, bc.At)
+	return headRecord{head: store.Head{Seq: bc.At, Hash: fork.Hash}, created: ph.created}, &be, nil, nil
+}
+
 // errRollback aborts a transaction whose request was rejected.
 var errRollback = fmt.Errorf("rolled back")

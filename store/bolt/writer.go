@@ -61,6 +61,14 @@ type request struct {
 	// that leaf, set in the transaction.
 	logged *store.Logged
 	leaf   int64
+	// Follow: the events the follower read (stream.go), also written
+	// idempotently, and the stream position they bring the store to; the
+	// writer fills moved and rejected.
+	follow    []streamWrite
+	position  uint64
+	followKey []byte
+	moved     map[string]uint64
+	rejected  []error
 }
 
 // Append writes evs as the continuation of match after seq expected; see
@@ -225,6 +233,12 @@ func (s *Store) commit(batch []*request) {
 		}
 		for i, r := range live {
 			var err error
+			if r.follow != nil {
+				if err = w.follow(r); err != nil {
+					return err
+				}
+				continue
+			}
 			if r.stream != nil {
 				for _, sw := range r.stream {
 					var reject error

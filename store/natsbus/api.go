@@ -212,6 +212,7 @@ func (s *apiServer) serve(m *nats.Msg) {
 	verb := strings.TrimPrefix(m.Subject, APIPrefix)
 	ctx, done := s.requests.start(s.ctx, m.Header, s.max)
 	defer done()
+	ctx = withAfter(ctx, m.Header)
 	call := s.call
 	if m.Header.Get(HeaderEncoding) == EncodingMsgpack {
 		call = s.callMsgpack

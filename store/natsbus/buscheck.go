@@ -161,6 +161,29 @@ func ownStart(ctx context.Context, st store.Store, match string) (uint64, error)
 // Verbs returns the bus's API verb, buscheck, reading the stream through
 // js (a recorder connection) and adding the relay's own finding.
 func (r *Relay) Verbs(js jetstream.JetStream) api.Verbs {
+	return BusCheckVerbs(js, r.st, nil, func(match string) string {
+		if d, ok := r.Differs(match); ok {
+			return d.Reason
+		}
+		return ""
+	})
+}
+
+// Verbs returns a cluster recorder's buscheck: the stream is the truth
+// there and the store its copy, so the check first brings the store up to
+// the match's last message on the stream; then every message must be the
+// stored event, as on one machine (the outbox is empty in a cluster).
+func (c *Cluster) Verbs(st RelayStore) api.Verbs {
+	return BusCheckVerbs(c.js, st, func(ctx context.Context, match string) {
+		if _, err := c.CatchUp(ctx, match); err != nil {
+			c.log.Debug().Err(err).Str("match", match).Msg("buscheck: catching up with the stream")
+		}
+	}, nil)
+}
+
+// BusCheckVerbs is the buscheck verb on st and the stream js reads;
+// before, when set, runs first, and flagged adds what the relay found.
+func BusCheckVerbs(js jetstream.JetStream, st RelayStore, before func(ctx context.Context, match string), flagged func(match string) string) api.Verbs {
 	return api.Verbs{
 		api.VerbBusCheck: func(ctx context.Context, body []byte) (any, error) {
 			var req api.BusCheckRequest
@@ -170,12 +193,15 @@ func (r *Relay) Verbs(js jetstream.JetStream) api.Verbs {
 			if req.Match == "" {
 				return nil, api.Errorf(projector.CodeBadRequest, "match is required")
 			}
-			res, err := BusCheck(ctx, js, r.st, req.Match)
+			if before != nil {
+				before(ctx, req.Match)
+			}
+			res, err := BusCheck(ctx, js, st, req.Match)
 			if err != nil {
 				return nil, err
 			}
-			if d, ok := r.Differs(req.Match); ok {
-				res.Flagged = d.Reason
+			if flagged != nil {
+				res.Flagged = flagged(req.Match)
 			}
 			return res, nil
 		},

@@ -73,6 +73,8 @@ type Claim struct {
 	// Owner, or an unclaimed stream that holds events: the caller has
 	// relayed its whole store into it first (docs/cluster.md).
 	Migrate bool
+	// Venue names the venue whose stream this is (MetaVenue; "": none).
+	Venue string
 }
 
 func (c Claim) replicas() int {
@@ -94,6 +96,9 @@ func (c Claim) Config() jetstream.StreamConfig {
 	cfg.Metadata = map[string]string{MetaMode: string(c.Mode)}
 	if c.Mode == ModeSingle {
 		cfg.Metadata[MetaOwner] = c.Owner
+	}
+	if c.Venue != "" {
+		cfg.Metadata[MetaVenue] = c.Venue
 	}
 	cfg.AllowAtomicPublish = c.Mode == ModeCluster
 	return cfg
@@ -143,7 +148,8 @@ func EnsureClaimed(ctx context.Context, js jetstream.JetStream, c Claim) (s jets
 		}
 	}
 	if sameConfig(have, want) && have.Replicas == want.Replicas && have.AllowAtomicPublish == want.AllowAtomicPublish &&
-		have.Metadata[MetaMode] == want.Metadata[MetaMode] && have.Metadata[MetaOwner] == want.Metadata[MetaOwner] {
+		have.Metadata[MetaMode] == want.Metadata[MetaMode] && have.Metadata[MetaOwner] == want.Metadata[MetaOwner] &&
+		have.Metadata[MetaVenue] == want.Metadata[MetaVenue] {
 		return s, false, nil
 	}
 	// Keep whatever else the metadata says (the server's own keys).
@@ -152,6 +158,7 @@ func EnsureClaimed(ctx context.Context, js jetstream.JetStream, c Claim) (s jets
 		meta = map[string]string{}
 	}
 	delete(meta, MetaOwner)
+	delete(meta, MetaVenue)
 	maps.Copy(meta, want.Metadata)
 	want.Metadata = meta
 	if s, err = js.UpdateStream(ctx, want); err != nil {
@@ -173,7 +180,9 @@ func EnsureClaimed(ctx context.Context, js jetstream.JetStream, c Claim) (s jets
 // may be written under claim c.
 func checkClaim(have jetstream.StreamConfig, msgs uint64, c Claim) error {
 	mode, owner := Mode(have.Metadata[MetaMode]), have.Metadata[MetaOwner]
-	switch {
+	switch venue := have.Metadata[MetaVenue]; {
+	case venue != "" && venue != c.Venue:
+		return fmt.Errorf("natsbus: %w: stream %s is venue %s's: its recorders run with --venue %s (docs/cluster.md, \"Venues\")", ErrModeMismatch, StreamName, venue, venue)
 	case mode == "" && c.Mode == ModeSingle:
 		return nil // an unclaimed stream: the first single recorder takes it
 	case mode == "" && (msgs == 0 || c.Migrate):

@@ -36,6 +36,11 @@ type Client struct {
 	// (api_msgpack.go): no JSON encoded on either side of the command path. A request given as
 	// bytes is sent as it is, in JSON.
 	Msgpack bool
+	// Heads, when set, is the client's session (heads.go): every request
+	// carries the last event of its match the session saw written, and
+	// every write's receipt raises it, so reads follow writes whichever
+	// recorder of a cluster answers.
+	Heads *Heads
 }
 
 // Call sends req (JSON-encoded; nil sends an empty body, a []byte or
@@ -82,6 +87,9 @@ func (c *Client) Call(ctx context.Context, verb string, req, resp any) error {
 	if mp {
 		msg.Header.Set(HeaderEncoding, EncodingMsgpack)
 	}
+	if c.Heads != nil {
+		c.Heads.stamp(msg, body)
+	}
 	m, err := c.Conn.RequestMsgWithContext(ctx, msg)
 	if err != nil {
 		if errors.Is(err, nats.ErrNoResponders) {
@@ -95,13 +103,33 @@ func (c *Client) Call(ctx context.Context, verb string, req, resp any) error {
 		return fmt.Errorf("natsbus: %s: %w", verb, err)
 	}
 	if mp {
-		return decodeMsgpackReply(verb, m.Data, resp, c.OnNote)
+		err = decodeMsgpackReply(verb, m.Data, resp, c.OnNote)
+		c.learn(verb, resp, nil, err)
+		return err
 	}
 	var out replyIn
 	if err := json.Unmarshal(m.Data, &out); err != nil {
 		return fmt.Errorf("natsbus: %s: malformed reply: %w", verb, err)
 	}
-	return readReply(verb, out.OK, out.Error, out.Note, len(out.Result) > 0 && resp != nil, c.OnNote, func() error { return json.Unmarshal(out.Result, resp) })
+	err = readReply(verb, out.OK, out.Error, out.Note, len(out.Result) > 0 && resp != nil, c.OnNote, func() error { return json.Unmarshal(out.Result, resp) })
+	c.learn(verb, resp, out.Result, err)
+	return err
+}
+
+// learn raises the session's floor (Heads) from a write's answer: from
+// the decoded result when it is a write's result type, else from the
+// result's JSON (raw; nil for msgpack).
+func (c *Client) learn(verb string, resp any, raw []byte, err error) {
+	if c.Heads == nil || err != nil || !api.Writes(verb) {
+		return
+	}
+	if a, ok := api.WrittenBy(resp); ok {
+		c.Heads.Saw(a.Match, a.Seq)
+		return
+	}
+	if raw != nil {
+		c.Heads.learn(verb, raw)
+	}
 }
 
 // readReply reads a reply envelope, in either encoding: the note, then the

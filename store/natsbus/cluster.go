@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,6 +79,9 @@ type ClusterOptions struct {
 	Moved func(match string, head uint64)
 	// Logger for divergences, outages and catch-up.
 	Logger zerolog.Logger
+	// Venues are the venues a hub's archive gathers (archive.go): their
+	// matches are written at the venues only (Elsewhere).
+	Venues []string
 }
 
 // Cluster appends a cluster recorder's commands through the stream and
@@ -91,6 +95,7 @@ type Cluster struct {
 	appended, conflicts, unavailable atomic.Uint64
 	applied, diverged                atomic.Uint64
 	followed                         atomic.Uint64 // the follower's position
+	archived                         atomic.Uint64 // the archive follower's (a hub's)
 	progress                         chan struct{} // closed and replaced after each follower round
 	progressMu                       sync.Mutex
 }
@@ -123,22 +128,26 @@ type ClusterStats struct {
 	Applied     uint64 `json:"applied"`     // events the follower wrote (the rest it found stored)
 	Diverged    uint64 `json:"diverged"`    // events the follower refused: they differ from the store
 	Followed    uint64 `json:"followed"`    // the follower's stream position
+	Archived    uint64 `json:"archived"`    // a hub's: the position in its venues' archive
 }
 
 // Stats returns the counters.
 func (c *Cluster) Stats() ClusterStats {
 	return ClusterStats{Appended: c.appended.Load(), Conflicts: c.conflicts.Load(), Unavailable: c.unavailable.Load(),
-		Applied: c.applied.Load(), Diverged: c.diverged.Load(), Followed: c.followed.Load()}
+		Applied: c.applied.Load(), Diverged: c.diverged.Load(), Followed: c.followed.Load(), Archived: c.archived.Load()}
 }
 
 // Append publishes a command's events (numbered expected+1...) to the
 // stream, expecting the match's last stored event to be the subject's
 // last message, and writes them to the store once JetStream has
 // acknowledged them. key and req are the command's request index entry
-// (nil key: none). Errors: store.ErrConflict (another recorder moved the
-// match; the store has caught up when it returns), store.ErrUnavailable
-// (not confirmed: nothing in the store; if the stream took the events
-// after all, the follower brings them).
+// (nil key: none). A branch's first events (a branch.created numbered
+// after its fork) go on the branch's own, empty subject. Errors:
+// store.ErrConflict (another recorder moved the match; the store has
+// caught up when it returns), store.ErrUnavailable (not confirmed:
+// nothing in the store; if the stream took the events after all, the
+// follower brings them — or the store did not catch up after a lost
+// race: deciding again on it would lose again).
 func (c *Cluster) Append(ctx context.Context, match string, expected uint64, evs []events.Event, key []byte, req *store.Request) error {
 	if err := store.CheckAppend(match, expected, evs); err != nil {
 		return err
@@ -147,7 +156,8 @@ func (c *Cluster) Append(ctx context.Context, match string, expected uint64, evs
 	if err != nil {
 		return fmt.Errorf("natsbus: head of %s: %w", match, err)
 	}
-	if head.Seq != expected {
+	branch := head.Seq == 0 && last == 0 && evs[0].Type == events.TypeBranchCreated
+	if head.Seq != expected && !branch {
 		// The follower has brought another recorder's events already.
 		c.conflicts.Add(1)
 		return fmt.Errorf("%w: match %q: expected seq %d, head is %d", store.ErrConflict, match, expected, head.Seq)
@@ -169,7 +179,10 @@ func (c *Cluster) Append(ctx context.Context, match string, expected uint64, evs
 	case errors.Is(err, store.ErrConflict):
 		c.conflicts.Add(1)
 		if cerr := c.catchUp(ctx, match); cerr != nil {
+			// Deciding again on a copy that did not catch up would lose
+			// the race again: say so, once.
 			c.log.Warn().Err(cerr).Str("match", match).Msg("not caught up after a refused append")
+			return fmt.Errorf("%w: match %s moved on the stream and this recorder's copy has not caught up (%v); nothing was recorded", store.ErrUnavailable, match, cerr)
 		}
 		return fmt.Errorf("append to %s: %w", match, err)
 	case errors.Is(err, store.ErrUnavailable):
@@ -193,6 +206,23 @@ func (c *Cluster) Append(ctx context.Context, match string, expected uint64, evs
 		return fmt.Errorf("append to %s: on the stream, not yet in this recorder's store: %w", match, err)
 	}
 	return nil
+}
+
+// Elsewhere is a hub recorder's recorder.Options.Elsewhere: a match in a
+// venue's namespace, or one that only the archive brought (its events
+// have no place on this cluster's stream), is written at its venue.
+func (c *Cluster) Elsewhere(ctx context.Context, match string) (string, bool) {
+	if len(c.opts.Venues) == 0 {
+		return "", false
+	}
+	if v := VenueOf(match); slices.Contains(c.opts.Venues, v) {
+		return v, true
+	}
+	head, sseq, err := c.st.StreamHead(ctx, match)
+	if err == nil && head.Seq > 0 && sseq == 0 {
+		return "(the hub's archive brought it)", true
+	}
+	return "", false
 }
 
 // pubReply is JetStream's reply to a publish or a batch commit.

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -135,6 +137,7 @@ func (s *ClusterSecrets) Secret(ctx context.Context, match string, epoch int) ([
 type RecorderEntry struct {
 	Identity string    `json:"identity"` // hex Ed25519 public key: its receipts' and bus signatures' key
 	Host     string    `json:"host"`
+	Venue    string    `json:"venue,omitempty"` // a venue's recorder, registered by the hub (archive.go)
 	Started  time.Time `json:"started"`
 }
 
@@ -174,4 +177,40 @@ func Recorders(ctx context.Context, kv jetstream.KeyValue) ([]RecorderEntry, err
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// Registry is RecordersBucket's keys, read at most every registryTTL: ping
+// lists them with every answer.
+type Registry struct {
+	KV jetstream.KeyValue
+
+	mu   sync.Mutex
+	keys []string
+	read time.Time
+}
+
+// registryTTL is how old the registry's list may be: a recorder that
+// joins is listed within it.
+const registryTTL = 5 * time.Second
+
+// Keys returns every registered recorder's identity (hex), sorted; on a
+// failure, the last list read (with the error).
+func (r *Registry) Keys(ctx context.Context) ([]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.keys != nil && time.Since(r.read) < registryTTL {
+		return r.keys, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	keys, err := r.KV.Keys(ctx)
+	if errors.Is(err, jetstream.ErrNoKeysFound) {
+		keys, err = []string{}, nil
+	}
+	if err != nil {
+		return r.keys, fmt.Errorf("natsbus: recorders: %w", err)
+	}
+	slices.Sort(keys)
+	r.keys, r.read = keys, time.Now()
+	return keys, nil
 }

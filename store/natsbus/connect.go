@@ -19,7 +19,25 @@ import (
 // attempts: an outage of any length ends when the server is back.
 type Reconnect struct {
 	Wait, MaxWait time.Duration // defaults 250ms and 5s
+	// Ping is how often the client pings its server (default
+	// DefaultPing); DefaultMaxPings unanswered pings in a row mark the
+	// connection stale, and it reconnects to another server.
+	Ping time.Duration
 }
+
+// A silent server — hung, stopped with SIGSTOP, cut off by a network
+// that drops packets without a reset — keeps its TCP connections open,
+// so only the client can notice it: by its pings going unanswered, and
+// by writes that cannot be flushed. nats.go's defaults (a ping every 2
+// minutes, two outstanding; a flush timeout of a minute) would freeze
+// every request on that server for minutes; these notice it within a few
+// seconds, and the connection moves to another node of the cluster.
+const (
+	DefaultPing     = time.Second
+	DefaultMaxPings = 3
+	// FlushTimeout bounds a write to the server's socket.
+	FlushTimeout = 2 * time.Second
+)
 
 // ConnectOptions are the options every matchrec connection uses: a name,
 // reconnecting forever with backoff (nats.go's default gives up after 60
@@ -33,10 +51,16 @@ func ConnectOptions(name string, log zerolog.Logger, rc Reconnect) []nats.Option
 	if rc.MaxWait < rc.Wait {
 		rc.MaxWait = max(5*time.Second, rc.Wait)
 	}
+	if rc.Ping <= 0 {
+		rc.Ping = DefaultPing
+	}
 	log = log.With().Str("component", "nats").Str("conn", name).Logger()
 	return []nats.Option{
 		nats.Name(name),
 		nats.MaxReconnects(-1),
+		nats.PingInterval(rc.Ping),
+		nats.MaxPingsOutstanding(DefaultMaxPings),
+		nats.FlusherTimeout(FlushTimeout),
 		nats.CustomReconnectDelay(func(attempts int) time.Duration {
 			d := rc.Wait
 			for i := 1; i < attempts && d < rc.MaxWait; i++ {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -35,13 +36,25 @@ const followBatch = 512
 // nil then; failures (NATS down, the stream leaderless) are retried with
 // backoff, resuming from the store's position.
 func (c *Cluster) Follow(ctx context.Context) error {
+	return c.followLoop(ctx, StreamName, &c.followed)
+}
+
+// FollowArchive applies a hub's archive of its venues' streams
+// (ArchiveStream, archive.go) to the store, beside Follow, with its own
+// position, until ctx is done: the hub's viewers and analysts read every
+// venue's matches from the hub recorder's store.
+func (c *Cluster) FollowArchive(ctx context.Context) error {
+	return c.followLoop(ctx, ArchiveStream, &c.archived)
+}
+
+func (c *Cluster) followLoop(ctx context.Context, stream string, at *atomic.Uint64) error {
 	backoff := 50 * time.Millisecond
 	for {
-		err := c.follow(ctx)
+		err := c.follow(ctx, stream, at)
 		if ctx.Err() != nil {
 			return nil
 		}
-		c.log.Warn().Err(err).Dur("backoff", backoff).Msg("follower stopped; resuming from the store's position")
+		c.log.Warn().Err(err).Str("stream", stream).Dur("backoff", backoff).Msg("follower stopped; resuming from the store's position")
 		select {
 		case <-ctx.Done():
 			return nil
@@ -51,19 +64,27 @@ func (c *Cluster) Follow(ctx context.Context) error {
 	}
 }
 
-func (c *Cluster) follow(ctx context.Context) error {
-	pos, err := c.st.Followed(ctx)
+// positionKey is the store's name of stream's position ("": the cluster's).
+func positionKey(stream string) string {
+	if stream == StreamName {
+		return ""
+	}
+	return stream
+}
+
+func (c *Cluster) follow(ctx context.Context, stream string, at *atomic.Uint64) error {
+	pos, err := c.st.Followed(ctx, positionKey(stream))
 	if err != nil {
 		return err
 	}
-	c.followed.Store(pos)
+	at.Store(pos)
 	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy}
 	if pos > 0 {
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, pos+1
 	}
-	cons, err := c.js.OrderedConsumer(ctx, StreamName, cfg)
+	cons, err := c.js.OrderedConsumer(ctx, stream, cfg)
 	if err != nil {
-		return fmt.Errorf("natsbus: follower consumer: %w", err)
+		return fmt.Errorf("natsbus: follower consumer on %s: %w", stream, err)
 	}
 	it, err := cons.Messages(jetstream.PullMaxMessages(followBatch))
 	if err != nil {
@@ -73,6 +94,7 @@ func (c *Cluster) follow(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, it.Stop)
 	defer stop()
 
+	archive := stream != StreamName
 	batch := make([]store.StreamEvent, 0, followBatch)
 	var last uint64
 	for {
@@ -93,9 +115,12 @@ func (c *Cluster) follow(ctx context.Context) error {
 			// Not an event: nothing to apply, and nothing the stream can
 			// take back. Counted as a divergence.
 			c.diverged.Add(1)
-			c.log.Error().Err(err).Uint64("stream_seq", last).Msg("the stream holds a message that is no event; skipped")
+			c.log.Error().Err(err).Str("stream", stream).Uint64("stream_seq", last).Msg("the stream holds a message that is no event; skipped")
 		} else {
 			se := store.StreamEvent{Event: e, StreamSeq: last}
+			if archive {
+				se.StreamSeq = 0 // a venue's event: never appended to here
+			}
 			key, req, ok, herr := requestHeaders(m.Headers())
 			if herr != nil {
 				c.log.Error().Err(herr).Uint64("stream_seq", last).Msg("bad request index headers; the event is applied without them")
@@ -107,7 +132,7 @@ func (c *Cluster) follow(ctx context.Context) error {
 		if md.NumPending > 0 && len(batch) < followBatch {
 			continue // more is waiting: apply it together
 		}
-		if err := c.apply(ctx, batch, last); err != nil {
+		if err := c.apply(ctx, stream, batch, last, at); err != nil {
 			return err
 		}
 		batch = batch[:0]
@@ -115,17 +140,17 @@ func (c *Cluster) follow(ctx context.Context) error {
 }
 
 // apply writes a batch and tells who needs to know.
-func (c *Cluster) apply(ctx context.Context, batch []store.StreamEvent, pos uint64) error {
-	moved, rejected, err := c.st.Follow(ctx, batch, pos)
+func (c *Cluster) apply(ctx context.Context, stream string, batch []store.StreamEvent, pos uint64, at *atomic.Uint64) error {
+	moved, rejected, err := c.st.Follow(ctx, positionKey(stream), batch, pos)
 	if err != nil {
 		return fmt.Errorf("natsbus: follower: %w", err)
 	}
 	for _, r := range rejected {
 		c.diverged.Add(1)
-		c.log.Error().Err(r).Msg("the stream and this recorder's store diverge; the stored event is kept")
+		c.log.Error().Err(r).Str("stream", stream).Msg("the stream and this recorder's store diverge; the stored event is kept")
 	}
 	c.applied.Add(uint64(len(moved)))
-	c.followed.Store(pos)
+	at.Store(pos)
 	if c.opts.Moved != nil {
 		for match, head := range moved {
 			c.opts.Moved(match, head)

@@ -2,10 +2,14 @@ package recorder
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/store"
+	"github.com/matchrec/matchrec/store/api"
 )
 
 // Appender writes the events a command was decided into: the one step
@@ -92,12 +96,40 @@ func (r *Recorder) Moved(match string, head uint64) {
 	}
 }
 
-// fresh drops m's live state if the store has moved past it; m.mu must be
-// held.
-func (m *match) fresh() {
+// refresh brings m's live state up to the store (m.mu held): folded
+// again when there is none; when a cluster's follower has moved the match
+// on without it (another recorder's command), only the new events — one
+// command's, usually — are folded onto it, as the recorder folds its own.
+// Re-folding the whole match instead, each time two recorders alternate
+// on a match, made every recorder added to a cluster slow the others
+// down (docs/PERFORMANCE.md, "Cluster").
+func (r *Recorder) refresh(ctx context.Context, m *match, id string) error {
 	if m.state != nil && m.state.Seq < m.moved.Load() {
-		m.state = nil
+		if err := r.foldOn(ctx, m, id); err != nil {
+			r.opts.Log.Debug().Err(err).Str("match", id).Msg("folding another recorder's events onto the live state; folding the match again")
+			m.state = nil
+		}
 	}
+	if m.state == nil {
+		return r.fold(ctx, m, id)
+	}
+	return nil
+}
+
+// foldOn folds the events the store holds after m's live state onto it.
+func (r *Recorder) foldOn(ctx context.Context, m *match, id string) error {
+	lin, err := fold.LineageOf(ctx, r.st, id)
+	if err != nil {
+		return err
+	}
+	f := fold.NewFolder(id, r.RulesFor)
+	f.Lineage, f.Reread = lin, fold.FromLog(ctx, r.st, id)
+	f.Resume(m.state, m.rules)
+	if err := r.st.Scan(ctx, id, m.state.Seq+1, f.Apply); err != nil {
+		return err
+	}
+	m.state, m.rules = f.State, f.Rules
+	return nil
 }
 
 // Waiter is an optional ability of an Appender (found by type assertion):
@@ -116,13 +148,51 @@ const waitFor = 3 * time.Second
 // reach waits (up to waitFor) until the store holds match's event seq. It
 // reports whether the store has it; without a Waiter it never waits.
 func (r *Recorder) reach(ctx context.Context, match string, seq uint64) bool {
+	return r.waitHead(ctx, match, seq) == nil
+}
+
+func (r *Recorder) waitHead(ctx context.Context, match string, seq uint64) error {
 	w, ok := r.opts.Appender.(Waiter)
 	if !ok || seq == 0 {
-		return false
+		return errNoWaiter
 	}
 	ctx, cancel := context.WithTimeout(ctx, waitFor)
 	defer cancel()
-	return w.WaitHead(ctx, match, seq) == nil
+	if err := w.WaitHead(ctx, match, seq); err != nil {
+		return err
+	}
+	// The follower tells Moved only after its transaction: a live state
+	// folded before it must not answer for the store it now lags.
+	r.Moved(match, seq)
+	return nil
+}
+
+var errNoWaiter = errors.New("recorder: this store is the truth; it waits for nothing")
+
+// ReadYourWrites wraps verbs so that each waits, before it runs, until
+// the store holds the event its caller saw written (the request's
+// api.After floor): the read after a write sees it whichever recorder of
+// a cluster answers. A copy that does not get there within waitFor is
+// answered unavailable (ask again), never with a state older than the
+// caller's own write. On one machine the store is the truth and holds
+// every event its recorder acknowledged: verbs are returned as they are.
+func (r *Recorder) ReadYourWrites(verbs api.Verbs) api.Verbs {
+	if _, ok := r.opts.Appender.(Waiter); !ok {
+		return verbs
+	}
+	out := make(api.Verbs, len(verbs))
+	for verb, f := range verbs {
+		out[verb] = func(ctx context.Context, body []byte) (any, error) {
+			if a, ok := api.AfterOf(ctx); ok {
+				if err := r.waitHead(ctx, a.Match, a.Seq); err != nil {
+					return nil, fmt.Errorf("%w: this recorder's copy of match %s does not hold event %d yet, which you saw recorded: ask again (%v)",
+						store.ErrUnavailable, a.Match, a.Seq, err)
+				}
+			}
+			return f(ctx, body)
+		}
+	}
+	return out
 }
 
 // CatcherUp is an optional ability of an Appender (found by type

@@ -21,11 +21,14 @@ import (
 // branch that was created returns the original result.
 func (r *Recorder) Branch(ctx context.Context, req api.BranchRequest) (api.CreateResult, error) {
 	br, ok := r.st.(store.Brancher)
-	if !ok || r.opts.NoBranches {
-		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "this recorder cannot keep branches (a cluster recorder records matches only: docs/cluster.md)")
+	if !ok {
+		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "this recorder cannot keep branches")
 	}
 	if !events.ValidMatchID(req.Parent) || (req.Match != "" && !events.ValidMatchID(req.Match)) {
 		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "match ids must be 1-64 letters, digits, '-' or '_'")
+	}
+	if err := r.writable(ctx, req.Parent); err != nil {
+		return api.CreateResult{}, err
 	}
 	if req.At == 0 {
 		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "branch at which event? (--at SEQ, 1 or more)")
@@ -55,9 +58,9 @@ func (r *Recorder) Branch(ctx context.Context, req api.BranchRequest) (api.Creat
 	if c.At != req.At {
 		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "the statement branches at event %d, the request at %d", c.At, req.At)
 	}
-	id := c.Match
-	if id == "" {
-		id = r.opts.NewID()
+	id, err := r.newMatchID(ctx, c.Match)
+	if err != nil {
+		return api.CreateResult{}, err
 	}
 	players := make([]events.PlayerSpec, 0, len(s.Players))
 	for _, p := range s.Players {
@@ -99,7 +102,13 @@ func (r *Recorder) Branch(ctx context.Context, req api.BranchRequest) (api.Creat
 	if err != nil {
 		return api.CreateResult{}, err
 	}
-	if err := br.Branch(ctx, id, req.Parent, c.At, []events.Event{e1, e2}); err != nil {
+	if err := r.appendBranch(ctx, br, id, req.Parent, c.At, []events.Event{e1, e2}); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			// Made meanwhile (by another recorder of a cluster, whose
+			// events the store now has): this request's retry, or a
+			// conflict.
+			return r.branchedBefore(ctx, id, c.At, bc, cr.auth, toks)
+		}
 		return api.CreateResult{}, fmt.Errorf("branch %s of %s at %d: %w", id, req.Parent, c.At, err)
 	}
 	s.Match = id
@@ -112,6 +121,18 @@ func (r *Recorder) Branch(ctx context.Context, req api.BranchRequest) (api.Creat
 	m.rules, m.state = rules, s
 	r.opts.Log.Info().Str("match", id).Str("parent", req.Parent).Uint64("at", c.At).Str("by", cr.actor.String()).Msg("branch created")
 	return api.CreateResult{Match: id, Tokens: toks, Keys: bc.Keys, Seq: e2.Seq, Receipt: r.receipt(ctx, id, e2)}, nil
+}
+
+// appendBranch records a new branch's first events: on one machine the
+// store keeps the pointer (store.Brancher); in a cluster they go through
+// the stream like any append, on the branch's own subject, and every
+// recorder's store keeps the pointer when its follower meets the
+// branch.created (store/bolt).
+func (r *Recorder) appendBranch(ctx context.Context, br store.Brancher, id, parent string, at uint64, evs []events.Event) error {
+	if _, single := r.opts.Appender.(storeAppender); single {
+		return br.Branch(ctx, id, parent, at, evs)
+	}
+	return r.opts.Appender.Append(ctx, id, at, evs, nil, nil)
 }
 
 // branchCredential checks the credential of a participant of the parent

@@ -31,6 +31,10 @@ type credential struct {
 	// known: the nonce came from the client (a signature or a request
 	// id), so a retry may bring it again and the request index is asked.
 	known bool
+	// headless: a token command sent without the head it was decided at,
+	// whose statement names the head the recorder decided it on. A resend
+	// of it is the same request whatever head that was (requests.go).
+	headless bool
 }
 
 // signedCredential checks a signed statement for match s (the state the
@@ -138,7 +142,7 @@ func tokenCredential(s *projector.State, token, requestID string, head *store.He
 	if st.Command, err = events.EncodeValue(c); err != nil {
 		return credential{}, fmt.Errorf("encode command: %w", err)
 	}
-	return credential{actor: actor, statement: st, cmd: c, auth: &events.Auth{Statement: st.Marshal()}, known: known}, nil
+	return credential{actor: actor, statement: st, cmd: c, auth: &events.Auth{Statement: st.Marshal()}, known: known, headless: head == nil}, nil
 }
 
 // ParseRequestID reads a request id: the 32 hex digits of a statement's

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -72,9 +73,18 @@ type Options struct {
 	// Secrets keeps the dice seeds; default the store. A cluster
 	// recorder passes natsbus.ClusterSecrets, which every recorder reads.
 	Secrets store.Secrets
-	// NoBranches refuses branches (a cluster recorder: a branch's events
-	// point into another match's, which the stream cannot serialise).
-	NoBranches bool
+	// Venue is the venue this recorder records for (docs/cluster.md,
+	// "Venues"): new match ids are <venue>-<12 hex digits>, and a
+	// requested one must be in that namespace ("": no venue).
+	Venue string
+	// Elsewhere, when set, says a match is another recorder's to write
+	// (a hub's: a venue's match, which its archive brought), and whose:
+	// every command, branch and create for it is refused (other_venue),
+	// so a match has one writer.
+	Elsewhere func(ctx context.Context, match string) (venue string, ok bool)
+	// Ping, when set, completes ping's answer (a cluster recorder: the
+	// cluster's registered recorders and the NATS node it is on).
+	Ping func(ctx context.Context, p *api.PingResult)
 }
 
 // Store is what a recorder needs of a store: the event log, a durable
@@ -133,6 +143,10 @@ func New(st Store, opts Options) *Recorder {
 	r := &Recorder{st: st, opts: opts, live: map[string]*match{}, limit: 4096, states: &fold.States{}}
 	if opts.NewID == nil {
 		r.opts.NewID = func() string { return r.randomHex(6) }
+	}
+	if v := opts.Venue; v != "" {
+		newID := r.opts.NewID
+		r.opts.NewID = func() string { return v + "-" + newID() }
 	}
 	return r
 }
@@ -231,12 +245,9 @@ func (r *Recorder) RulesFor(edition string) (projector.Rules, error) {
 // commitment of epoch 0. A retry of a create that was recorded returns the
 // original result (see CreateRequest).
 func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.CreateResult, error) {
-	id := req.Match
-	if id == "" {
-		id = r.opts.NewID()
-	}
-	if !events.ValidMatchID(id) {
-		return api.CreateResult{}, api.Errorf(projector.CodeBadRequest, "match id %q must be 1-64 letters, digits, '-' or '_'", id)
+	id, err := r.newMatchID(ctx, req.Match)
+	if err != nil {
+		return api.CreateResult{}, err
 	}
 	rules, err := r.RulesFor(req.Edition)
 	if err != nil {
@@ -317,6 +328,32 @@ func (r *Recorder) Create(ctx context.Context, req api.CreateRequest) (api.Creat
 	return api.CreateResult{Match: id, Tokens: toks, Keys: setup.Keys, Seq: 2, Receipt: r.appendedReceipt(ctx, id, e2, lg)}, nil
 }
 
+// newMatchID is the id a create or a branch records: the one asked for
+// (in this venue's namespace, if the recorder is a venue's), or a new one.
+func (r *Recorder) newMatchID(ctx context.Context, id string) (string, error) {
+	if id == "" {
+		return r.opts.NewID(), nil
+	}
+	if !events.ValidMatchID(id) {
+		return "", api.Errorf(projector.CodeBadRequest, "match id %q must be 1-64 letters, digits, '-' or '_'", id)
+	}
+	if v := r.opts.Venue; v != "" && !strings.HasPrefix(id, v+"-") {
+		return "", api.Errorf(projector.CodeBadRequest, "match id %q: the matches of venue %s are named %s-..., so that no other venue's can have the same id", id, v, v)
+	}
+	return id, r.writable(ctx, id)
+}
+
+// writable refuses a match another recorder writes (Options.Elsewhere).
+func (r *Recorder) writable(ctx context.Context, match string) error {
+	if r.opts.Elsewhere == nil {
+		return nil
+	}
+	if v, ok := r.opts.Elsewhere(ctx, match); ok {
+		return api.Errorf(projector.CodeOtherVenue, "match %s is recorded at venue %s, and written there only: send its commands to that venue's recorder (docs/cluster.md)", match, v)
+	}
+	return nil
+}
+
 // createdBefore answers a create for a match that exists: the original
 // result when its match.created is exactly the one this request would
 // record (a signed match's same setup and keys; a token match's tokens
@@ -379,33 +416,62 @@ func (r *Recorder) Execute(ctx context.Context, matchID, token string, c project
 // the request index, decides the command and appends the events with the
 // statement, and signs a receipt of the new head.
 func (r *Recorder) Submit(ctx context.Context, req api.ExecuteRequest) (api.Result, error) {
+	if err := r.writable(ctx, req.Match); err != nil {
+		return api.Result{}, err
+	}
 	m, err := r.load(ctx, req.Match)
 	if err != nil {
 		return api.Result{}, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.fresh(); m.state == nil {
+	if err := r.refresh(ctx, m, req.Match); err != nil {
+		return api.Result{}, err
+	}
+	for attempt := 1; ; attempt++ {
+		res, err := r.submit(ctx, m, req)
+		if err == nil {
+			return res, nil
+		}
+		again := errors.Is(err, store.ErrConflict)
+		if !again && attempt == 1 && !errors.Is(err, store.ErrUnavailable) && r.behind(ctx, m, req.Match) {
+			// Refused on a copy behind the cluster: decide again on the
+			// head the follower has brought.
+			again = true
+		}
+		if !again {
+			return res, err
+		}
+		if attempt == maxDecisions || ctx.Err() != nil {
+			return api.Result{}, outraced(req.Match, attempt, err)
+		}
+		// Another writer moved the match on (and the store has caught up):
+		// fold what it recorded and decide again. The request index then
+		// answers a request the other writer recorded (replayed), the
+		// head check refuses a command that named the old head
+		// (stale_head), and a command sent without a head is decided on
+		// the new one.
+		m.state = nil
 		if err := r.fold(ctx, m, req.Match); err != nil {
 			return api.Result{}, err
 		}
 	}
-	for attempt := 0; ; attempt++ {
-		res, err := r.submit(ctx, m, req)
-		if attempt == 0 && err != nil && !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrUnavailable) && r.behind(ctx, m, req.Match) {
-			err = store.ErrConflict // refused on a copy behind the cluster: decide again
-		}
-		if errors.Is(err, store.ErrConflict) && attempt == 0 {
-			// Another writer moved the match on: reload; the head check
-			// then says whether the command still applies.
-			m.state = nil
-			if err := r.fold(ctx, m, req.Match); err != nil {
-				return api.Result{}, err
-			}
-			continue
-		}
-		return res, err
-	}
+}
+
+// maxDecisions bounds how often one command is decided again after
+// another recorder of the cluster moved its match first. Each round the
+// winner's events are folded in first, so a command loses again only to
+// yet another new event: a match is played by two players and a judge,
+// and eight rounds lost in a row mean the match is hammered by a script.
+const maxDecisions = 8
+
+// outraced is the answer to a command that kept losing the race for its
+// match's next event: unavailable (nothing recorded; resend it, with its
+// request id), never the raw conflict, which would leave the caller
+// unsure whether it was recorded (docs/cluster.md).
+func outraced(match string, attempts int, err error) error {
+	return api.Errorf(projector.CodeUnavailable, "match %s moved on %d times while this command was decided (%v); nothing was recorded for it: send it again",
+		match, attempts, err)
 }
 
 func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest) (api.Result, error) {
@@ -431,7 +497,7 @@ func (r *Recorder) submit(ctx context.Context, m *match, req api.ExecuteRequest)
 	}
 	key := cr.statement.Key()
 	if cr.known {
-		if res, done, err := r.recordedBefore(ctx, s, key, cr.auth.Statement); done {
+		if res, done, err := r.recordedBefore(ctx, s, key, cr); done {
 			return res, err
 		}
 	}
@@ -584,9 +650,8 @@ func (r *Recorder) load(ctx context.Context, id string) (*match, error) {
 	m := r.entry(id)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.fresh()
 	if m.state != nil {
-		return m, nil
+		return m, r.refresh(ctx, m, id)
 	}
 	err := r.fold(ctx, m, id)
 	if errors.Is(err, store.ErrNotFound) && r.behind(ctx, m, id) {
@@ -628,10 +693,8 @@ func (r *Recorder) Live(ctx context.Context, id string) (*projector.State, error
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.fresh(); m.state == nil {
-		if err := r.fold(ctx, m, id); err != nil {
-			return nil, err
-		}
+	if err := r.refresh(ctx, m, id); err != nil {
+		return nil, err
 	}
 	return m.state.Clone(), nil
 }
@@ -647,10 +710,8 @@ func (r *Recorder) ReadLive(ctx context.Context, id string, fn func(*projector.S
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.fresh(); m.state == nil {
-		if err := r.fold(ctx, m, id); err != nil {
-			return err
-		}
+	if err := r.refresh(ctx, m, id); err != nil {
+		return err
 	}
 	fn(m.state)
 	return nil

@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,8 +20,11 @@ import (
 
 // recordedBefore answers a request whose key (role and nonce) is in the
 // index: the original events and a receipt if the statement is the same,
-// nonce_reused if it is another. done is false for a new request.
-func (r *Recorder) recordedBefore(ctx context.Context, s *projector.State, key, stmt []byte) (api.Result, bool, error) {
+// nonce_reused if it is another. done is false for a new request. A
+// headless request (a token command sent without a head) is the same if
+// it states the same command: its first attempt stated the head the
+// recorder decided it on, which may have moved since.
+func (r *Recorder) recordedBefore(ctx context.Context, s *projector.State, key []byte, cr credential) (api.Result, bool, error) {
 	entry, err := r.st.Request(ctx, s.Match, key)
 	if errors.Is(err, store.ErrNotFound) {
 		return api.Result{}, false, nil
@@ -28,17 +32,30 @@ func (r *Recorder) recordedBefore(ctx context.Context, s *projector.State, key, 
 	if err != nil {
 		return api.Result{}, true, fmt.Errorf("request index of match %s: %w", s.Match, err)
 	}
-	if entry.Statement != auth.Sum(stmt) {
-		return api.Result{}, true, api.Errorf(projector.CodeNonceReused,
-			"this request id was used by another command of the same role in match %s (events %d-%d): make a new one", s.Match, entry.First, entry.Last)
-	}
-	refs, last, err := r.refs(ctx, s.Match, entry.First, entry.Last)
+	evs, err := r.span(ctx, s.Match, entry.First, entry.Last)
 	if err != nil {
 		return api.Result{}, true, err
 	}
-	st, _ := auth.ParseStatement(stmt)
-	return api.Result{Match: s.Match, Events: refs, Pending: s.Pending, Receipt: r.receipt(ctx, s.Match, last),
-		Request: fmt.Sprintf("%x", st.Nonce), Replayed: true}, true, nil
+	if entry.Statement != auth.Sum(cr.auth.Statement) && !(cr.headless && sameCommand(evs[0], cr.statement)) {
+		return api.Result{}, true, api.Errorf(projector.CodeNonceReused,
+			"this request id was used by another command of the same role in match %s (events %d-%d): make a new one", s.Match, entry.First, entry.Last)
+	}
+	refs := make([]api.EventRef, len(evs))
+	for i, e := range evs {
+		refs[i] = api.EventRef{Seq: e.Seq, Type: e.Type, Hash: e.Hash}
+	}
+	return api.Result{Match: s.Match, Events: refs, Pending: s.Pending, Receipt: r.receipt(ctx, s.Match, evs[len(evs)-1]),
+		Request: fmt.Sprintf("%x", cr.statement.Nonce), Replayed: true}, true, nil
+}
+
+// sameCommand says the first event of a recorded request states st's
+// command, as st's role and with st's nonce, at whatever head.
+func sameCommand(first events.Event, st auth.Statement) bool {
+	if first.Auth == nil {
+		return false
+	}
+	had, err := auth.ParseStatement(first.Auth.Statement)
+	return err == nil && had.Match == st.Match && had.Role == st.Role && had.Nonce == st.Nonce && bytes.Equal(had.Command, st.Command)
 }
 
 // refs reads events first..last of a match as references, and the last.

@@ -13,8 +13,12 @@ import (
 // this process and dataDir, the data directory it serves.
 func (r *Recorder) Verbs(dataDir string) api.Verbs {
 	return api.Verbs{
-		api.VerbPing: func(context.Context, []byte) (any, error) {
-			return api.PingResult{Service: "matchrec", PID: os.Getpid(), DataDir: dataDir, Recorder: r.opts.Identity.PublicHex()}, nil
+		api.VerbPing: func(ctx context.Context, _ []byte) (any, error) {
+			p := api.PingResult{Service: "matchrec", PID: os.Getpid(), DataDir: dataDir, Recorder: r.opts.Identity.PublicHex()}
+			if r.opts.Ping != nil {
+				r.opts.Ping(ctx, &p)
+			}
+			return p, nil
 		},
 		api.VerbStatus:  r.statusVerb,
 		api.VerbCreate:  r.createVerb,

@@ -176,6 +176,13 @@ func (a *app) kept(match, recorderKey string) (*replay.Receipts, error) {
 	if k != nil {
 		rc.Keys = k.Keys
 		recorderKey = or(recorderKey, k.Recorder)
+		for _, p := range k.Peers {
+			pub, err := auth.ParsePublicKey(p)
+			if err != nil {
+				return nil, fmt.Errorf("%s: peer recorder %q: %w", rs.path(match, "keys"), p, err)
+			}
+			rc.Peers = append(rc.Peers, pub)
+		}
 	}
 	if recorderKey != "" {
 		pub, err := auth.ParsePublicKey(recorderKey)
@@ -353,6 +360,11 @@ func (bc *busCheck) differs() bool {
 // bus copy that differs from the record fails it too (bus is nil for a
 // bundle read offline).
 func (a *app) report(rep replay.Report, discarded []uint64, bus *busCheck) error {
+	incomplete := rep.Verdict == replay.VerdictClean && bus != nil && bus.Result == nil
+	if incomplete {
+		// A check that could not run is never passed: the verdict says so.
+		rep.Verdict, rep.OK = verdictIncomplete, false
+	}
 	if a.json {
 		v := struct {
 			replay.Report
@@ -363,8 +375,11 @@ func (a *app) report(rep replay.Report, discarded []uint64, bus *busCheck) error
 			return err
 		}
 	} else {
-		printReport(a.stdout, rep, discarded)
-		printBusCheck(a.stdout, bus)
+		printReport(a.stdout, rep, discarded, bus)
+	}
+	if incomplete {
+		return &cliError{exit: ExitUsage, code: projector.CodeUnavailable, msg: fmt.Sprintf(
+			"match %s's record passed every check, but its copy on the bus could not be checked (%s): the audit is incomplete", rep.Match, bus.Error)}
 	}
 	switch rep.Verdict {
 	case replay.VerdictFailed:
@@ -384,7 +399,7 @@ func printBusCheck(w io.Writer, bc *busCheck) {
 	switch {
 	case bc == nil:
 	case bc.Result == nil:
-		fmt.Fprintf(w, "[skip] bus copy not checked: %s\n", bc.Error)
+		fmt.Fprintf(w, "[----] bus copy not checked: %s\n", bc.Error)
 	case bc.Result.Equal:
 		r := bc.Result
 		fmt.Fprintf(w, "[ok  ] bus copy: the %d events on the bus are the record's (%d waiting to be published)\n", r.Checked, r.Pending)
@@ -400,7 +415,11 @@ func printBusCheck(w io.Writer, bc *busCheck) {
 	}
 }
 
-func printReport(w io.Writer, r replay.Report, discarded []uint64) {
+// verdictIncomplete is the verdict of an audit whose record passed every
+// check but one check could not run (the bus copy): exit 2, never CLEAN.
+const verdictIncomplete = "INCOMPLETE"
+
+func printReport(w io.Writer, r replay.Report, discarded []uint64, bus *busCheck) {
 	c := r.Checks
 	fmt.Fprintf(w, "audit of match %s: %d events\n\n", r.Match, r.Events)
 	check := func(name string, ok bool, format string, args ...any) {
@@ -511,8 +530,11 @@ func printReport(w io.Writer, r replay.Report, discarded []uint64) {
 			}
 		}
 	}
+	printBusCheck(w, bus)
 	verdict := r.Verdict
 	switch {
+	case verdict == verdictIncomplete:
+		verdict += fmt.Sprintf(" (the bus copy could not be checked: %s)", bus.Error)
 	case verdict == replay.VerdictFailed && r.FirstBadSeq != 0:
 		verdict += fmt.Sprintf(" at event %d (%s)", r.FirstBadSeq, r.FirstBadCheck)
 	case verdict == replay.VerdictFailed:

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,6 +33,26 @@ const probeTimeout = time.Second
 type recorderAPI struct {
 	client *natsbus.Client
 	close  func()
+
+	peersOnce sync.Once
+	cluster   []string // ping's cluster: the recorders sharing one record
+}
+
+// peers says whether the recorders keys are all of one cluster, as the
+// recorder answering ping lists it (asked once per connection).
+func (c *recorderAPI) peers(ctx context.Context, keys ...string) bool {
+	c.peersOnce.Do(func() {
+		var ping api.PingResult
+		if c.client.Call(ctx, api.VerbPing, nil, &ping) == nil {
+			c.cluster = ping.Cluster
+		}
+	})
+	for _, k := range keys {
+		if !slices.Contains(c.cluster, k) {
+			return false
+		}
+	}
+	return len(keys) > 0
 }
 
 // connect finds the recorder for this invocation:
@@ -148,7 +169,7 @@ func (a *app) newClient(nc *nats.Conn) *natsbus.Client {
 	var once sync.Once
 	return &natsbus.Client{Conn: nc, Msgpack: true, OnNote: func(_, note string) {
 		once.Do(func() { fmt.Fprintf(a.stderr, "note: %s\n", note) })
-	}}
+	}, Heads: &natsbus.Heads{Load: a.receiptStore().lastSeq}}
 }
 
 // processAlive reports whether pid names a running process (one of

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/matchrec/matchrec/events/auth"
@@ -122,12 +123,31 @@ func (rs *receiptStore) load(match string) ([]auth.Receipt, error) {
 	return out, sc.Err()
 }
 
+// lastSeq is the last event of match a kept receipt vouches for (0:
+// none): the floor of what this participant's next read must see, on
+// whichever recorder of a cluster answers it (natsbus.Heads).
+func (rs *receiptStore) lastSeq(match string) uint64 {
+	receipts, err := rs.load(match)
+	if err != nil {
+		return 0 // the audit reports a damaged file; a read merely waits less
+	}
+	var last uint64
+	for _, r := range receipts {
+		last = max(last, r.Seq)
+	}
+	return last
+}
+
 // known is what the CLI first saw of a match: its participants' public
 // keys and the recorder that answered.
 type known struct {
 	Match    string            `json:"match"`
 	Keys     map[string]string `json:"keys"`
 	Recorder string            `json:"recorder,omitempty"`
+	// Peers are the other recorders of Recorder's cluster (or league)
+	// that answered for the match: recorders the first one listed as its
+	// peers (ping's cluster), whose receipts count as its own.
+	Peers []string `json:"peers,omitempty"`
 }
 
 // remembered reads what was first seen of a match (nil: never seen).
@@ -174,7 +194,7 @@ func (rs *receiptStore) remember(match string, keys map[string]string, recorder 
 		return "", &cliError{exit: ExitRefused, code: projector.CodeKeysChanged, msg: fmt.Sprintf(
 			"match %s's participant keys are not those this CLI saw first (%s): someone changed the match's record, or another recorder has a match of that id (then remove the file)", match, rs.path(match, "keys"))}
 	}
-	if recorder != "" && k.Recorder != "" && k.Recorder != recorder {
+	if recorder != "" && k.Recorder != "" && k.Recorder != recorder && !slices.Contains(k.Peers, recorder) {
 		return k.Recorder, nil
 	}
 	if recorder != "" && k.Recorder == "" {
@@ -182,6 +202,16 @@ func (rs *receiptStore) remember(match string, keys map[string]string, recorder 
 		return "", rs.write(*k)
 	}
 	return "", nil
+}
+
+// addPeer remembers recorder as a peer of the one first seen for match.
+func (rs *receiptStore) addPeer(match, recorder string) error {
+	k, err := rs.remembered(match)
+	if err != nil || k == nil || slices.Contains(k.Peers, recorder) {
+		return err
+	}
+	k.Peers = append(k.Peers, recorder)
+	return rs.write(*k)
 }
 
 func (rs *receiptStore) write(k known) error {

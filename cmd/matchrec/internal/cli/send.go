@@ -260,10 +260,15 @@ func (a *app) rememberKeys(s *projector.State) error {
 	return err
 }
 
-// keep stores a receipt and remembers its recorder. A receipt of the
-// transparency log has its checkpoint checked against the newest this
-// CLI saw first (seeCheckpoint): a recorder that showed two histories is
-// named here, and its receipt is not kept as if it were sound.
+// keep stores a receipt and remembers its recorder. A receipt signed by
+// another recorder than the one first seen for the match is expected of a
+// cluster: if the recorders answering list both as peers (ping's
+// cluster, the cluster's registry), it is remembered as a peer; otherwise
+// the audit reports every receipt it signs (wrong_recorder).
+// A receipt of the transparency log has its checkpoint checked against
+// the newest this CLI saw first (seeCheckpoint): a recorder that showed
+// two histories is named here, and its receipt is not kept as if it were
+// sound.
 func (a *app) keep(ctx context.Context, c *recorderAPI, r auth.Receipt) error {
 	rs := a.receiptStore()
 	if err := r.Verify(); err != nil {
@@ -288,6 +293,12 @@ func (a *app) keep(ctx context.Context, c *recorderAPI, r auth.Receipt) error {
 	other, err := rs.remember(r.Match, k.Keys, auth.PublicHex(r.Recorder))
 	if err != nil {
 		return err
+	}
+	if other != "" && c.peers(ctx, other, auth.PublicHex(r.Recorder)) {
+		if err := rs.addPeer(r.Match, auth.PublicHex(r.Recorder)); err != nil {
+			return err
+		}
+		other = ""
 	}
 	if other != "" {
 		a.log.Warn().Str("match", r.Match).Str("recorder", auth.PublicHex(r.Recorder)).Str("first_seen", other).

@@ -18,7 +18,9 @@ import (
 func (a *app) serveCmd() *cobra.Command {
 	var listen, natsURL, httpAddr, tlsCert, tlsKey string
 	var delay time.Duration
-	var insecure, cluster, migrate bool
+	var insecure, cluster, migrate, inOrder bool
+	var venue string
+	var venues []string
 	var replicas int
 	var wf webFlags
 	var witnesses []string
@@ -90,6 +92,8 @@ first prints the pages' addresses.`,
   matchrec --data /var/lib/matchrec serve --nats-listen 0.0.0.0:4222 --tls-cert nats.crt --tls-key nats.key
   matchrec serve --nats nats://nats.example:4222 --nats-creds recorder.creds
   matchrec serve --cluster --nats nats://n1:4222,nats://n2:4222,nats://n3:4222 --nats-creds recorder.creds
+  matchrec serve --venue north --nats nats://127.0.0.1:4222 --nats-user recorder
+  matchrec serve --cluster --venues north,south --nats nats://n1:4222,nats://n2:4222,nats://n3:4222 --nats-user recorder
   matchrec serve --http 0.0.0.0:8080 --delay 30s   # a delayed broadcast
   matchrec serve --http-cors https://overlay.example
 
@@ -114,6 +118,17 @@ first prints the pages' addresses.`,
 			if (migrate || replicas != 0) && !cluster {
 				return usageErr(errors.New("--migrate and --replicas go with --cluster"))
 			}
+			if venue != "" && natsURL == "" {
+				return usageErr(errors.New("--venue needs the venue's leaf node: --nats URL"))
+			}
+			if len(venues) > 0 && !cluster {
+				return usageErr(errors.New("--venues is a hub's: it goes with --cluster"))
+			}
+			for _, v := range append([]string{venue}, venues...) {
+				if err := natsbus.CheckVenue(v); v != "" && err != nil {
+					return usageErr(err)
+				}
+			}
 			if replicas < 0 || replicas > 5 {
 				return usageErr(fmt.Errorf("--replicas %d: JetStream keeps 1 to 5", replicas))
 			}
@@ -130,7 +145,8 @@ first prints the pages' addresses.`,
 				DataDir: a.data, NATSURL: natsURL, NATSAuth: a.natsAuth.credentials(natsbus.RoleRecorder),
 				Listen: listen, Insecure: insecure, TLSCert: tlsCert, TLSKey: tlsKey,
 				WriteServerFile: true, Log: a.log, HTTP: httpAddr, Delay: delay,
-				Cluster: cluster, Replicas: replicas, Migrate: migrate,
+				Cluster: cluster, Replicas: replicas, Migrate: migrate, NATSInOrder: inOrder,
+				Venue: venue, Venues: venues,
 			}
 			wf.apply(&cfg)
 			for _, w := range witnesses {
@@ -173,6 +189,9 @@ first prints the pages' addresses.`,
 	cmd.Flags().StringVar(&listen, "nats-listen", node.DefaultListen, "HOST:PORT the embedded NATS server listens on (port 0: any free port)")
 	cmd.Flags().StringVar(&natsURL, "nats", "", "use this NATS server (JetStream enabled; URL[,URL...]) instead of the embedded one; log in with --nats-creds/--nats-nkey/--nats-user")
 	cmd.Flags().BoolVar(&cluster, "cluster", false, "be one of a cluster's recorders on --nats (docs/cluster.md)")
+	cmd.Flags().StringVar(&venue, "venue", "", "record for venue NAME on its leaf node (--nats): match ids NAME-..., the venue's JetStream domain (docs/cluster.md, \"Venues\")")
+	cmd.Flags().StringSliceVar(&venues, "venues", nil, "with --cluster, a league's hub: archive these venues' streams (NAME,...) and serve their matches read-only")
+	cmd.Flags().BoolVar(&inOrder, "nats-in-order", false, "try the --nats servers in the order given (give each recorder its own node first) instead of a random order")
 	cmd.Flags().IntVar(&replicas, "replicas", 0, "replicas of the cluster's stream and buckets (default 3)")
 	cmd.Flags().BoolVar(&migrate, "migrate", false, "with --cluster: move this data directory's single-machine matches into the cluster first")
 	cmd.Flags().BoolVar(&insecure, "insecure-no-auth", false, "DANGER: no users, no permissions: anyone who reaches the port may forge events or delete the stream")

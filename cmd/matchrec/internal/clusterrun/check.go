@@ -33,6 +33,9 @@ type Report struct {
 	// Gaps counts matches whose stored or streamed chain skips a number
 	// or does not link.
 	Gaps int `json:"gaps"`
+	// Disordered counts events the stream holds out of their match's
+	// order.
+	Disordered int `json:"disordered"`
 	// HeadsEqual: every recorder's copy of every match has the same head.
 	HeadsEqual bool `json:"heads_equal"`
 	// AuditClean counts the matches every recorder's copy audits CLEAN.
@@ -43,7 +46,7 @@ type Report struct {
 
 // OK says nothing was lost, doubled, gapped, unequal or unclean.
 func (r Report) OK() bool {
-	return r.Lost == 0 && r.Doubled == 0 && r.Gaps == 0 && r.HeadsEqual && r.AuditClean == r.Matches
+	return r.Lost == 0 && r.Doubled == 0 && r.Gaps == 0 && r.Disordered == 0 && r.HeadsEqual && r.AuditClean == r.Matches
 }
 
 func (r *Report) problem(format string, args ...any) {
@@ -55,7 +58,12 @@ func (r *Report) problem(format string, args ...any) {
 // Check compares the tally with the stores in dirs (the recorders must be
 // stopped: their files are opened) and with the stream.
 func Check(ctx context.Context, js jetstream.JetStream, dirs []string, t *Tally) (Report, error) {
-	acked := t.Acked()
+	return CheckStream(ctx, js, natsbus.StreamName, dirs, t.Acked())
+}
+
+// CheckStream is Check against stream (a hub's archive: every venue's
+// events) for the acknowledged events acked (by match).
+func CheckStream(ctx context.Context, js jetstream.JetStream, stream string, dirs []string, acked map[string][]api.EventRef) (Report, error) {
 	rep := Report{Matches: len(acked), HeadsEqual: true}
 	for _, refs := range acked {
 		rep.Acked += len(refs)
@@ -109,7 +117,7 @@ func Check(ctx context.Context, js jetstream.JetStream, dirs []string, t *Tally)
 	}
 
 	// The stream: each match's subject holds its events once, in order.
-	all, dups, err := streamed(ctx, js)
+	all, dups, disordered, err := streamed(ctx, js, stream)
 	if err != nil {
 		return rep, err
 	}
@@ -118,6 +126,10 @@ func Check(ctx context.Context, js jetstream.JetStream, dirs []string, t *Tally)
 		rep.Doubled += dup
 		if dup > 0 {
 			rep.problem("stream: match %s holds %d events twice", id, dup)
+		}
+		if n := disordered[id]; n > 0 {
+			rep.Disordered += n
+			rep.problem("stream: match %s has %d events out of order", id, n)
 		}
 		rep.Lost += lost(&rep, "stream", id, acked[id], chain)
 		if !linked(chain) {
@@ -169,21 +181,21 @@ func linked(chain []events.Event) bool {
 // order (one per sequence) and how many messages repeat a sequence. It
 // reads with an ordered consumer, made again from where it stopped if a
 // fetch comes back empty early (a node restarted under it).
-func streamed(ctx context.Context, js jetstream.JetStream) (map[string][]events.Event, map[string]int, error) {
-	s, err := js.Stream(ctx, natsbus.StreamName)
+func streamed(ctx context.Context, js jetstream.JetStream, stream string) (chains map[string][]events.Event, dups, disordered map[string]int, err error) {
+	s, err := js.Stream(ctx, stream)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	last := s.CachedInfo().State.LastSeq
-	chains, dups := map[string][]events.Event{}, map[string]int{}
+	chains, dups, disordered = map[string][]events.Event{}, map[string]int{}, map[string]int{}
 	seen := map[string]map[uint64]bool{}
 	var pos uint64 // the last stream sequence read
 	for tries := 0; pos < last; tries++ {
 		if tries == 20 {
-			return nil, nil, fmt.Errorf("stream: read up to %d of %d", pos, last)
+			return nil, nil, nil, fmt.Errorf("stream: read up to %d of %d", pos, last)
 		}
 		cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: pos + 1}
-		cons, err := js.OrderedConsumer(ctx, natsbus.StreamName, cfg)
+		cons, err := js.OrderedConsumer(ctx, stream, cfg)
 		if err != nil {
 			time.Sleep(250 * time.Millisecond)
 			continue
@@ -198,12 +210,12 @@ func streamed(ctx context.Context, js jetstream.JetStream) (map[string][]events.
 				got++
 				md, err := m.Metadata()
 				if err != nil {
-					return nil, nil, err
+					return nil, nil, nil, err
 				}
 				pos = md.Sequence.Stream
 				e, err := natsbus.DecodeMsg(m)
 				if err != nil {
-					return nil, nil, fmt.Errorf("stream sequence %d: %w", pos, err)
+					return nil, nil, nil, fmt.Errorf("stream sequence %d: %w", pos, err)
 				}
 				if seen[e.Match] == nil {
 					seen[e.Match] = map[uint64]bool{}
@@ -213,6 +225,9 @@ func streamed(ctx context.Context, js jetstream.JetStream) (map[string][]events.
 					continue
 				}
 				seen[e.Match][e.Seq] = true
+				if c := chains[e.Match]; len(c) > 0 && e.Seq != c[len(c)-1].Seq+1 {
+					disordered[e.Match]++ // not the next event of its match, in stream order
+				}
 				chains[e.Match] = append(chains[e.Match], e)
 			}
 			if got == 0 {
@@ -223,14 +238,14 @@ func streamed(ctx context.Context, js jetstream.JetStream) (map[string][]events.
 	for _, chain := range chains {
 		sort.Slice(chain, func(i, j int) bool { return chain[i].Seq < chain[j].Seq })
 	}
-	return chains, dups, nil
+	return chains, dups, disordered, nil
 }
 
 // Summary is the report in a few lines.
 func (r Report) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "matches %d, acked events %d, lost %d, doubled %d, gaps %d, heads equal %v, audits clean %d/%d",
-		r.Matches, r.Acked, r.Lost, r.Doubled, r.Gaps, r.HeadsEqual, r.AuditClean, r.Matches)
+	fmt.Fprintf(&b, "matches %d, acked events %d, lost %d, doubled %d, gaps %d, out of order %d, heads equal %v, audits clean %d/%d",
+		r.Matches, r.Acked, r.Lost, r.Doubled, r.Gaps, r.Disordered, r.HeadsEqual, r.AuditClean, r.Matches)
 	for _, p := range r.Problems {
 		b.WriteString("\n  " + p)
 	}

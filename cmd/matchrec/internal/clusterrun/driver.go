@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"sync"
 	"time"
 
+	"github.com/matchrec/matchrec/events/auth"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/script"
 	"github.com/matchrec/matchrec/store"
@@ -22,12 +24,25 @@ import (
 // name the events recorded the first time).
 type Tally struct {
 	mu      sync.Mutex
+	changed chan struct{} // closed and replaced at each acknowledgement
 	acked   map[string]map[uint64]api.EventRef
 	Retries int
 	// MaxStep is the longest a step took, its retries included; Stalls
 	// lists the steps that took longer than a second (when, how long).
 	MaxStep time.Duration
 	Stalls  []Stall
+	steps   []Stall // every step
+	fast    int     // steps in a row under a second
+	by      map[string]int
+	// Answers counts the replies by kind: "recorded", "replayed", and
+	// every error code (a refusal of the rules, stale_head, unavailable,
+	// a transport failure as "transport"). A cluster answers a command
+	// with nothing else: a raw "conflict" is a bug (docs/cluster.md).
+	Answers map[string]int
+	// ReadFirst makes every step read the match's state first and decide
+	// at the head it shows, as a table's screen (or the CLI) does: the
+	// load of the cluster benchmark.
+	ReadFirst bool
 }
 
 // Stall is a step that took long: a failover in progress.
@@ -37,7 +52,34 @@ type Stall struct {
 }
 
 // NewTally returns an empty tally.
-func NewTally() *Tally { return &Tally{acked: map[string]map[uint64]api.EventRef{}} }
+func NewTally() *Tally {
+	return &Tally{acked: map[string]map[uint64]api.EventRef{}, Answers: map[string]int{}, changed: make(chan struct{})}
+}
+
+// answer counts one reply.
+func (t *Tally) answer(err error, replayed bool) {
+	kind := "recorded"
+	var ae *api.Error
+	switch {
+	case errors.As(err, &ae):
+		kind = string(ae.Code)
+	case err != nil:
+		kind = "transport"
+	case replayed:
+		kind = "replayed"
+	}
+	t.mu.Lock()
+	t.Answers[kind]++
+	t.mu.Unlock()
+}
+
+// Unexpected counts the answers a cluster must never give a command: a
+// raw conflict, an internal error.
+func (t *Tally) Unexpected() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.Answers[string(projector.CodeConflict)] + t.Answers[string(projector.CodeInternal)]
+}
 
 func (t *Tally) ack(match string, refs []api.EventRef) {
 	t.mu.Lock()
@@ -50,6 +92,78 @@ func (t *Tally) ack(match string, refs []api.EventRef) {
 	for _, r := range refs {
 		m[r.Seq] = r
 	}
+	close(t.changed)
+	t.changed = make(chan struct{})
+}
+
+// answeredBy counts a command's answer for the recorder that signed it.
+func (t *Tally) answeredBy(r *auth.Receipt) {
+	if r == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.by == nil {
+		t.by = map[string]int{}
+	}
+	t.by[auth.PublicHex(r.Recorder)]++
+}
+
+// ByRecorder counts the commands each recorder answered, by its key.
+func (t *Tally) ByRecorder() map[string]int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return maps.Clone(t.by)
+}
+
+// wait returns a channel closed at the next acknowledgement.
+func (t *Tally) wait() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.changed
+}
+
+// WaitCount waits until n events in all are acknowledged, or done is
+// closed (the plays ended), or ctx ends; it reports whether n were.
+func (t *Tally) WaitCount(ctx context.Context, n int, done <-chan struct{}) bool {
+	for {
+		ch := t.wait()
+		if t.Count() >= n {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-done:
+			return t.Count() >= n
+		case <-ch:
+		}
+	}
+}
+
+// Longest is the longest step that was in flight at some moment between
+// from and to: the failover time of a failure in that window (the
+// commands it held up, their resends included).
+func (t *Tally) Longest(from, to time.Time) time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var d time.Duration
+	for _, st := range t.steps {
+		if st.At.Before(to) && st.At.Add(st.Took).After(from) {
+			d = max(d, st.Took)
+		}
+	}
+	return d
+}
+
+// Phase returns the longest step since the last Phase call and starts a
+// new phase.
+func (t *Tally) Phase() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	d := t.MaxStep
+	t.MaxStep = 0
+	return d
 }
 
 func (t *Tally) step(start time.Time, retries int) {
@@ -58,8 +172,35 @@ func (t *Tally) step(start time.Time, retries int) {
 	defer t.mu.Unlock()
 	t.Retries += retries
 	t.MaxStep = max(t.MaxStep, took)
+	t.steps = append(t.steps, Stall{At: start, Took: took})
+	t.fast++
 	if took > time.Second {
 		t.Stalls = append(t.Stalls, Stall{At: start, Took: took})
+		t.fast = 0
+	}
+	close(t.changed)
+	t.changed = make(chan struct{})
+}
+
+// WaitSettled waits until the last n steps all took under a second (a
+// failure is behind: the cluster is back to normal), or done is closed,
+// or ctx ends; it reports whether they did.
+func (t *Tally) WaitSettled(ctx context.Context, n int, done <-chan struct{}) bool {
+	for {
+		ch := t.wait()
+		t.mu.Lock()
+		fast := t.fast
+		t.mu.Unlock()
+		if fast >= n {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-done:
+			return false
+		case <-ch:
+		}
 	}
 }
 
@@ -87,13 +228,17 @@ func (t *Tally) Events(match string) int {
 // WaitEvents waits until match has n acknowledged events, or done is
 // closed (the play ended), or ctx ends.
 func (t *Tally) WaitEvents(ctx context.Context, match string, n int, done <-chan struct{}) {
-	for t.Events(match) < n {
+	for {
+		ch := t.wait()
+		if t.Events(match) >= n {
+			return
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-done:
 			return
-		case <-time.After(5 * time.Millisecond):
+		case <-ch:
 		}
 	}
 }
@@ -112,19 +257,27 @@ func (t *Tally) Count() int {
 // retryable says a call may be sent again: the recorder was unreachable,
 // died, or the cluster could not confirm. The request id makes the resend
 // safe: a command recorded the first time is answered from the index.
+// Nothing else is: a conflict or an internal error ends the play.
 func retryable(err error) bool {
 	var ae *api.Error
 	if errors.As(err, &ae) {
-		return ae.Code == projector.CodeUnavailable || ae.Code == projector.CodeInternal || ae.Code == projector.CodeConflict
+		return ae.Code == projector.CodeUnavailable
 	}
 	return err != nil // a transport error: timeout, no responders
 }
 
 // call sends one request until it is answered with something other than
-// a retryable error, or ctx ends.
-func call(ctx context.Context, c *natsbus.Client, verb string, req, resp any) (retries int, err error) {
+// a retryable error, or ctx ends; t (nil: none) counts every answer.
+func call(ctx context.Context, c *natsbus.Client, verb string, req, resp any, t ...*Tally) (retries int, err error) {
 	for {
 		err = c.Call(ctx, verb, req, resp)
+		if len(t) > 0 {
+			replayed := false
+			if r, ok := resp.(*api.Result); ok && err == nil {
+				replayed = r.Replayed
+			}
+			t[0].answer(err, replayed)
+		}
 		if !retryable(err) || ctx.Err() != nil {
 			return retries, err
 		}
@@ -149,6 +302,9 @@ func randomHex(n int) string {
 // must be refused with its code. Scripts with digital dice are not for it
 // (their seed exchange reads state between steps).
 func Play(ctx context.Context, c *natsbus.Client, id string, sc *script.Script, t *Tally) error {
+	// A table's session: every read sees what the table recorded, on
+	// whichever recorder answers it.
+	c = &natsbus.Client{Conn: c.Conn, Timeout: c.Timeout, Heads: natsbus.NewHeads()}
 	start := time.Now()
 	var created api.CreateResult
 	setup, err := sc.Match.Placed()
@@ -175,12 +331,21 @@ func Play(ctx context.Context, c *natsbus.Client, id string, sc *script.Script, 
 		if st.As == script.RoleJudge {
 			role = api.RoleJudge
 		}
+		if t.ReadFirst {
+			var s projector.State
+			if _, err := call(ctx, c, api.VerbState, api.StateRequest{Match: id}, &s); err != nil {
+				return fmt.Errorf("match %s %s: read: %w", id, st.Where(i), err)
+			}
+			if s.Seq != head.Seq {
+				return fmt.Errorf("match %s %s: read event %d, after recording event %d", id, st.Where(i), s.Seq, head.Seq)
+			}
+		}
 		cmd := st.Cmd
 		h := head
 		req := api.ExecuteRequest{Match: id, Token: created.Tokens[role], Command: &cmd, RequestID: randomHex(16), Head: &h}
 		var res api.Result
 		start := time.Now()
-		n, err := call(ctx, c, api.VerbDeclare, req, &res)
+		n, err := call(ctx, c, api.VerbDeclare, req, &res, t)
 		t.step(start, n)
 		var ae *api.Error
 		switch {
@@ -190,6 +355,7 @@ func Play(ctx context.Context, c *natsbus.Client, id string, sc *script.Script, 
 			return fmt.Errorf("match %s %s: want refusal %s, got %v", id, st.Where(i), st.ExpectRefusal, err)
 		case err == nil:
 			t.ack(id, res.Events)
+			t.answeredBy(res.Receipt)
 			if k := len(res.Events); k > 0 {
 				head = store.Head{Seq: res.Events[k-1].Seq, Hash: res.Events[k-1].Hash}
 			}
@@ -217,7 +383,7 @@ func seeds(ctx context.Context, c *natsbus.Client, m api.CreateResult, head stor
 			h := head
 			var res api.Result
 			start := time.Now()
-			n, err := call(ctx, c, api.VerbDeclare, api.ExecuteRequest{Match: m.Match, Token: tok, Command: &sc, RequestID: randomHex(16), Head: &h}, &res)
+			n, err := call(ctx, c, api.VerbDeclare, api.ExecuteRequest{Match: m.Match, Token: tok, Command: &sc, RequestID: randomHex(16), Head: &h}, &res, t)
 			t.step(start, n)
 			if err != nil {
 				return head, fmt.Errorf("%s's seed: %w", p.ID, err)
@@ -234,4 +400,49 @@ func seeds(ctx context.Context, c *natsbus.Client, m api.CreateResult, head stor
 		}
 	}
 	return head, nil
+}
+
+// Tables runs n tables through c, each playing sc match after match (its
+// ids id(table, round)) until stop is closed, then finishing the match
+// in play. done is closed once every table has stopped; err then is every
+// table's failure (a table that fails stops).
+type Tables struct {
+	done chan struct{}
+	mu   sync.Mutex
+	err  error
+}
+
+// PlayTables starts the tables.
+func PlayTables(ctx context.Context, c *natsbus.Client, n int, id func(table, round int) string, sc *script.Script, t *Tally, stop <-chan struct{}) *Tables {
+	tb := &Tables{done: make(chan struct{})}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			for r := 0; ; r++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := Play(ctx, c, id(i, r), sc, t); err != nil {
+					tb.mu.Lock()
+					tb.err = errors.Join(tb.err, err)
+					tb.mu.Unlock()
+					return
+				}
+			}
+		})
+	}
+	go func() { wg.Wait(); close(tb.done) }()
+	return tb
+}
+
+// Done is closed once every table has stopped.
+func (tb *Tables) Done() <-chan struct{} { return tb.done }
+
+// Err is the tables' failures so far.
+func (tb *Tables) Err() error {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	return tb.err
 }

@@ -15,9 +15,11 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/matchrec/matchrec/store/identity"
 )
 
-// Recorder is a `matchrec serve --cluster` process.
+// Recorder is a `matchrec serve --cluster` (or `--venue`) process.
 type Recorder struct {
 	Name string
 	Dir  string // its data directory
@@ -25,21 +27,29 @@ type Recorder struct {
 	urls string
 	pw   string
 	log  io.Writer
-	cmd  *exec.Cmd
-	done chan error
+	// mode and extra are arguments of every start (after serve's own).
+	mode, extra []string
+	cmd         *exec.Cmd
+	done        chan error
 }
 
-// NewRecorder describes a recorder process; Start starts it.
+// NewRecorder describes a cluster recorder process; Start starts it.
 func NewRecorder(bin, name, dir, urls, password string, log io.Writer) *Recorder {
-	return &Recorder{Name: name, Dir: dir, bin: bin, urls: urls, pw: password, log: log}
+	return &Recorder{Name: name, Dir: dir, bin: bin, urls: urls, pw: password, log: log, mode: []string{"--cluster"}}
+}
+
+// NewVenueRecorder describes venue's recorder process (serve --venue) on
+// the venue's leaf node at url.
+func NewVenueRecorder(bin, venue, dir, url, password string, log io.Writer) *Recorder {
+	return &Recorder{Name: venue, Dir: dir, bin: bin, urls: url, pw: password, log: log, mode: []string{"--venue", venue}}
 }
 
 // Start starts the process and waits until it serves (its server.json
 // is written once the API answers).
 func (r *Recorder) Start(ctx context.Context, extra ...string) error {
 	_ = os.Remove(filepath.Join(r.Dir, "server.json")) // a killed process leaves it
-	args := append([]string{"--data", r.Dir, "--log-level", "warn", "serve", "--cluster", "--nats", r.urls,
-		"--nats-user", "recorder", "--http", "off"}, extra...)
+	args := append([]string{"--data", r.Dir, "--log-level", "warn", "serve", "--nats", r.urls, "--nats-user", "recorder", "--http", "off"}, r.mode...)
+	args = append(append(args, r.extra...), extra...)
 	cmd := exec.Command(r.bin, args...)
 	cmd.Env = append(os.Environ(), "MATCHREC_NATS_PASSWORD="+r.pw)
 	cmd.Stdout, cmd.Stderr = r.log, r.log
@@ -92,6 +102,24 @@ func (r *Recorder) Stop() error {
 		r.Kill()
 		return fmt.Errorf("recorder %s did not stop in 20s; killed", r.Name)
 	}
+}
+
+// Identity is the recorder's public key (hex), its receipts' key: read
+// from its data directory (made at its first start).
+func (r *Recorder) Identity() (string, error) {
+	id, err := identity.LoadOrCreate(r.Dir)
+	if err != nil {
+		return "", err
+	}
+	return id.PublicHex(), nil
+}
+
+// PID is the running process's id (0: not running).
+func (r *Recorder) PID() int {
+	if r.cmd == nil {
+		return 0
+	}
+	return r.cmd.Process.Pid
 }
 
 // Running says the process runs.

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
 	"github.com/matchrec/matchrec/store/recorder"
 )
@@ -65,7 +66,7 @@ func (n *Node) openCluster(ctx context.Context, js jetstream.JetStream, ropts *r
 			return err
 		}
 	}
-	claim := natsbus.Claim{Mode: natsbus.ModeCluster, Owner: owner, Replicas: cfg.Replicas, Migrate: cfg.Migrate}
+	claim := natsbus.Claim{Mode: natsbus.ModeCluster, Owner: owner, Replicas: cfg.Replicas, Migrate: cfg.Migrate, Venue: cfg.Venue}
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := natsbus.WaitJetStream(sctx, js); err != nil {
@@ -86,8 +87,14 @@ func (n *Node) openCluster(ctx context.Context, js jetstream.JetStream, ropts *r
 	if err := natsbus.Register(sctx, recorders, n.id.PublicKey()); err != nil {
 		return err
 	}
+	if len(cfg.Venues) > 0 {
+		if err := natsbus.EnsureArchive(sctx, js, cfg.Venues, replicas); err != nil {
+			return err
+		}
+		n.recorders = recorders
+	}
 	n.cluster, err = natsbus.NewCluster(n.store, natsbus.ClusterOptions{
-		Conn: n.nc, Sign: n.id, Logger: cfg.Log,
+		Conn: n.nc, Sign: n.id, Logger: cfg.Log, Venues: cfg.Venues,
 		Moved: func(match string, head uint64) {
 			n.rec.Moved(match, head)
 			n.an.Appended(match)
@@ -96,8 +103,20 @@ func (n *Node) openCluster(ctx context.Context, js jetstream.JetStream, ropts *r
 	if err != nil {
 		return err
 	}
-	ropts.Appender, ropts.NoBranches = n.cluster, true
+	ropts.Appender = n.cluster
+	if len(cfg.Venues) > 0 {
+		ropts.Elsewhere = n.cluster.Elsewhere
+	}
 	ropts.Secrets = &natsbus.ClusterSecrets{KV: secrets, Local: n.store}
+	registry := &natsbus.Registry{KV: recorders}
+	ropts.Ping = func(ctx context.Context, p *api.PingResult) {
+		p.NATS = n.nc.ConnectedServerName()
+		keys, err := registry.Keys(ctx)
+		if err != nil {
+			n.log.Debug().Err(err).Msg("the recorders' registry did not answer ping")
+		}
+		p.Cluster = keys
+	}
 	n.log.Info().Int("replicas", replicas).Str("identity", owner).Msg("cluster recorder")
 	return nil
 }
@@ -143,12 +162,28 @@ func (n *Node) startFollower(ctx context.Context) error {
 		defer close(n.following)
 		_ = n.cluster.Follow(fctx)
 	}()
+	if len(n.cfg.Venues) > 0 {
+		// A hub's: the venues' archive, followed beside the stream, and
+		// the venues' recorders registered as their links come up.
+		n.archiving.Go(func() { _ = n.cluster.FollowArchive(fctx) })
+		n.archiving.Go(func() { n.watchVenues(fctx) })
+	}
 	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	if err := n.cluster.CaughtUp(wctx); err != nil {
 		n.log.Warn().Err(err).Msg("serving before the follower caught up with the stream; reads wait for what a client saw")
 	}
 	return nil
+}
+
+// watchVenues watches the hub's venues until ctx ends (natsbus.WatchVenues).
+func (n *Node) watchVenues(ctx context.Context) {
+	js, err := jetstream.New(n.nc)
+	if err != nil {
+		n.log.Error().Err(err).Msg("venues not watched")
+		return
+	}
+	natsbus.WatchVenues(ctx, n.nc, js, n.recorders, n.cfg.Venues, natsbus.VenueWatch, n.log)
 }
 
 // stopFollower stops the follower once it has applied what the stream
@@ -163,6 +198,7 @@ func (n *Node) stopFollower() {
 		cancel()
 		n.follower()
 		<-n.following
+		n.archiving.Wait()
 	}
 }
 

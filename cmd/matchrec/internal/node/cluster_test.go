@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -18,9 +19,12 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/natsbus"
+	"github.com/matchrec/matchrec/store/storetest"
 )
 
 const clusterDoc = "../../../../docs/cluster.md"
@@ -40,12 +44,18 @@ func startNATSCluster(t testing.TB) *natscluster.Cluster {
 // clusterRecorder opens a cluster recorder on dir.
 func clusterRecorder(t testing.TB, c *natscluster.Cluster, dir string) *Node {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	log := zerolog.Nop()
 	if os.Getenv("MATCHREC_TEST_LOG") != "" {
 		log = zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.DebugLevel).With().Str("dir", filepath.Base(dir)).Logger()
 	}
+	return clusterRecorderLog(t, c, dir, log)
+}
+
+// clusterRecorderLog is clusterRecorder logging to log.
+func clusterRecorderLog(t testing.TB, c *natscluster.Cluster, dir string, log zerolog.Logger) *Node {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
 	n, err := Open(ctx, Config{DataDir: dir, NATSURL: c.URLs(), Cluster: true, NoSync: true, Log: log,
 		NATSAuth: natsbus.Credentials{User: "recorder", Password: c.Pw.Recorder, InboxPrefix: natsbus.InboxPrefix(natsbus.RoleRecorder)}})
 	if err != nil {
@@ -81,11 +91,24 @@ func chain(t testing.TB, n *Node, match string) []events.Event {
 // itself from the stream.
 func TestClusterRecordersShareOneTruth(t *testing.T) {
 	c := startNATSCluster(t)
-	a := clusterRecorder(t, c, t.TempDir())
-	b := clusterRecorder(t, c, t.TempDir())
+	var logs lockedBuffer
+	log := zerolog.New(&logs).Level(zerolog.WarnLevel)
+	a := clusterRecorderLog(t, c, t.TempDir(), log)
+	b := clusterRecorderLog(t, c, t.TempDir(), log)
 	client := clusterClient(t, c)
 	sc := readScript(t, filepath.Join(examplesDir, "3e-boltguns-vs-boyz.yaml"))
 	m, _ := play(t, client, sc, -1)
+	// docs/cluster.md's permissions give the recorders everything they
+	// use: the API, its cancellations, the stream and the buckets.
+	if bytes.Contains(bytes.ToLower(logs.Bytes()), []byte("permissions violation")) {
+		t.Fatalf("a recorder was refused something under docs/cluster.md's permissions:\n%s", logs.Bytes())
+	}
+	// The audit's look at the bus runs in a cluster too: the stream holds
+	// the match as every store does.
+	var bus api.BusCheckResult
+	if err := client.Call(context.Background(), api.VerbBusCheck, api.BusCheckRequest{Match: m.Match}, &bus); err != nil || !bus.Equal || bus.Checked == 0 {
+		t.Fatalf("buscheck in a cluster: %+v %v", bus, err)
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -97,6 +120,24 @@ func TestClusterRecordersShareOneTruth(t *testing.T) {
 	ca, cb := chain(t, a, m.Match), chain(t, b, m.Match)
 	if len(ca) < 5 || len(ca) != len(cb) || ca[len(ca)-1].Hash != cb[len(cb)-1].Hash {
 		t.Fatalf("chains differ: %d and %d events", len(ca), len(cb))
+	}
+	// Each recorder's live state — its own commands folded on, and the
+	// other's events folded onto it as its follower brought them — is
+	// the fold of the match from its store.
+	for _, n := range []*Node{a, b} {
+		live, err := n.Recorder().Live(ctx, m.Match)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, err := fold.Fold(ctx, n.store, m.Match, 0, editions.Lookup)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lh, _ := live.Hash()
+		wh, _ := want.Hash()
+		if lh != wh || live.Seq != want.Seq {
+			t.Fatalf("a recorder's live state (event %d) is not the fold of its store (event %d)", live.Seq, want.Seq)
+		}
 	}
 	sa, sb := a.Cluster().Stats(), b.Cluster().Stats()
 	if sa.Appended == 0 || sb.Appended == 0 {
@@ -185,8 +226,30 @@ func TestClusterRacingRecordersNeverFork(t *testing.T) {
 			t.Fatalf("the chains part at event %d", i+1)
 		}
 	}
-	if a.Cluster().Stats().Conflicts+b.Cluster().Stats().Conflicts == 0 {
-		t.Fatal("no append was ever refused: the recorders never raced")
+	t.Logf("appends refused in the racing rounds: %d", a.Cluster().Stats().Conflicts+b.Cluster().Stats().Conflicts)
+	// However the rounds interleaved, one race for certain: b appends to
+	// a match on the head a has just moved past. The stream refuses it (or
+	// b's store, if its follower was quicker), and nothing forks.
+	mine := storetest.MakeEvents("race", 1, events.Hash{}, 1)
+	if err := a.Cluster().Append(ctx, "race", 0, mine, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	theirs := storetest.MakeEvents("race", 1, events.Hash{}, 1)
+	theirs[0].Time++ // another event at the same place
+	theirs[0].Hash = events.ComputeHash(theirs[0])
+	if err := b.Cluster().Append(ctx, "race", 0, theirs, nil, nil); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("an append on a stale head: %v, want a conflict", err)
+	}
+	if b.Cluster().Stats().Conflicts == 0 {
+		t.Fatal("the refused append was not counted")
+	}
+	for _, n := range []*Node{a, b} {
+		if err := n.Cluster().CaughtUp(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if rc := chain(t, n, "race"); len(rc) != 1 || rc[0].Hash != mine[0].Hash {
+			t.Fatalf("after the race a store holds %d events of it, not the winner's one", len(rc))
+		}
 	}
 	rep, err := replay.AuditStore(ctx, a.store, m.Match, editions.Lookup, nil)
 	if err != nil || !rep.OK {
@@ -317,6 +380,11 @@ func TestClusterMigrateASingleDataDirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A branch of the single store: the migration carries it over.
+	alice := m.Tokens[api.RolePlayer("alice")]
+	if _, err := single.Recorder().Branch(ctx, api.BranchRequest{Parent: m.Match, At: 3, Match: "what-if", Token: alice}); err != nil {
+		t.Fatal(err)
+	}
 	if err := single.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -363,6 +431,36 @@ func TestClusterMigrateASingleDataDirectory(t *testing.T) {
 	}
 	if st := migrated.Cluster().Stats(); st.Diverged != 0 {
 		t.Fatalf("divergences after the migration: %+v", st)
+	}
+	// The branch is carried over: the new recorder has it, a pointer into
+	// the parent's events; and a branch made on the cluster reaches both.
+	if err := fresh.Cluster().WaitHead(ctx, "what-if", 5); err != nil {
+		t.Fatal(err)
+	}
+	onCluster, err := fresh.Recorder().Branch(ctx, api.BranchRequest{Parent: m.Match, At: 4, Match: "what-if-2", Token: alice})
+	if err != nil {
+		t.Fatalf("a branch on the cluster: %v", err)
+	}
+	if err := migrated.Cluster().WaitHead(ctx, "what-if-2", onCluster.Seq); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"what-if", "what-if-2"} {
+		bm, bf := chain(t, migrated, id), chain(t, fresh, id)
+		if len(bm) == 0 || len(bm) != len(bf) || bm[len(bm)-1].Hash != bf[len(bf)-1].Hash {
+			t.Fatalf("branch %s: %d events on one recorder, %d on the other", id, len(bm), len(bf))
+		}
+		lin, err := fresh.store.Lineage(ctx, id)
+		if err != nil || len(lin) != 2 || lin[0].Match != m.Match {
+			t.Fatalf("branch %s's lineage on the new recorder: %v %v", id, lin, err)
+		}
+		for _, n := range []*Node{migrated, fresh} {
+			if rep, err := replay.AuditStore(ctx, n.store, id, editions.Lookup, nil); err != nil || !rep.OK {
+				t.Fatalf("branch %s audits %s (%v)", id, rep.Verdict, err)
+			}
+		}
+	}
+	if st := fresh.Cluster().Stats(); st.Diverged != 0 {
+		t.Fatalf("divergences on the new recorder: %+v", st)
 	}
 	// The migrated directory is a cluster recorder's copy now: a
 	// single-machine recorder (a CLI command without serve) refuses it.

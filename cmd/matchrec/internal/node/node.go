@@ -89,6 +89,16 @@ type Config struct {
 	Cluster  bool
 	Replicas int
 	Migrate  bool
+	// Venue is the venue this recorder records for (docs/cluster.md,
+	// "Venues"): NATSURL is the venue's leaf node, the stream its domain's,
+	// match ids its namespace's. Venues, on a cluster recorder, are the
+	// venues the hub's archive gathers: it follows the archive, and
+	// refuses to write their matches.
+	Venue  string
+	Venues []string
+	// NATSInOrder connects to NATSURL's servers in the order given (each
+	// recorder its own node first) instead of nats.go's random order.
+	NATSInOrder bool
 	// Insecure leaves the embedded server open: no users, no
 	// permissions, anyone may publish events or rewrite the stream
 	// (`--insecure-no-auth`, for experiments).
@@ -153,6 +163,9 @@ type Node struct {
 	cluster   *natsbus.Cluster // nil on one machine (cluster.go)
 	follower  context.CancelFunc
 	following chan struct{}
+	// A hub's: the archive's follower and the venues' registration.
+	archiving sync.WaitGroup
+	recorders jetstream.KeyValue // the recorders' registry
 
 	relayStop context.CancelFunc
 	relayDone chan struct{}
@@ -172,6 +185,14 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	}
 	if cfg.LockTimeout <= 0 {
 		cfg.LockTimeout = DefaultLockTimeout
+	}
+	for _, v := range append([]string{cfg.Venue}, cfg.Venues...) {
+		if err := natsbus.CheckVenue(v); v != "" && err != nil {
+			return nil, fmt.Errorf("node: %w", err)
+		}
+	}
+	if (cfg.Venue != "" && cfg.NATSURL == "") || (len(cfg.Venues) > 0 && !cfg.Cluster) {
+		return nil, errors.New("node: a venue's recorder serves on the venue's leaf node (--nats URL), and a hub's archive (--venues) is a cluster's (--cluster)")
 	}
 	// The data directory holds the dice seeds of open epochs, the
 	// recorder's identity and the bus's keys: nobody else reads it
@@ -210,7 +231,10 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	}
 
 	connect := n.recorderConnect
-	if n.nc, err = connect(append(natsbus.ConnectOptions("matchrec-api", cfg.Log, cfg.Reconnect), nats.Timeout(5*time.Second))...); err != nil {
+	// The connection's name says whose it is (a server's connz lists it):
+	// the recorder's identity and process.
+	apiName := fmt.Sprintf("matchrec-api %s pid %d", n.id.PublicHex()[:12], os.Getpid())
+	if n.nc, err = connect(append(natsbus.ConnectOptions(apiName, cfg.Log, cfg.Reconnect), nats.Timeout(5*time.Second))...); err != nil {
 		return nil, fmt.Errorf("connect to NATS %s: %w", n.urlOr("(in-process)"), err)
 	}
 	// The stream must exist before the first relay round and before any
@@ -237,7 +261,7 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 			return db, err
 		},
 	})
-	ropts := recorder.Options{Rules: cfg.Rules, Log: cfg.Log, Identity: n.id, Recorded: n.an.Recorded}
+	ropts := recorder.Options{Rules: cfg.Rules, Log: cfg.Log, Identity: n.id, Recorded: n.an.Recorded, Venue: cfg.Venue}
 	// The claim (natsbus/claim.go) comes before anything is written: a
 	// recorder that would split a match's truth stops here.
 	if cfg.Cluster {
@@ -250,7 +274,7 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 			err = fmt.Errorf("node: %w: %s is a cluster recorder's copy of the stream; start it with serve --cluster --nats URL,... (its matches are read through any cluster recorder)", natsbus.ErrModeMismatch, cfg.DataDir)
 		}
 	} else {
-		err = n.openSingle(ctx, js, connect, natsbus.Claim{Mode: natsbus.ModeSingle, Owner: hex.EncodeToString(n.id.PublicKey())})
+		err = n.openSingle(ctx, js, connect, natsbus.Claim{Mode: natsbus.ModeSingle, Owner: hex.EncodeToString(n.id.PublicKey()), Venue: cfg.Venue})
 	}
 	if err != nil {
 		return nil, err
@@ -267,6 +291,7 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 		all, note = append(all, n.relay.Verbs(js)), n.relay.Lag
 	}
 	if n.cluster != nil {
+		all = append(all, n.cluster.Verbs(n.store))
 		if err := n.startFollower(ctx); err != nil {
 			return nil, err
 		}
@@ -275,6 +300,8 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// In a cluster every read waits for the writes its caller saw.
+	verbs = n.rec.ReadYourWrites(verbs)
 	// The API outlives the ctx that opened it: Close stops it, in order.
 	// Every reply says so while the bus is behind the record.
 	n.stopAPI, err = natsbus.ServeAPI(context.WithoutCancel(ctx), n.nc, verbs, natsbus.ServeOptions{Logger: cfg.Log, Note: note})
@@ -349,6 +376,9 @@ func (n *Node) recorderConnect(opts ...nats.Option) (*nats.Conn, error) {
 	creds, err := n.cfg.NATSAuth.Options()
 	if err != nil {
 		return nil, err
+	}
+	if n.cfg.NATSInOrder {
+		creds = append(creds, nats.DontRandomize())
 	}
 	return nats.Connect(n.url, append(creds, opts...)...)
 }

@@ -1,0 +1,121 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+
+	"github.com/matchrec/matchrec/cmd/matchrec/internal/natscluster"
+	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/editions"
+	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/store/api"
+	"github.com/matchrec/matchrec/store/natsbus"
+)
+
+// A venue's recorder (Config.Venue) on its leaf node records as if alone;
+// a hub recorder (Config.Venues) follows the hub's archive of it: every
+// event arrives once, with the venue's line cut and restored in between,
+// the hub's copy audits CLEAN and equals the venue's, the hub refuses to
+// write the venue's match, and the archive's leader stepping down (what a
+// hub does to a stalled source) loses and doubles nothing.
+func TestClusterVenueArchive(t *testing.T) {
+	hub := startNATSCluster(t)
+	venue, err := natscluster.StartVenue(t.TempDir(), clusterDoc, "north", hub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(venue.Shutdown)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	creds := natsbus.Credentials{User: "recorder", Password: hub.Pw.Recorder, InboxPrefix: natsbus.InboxPrefix(natsbus.RoleRecorder)}
+	north, err := Open(ctx, Config{DataDir: t.TempDir(), NATSURL: venue.URL(), NATSAuth: creds, Venue: "north", NoSync: true, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatalf("the venue's recorder: %v", err)
+	}
+	t.Cleanup(func() { _ = north.Close() })
+	h, err := Open(ctx, Config{DataDir: t.TempDir(), NATSURL: hub.URLs(), NATSAuth: creds, Cluster: true, Venues: []string{"north"}, NoSync: true, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatalf("the hub's recorder: %v", err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+
+	sc := readScript(t, examplesDir+"/6e-grot-wood-assault.yaml")
+	m, err := north.Recorder().Create(ctx, api.CreateRequest{MatchCreated: sc.Match.Created()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Match) < 7 || m.Match[:6] != "north-" {
+		t.Fatalf("the venue named its match %q", m.Match)
+	}
+	play := func(steps int) uint64 {
+		t.Helper()
+		var head uint64
+		for _, st := range sc.Steps[:steps] {
+			res, err := north.Recorder().Execute(ctx, m.Match, m.Tokens[api.RolePlayer(st.As)], st.Cmd)
+			if _, refused := projector.AsRefusal(err); err != nil && !refused {
+				t.Fatal(err)
+			}
+			if n := len(res.Events); n > 0 {
+				head = res.Events[n-1].Seq
+			}
+		}
+		return head
+	}
+	head := play(6)
+	if err := h.Cluster().WaitHead(ctx, m.Match, head); err != nil {
+		t.Fatalf("the hub did not get the venue's events: %v", err)
+	}
+	venue.Link.Cut()
+	// Cut off: the venue records on; the hub refuses to write its match.
+	rest := sc.Steps[6:20]
+	for _, st := range rest {
+		res, err := north.Recorder().Execute(ctx, m.Match, m.Tokens[api.RolePlayer(st.As)], st.Cmd)
+		if _, refused := projector.AsRefusal(err); err != nil && !refused {
+			t.Fatal(err)
+		}
+		if n := len(res.Events); n > 0 {
+			head = res.Events[n-1].Seq
+		}
+	}
+	_, err = h.Recorder().Execute(ctx, m.Match, m.Tokens[api.RolePlayer("alice")], projector.Command{Type: projector.CmdNextTurn})
+	if ae := (*api.Error)(nil); !errors.As(err, &ae) || ae.Code != projector.CodeOtherVenue {
+		t.Fatalf("a command for the venue's match at the hub: %v, want other_venue", err)
+	}
+	hnc, err := hub.Connect("recorder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hnc.Close()
+	if err := natsbus.StepDownArchive(ctx, hnc); err != nil {
+		t.Fatalf("stepping the archive's leader down: %v", err)
+	}
+	if err := venue.Link.Restore(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Cluster().WaitHead(ctx, m.Match, head); err != nil {
+		t.Fatalf("the hub did not catch up after the cut: %v", err)
+	}
+	vc, hc := chain(t, north, m.Match), chain(t, h, m.Match)
+	if len(vc) != len(hc) || vc[len(vc)-1].Hash != hc[len(hc)-1].Hash {
+		t.Fatalf("the hub holds %d events of the match, the venue %d", len(hc), len(vc))
+	}
+	if rep, err := replay.AuditStore(ctx, h.store, m.Match, editions.Lookup, nil); err != nil || !rep.OK {
+		t.Fatalf("the hub's copy audits %s (%v)", rep.Verdict, err)
+	}
+	hjs, _ := jetstream.New(hnc)
+	s, err := hjs.Stream(ctx, natsbus.ArchiveStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.CachedInfo().State.Msgs; n != uint64(len(vc)) {
+		t.Fatalf("the archive holds %d messages for the venue's %d events", n, len(vc))
+	}
+	if st := h.Cluster().Stats(); st.Diverged != 0 {
+		t.Fatalf("divergences at the hub: %+v", st)
+	}
+}
