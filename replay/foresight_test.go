@@ -21,8 +21,8 @@ import (
 // included); she holds her own key and the judge's — every key but Bob's,
 // the one honest participant. (Then again with Bob on her side, both
 // players' keys in her hands, and the judge, who joined with --dice, the
-// honest one.) She is free to pad the log with legal,
-// harmless commands, and she knows the recorder's clock, so before each
+// honest one.) She is free to try as many requests as she likes and to
+// pad the log with legal, harmless commands, and she knows the recorder's clock, so before each
 // digital roll she can compute exactly the record her next command makes.
 // Her strategy is the one that wins against scheme 2: pad until the roll
 // she is about to ask for comes out well by everything she knows, then ask.
@@ -73,11 +73,15 @@ func binomialUpper(n int, p, alpha float64) int {
 	return 0
 }
 
-// pad is Alice's harmless command: she offers to end the match as its
-// winner (Bob never accepts; the offer lapses with the next play), which
-// moves the head on by one event whatever step is pending.
-func pad(tb *table) {
-	tb.do("player:alice", projector.Command{Type: projector.CmdEnd, Winner: "alice", Reason: "padding"})
+// padEnds is the control's padding: harmless end offers, Alice's and
+// Bob's in turn (one offer stands at a time for each: end_pending; the
+// other's is no acceptance, its winner differs). It moves the head on by
+// one event whatever step is pending, which is all scheme 2's dice depend
+// on; Bob's token moves nothing else, so it gives her no power over the
+// dice that scheme 3 would deny her.
+func padEnds(tb *table, i int) {
+	who := []string{"alice", "bob"}[i%2]
+	tb.do(events.RolePlayer(who), projector.Command{Type: projector.CmdEnd, Winner: who, Reason: "padding"})
 }
 
 // predictV3 is everything Alice can compute of the roll she would ask for
@@ -117,11 +121,14 @@ func predictV3(tb *table, req api.ExecuteRequest, recorderSeed []byte, honest st
 	return vals, ev.Hash
 }
 
-// attackTurn plays one of Alice's turns: she pads until the roll she is
-// about to ask for looks good by predict, then asks for it; it returns
-// the dice recorded. Her wounds are physical ones (the attack ends), and
+// attackTurn plays one of Alice's turns: she tries requests until the
+// roll she is about to ask for looks good by predict, then asks for it;
+// it returns the dice recorded. Each try is a new statement (a new nonce:
+// a request of another hash, so another context for scheme 3's outputs,
+// at no cost and recording nothing); pad, when set, also moves the head on
+// between tries (scheme 2's dice depend on the sequence alone). Her wounds are physical ones (the attack ends), and
 // Bob passes his turn.
-func attackTurn(tb *table, predict func(api.ExecuteRequest) []int, draw func(api.ExecuteRequest) []int) []int {
+func attackTurn(tb *table, predict func(api.ExecuteRequest) []int, draw func(api.ExecuteRequest) []int, pad func(*table, int)) []int {
 	if tb.live().Active == "" {
 		tb.do("player:alice", projector.Command{Type: projector.CmdNextTurn})
 	}
@@ -134,7 +141,9 @@ func attackTurn(tb *table, predict func(api.ExecuteRequest) []int, draw func(api
 		if good(predict(req)) || i == maxPads {
 			break
 		}
-		pad(tb)
+		if pad != nil {
+			pad(tb, i)
+		}
 	}
 	vals := draw(req)
 	for s := tb.live(); s.Attack != nil; s = tb.live() {
@@ -187,7 +196,7 @@ func TestNoPartyForeseesADie(t *testing.T) {
 					// Every slot contributes; the honest one's output is
 					// the one the attacker could not compute.
 					return rolled(tb, tb.contributeAll())
-				})
+				}, nil)
 			fives3 += fives(vals)
 			for i := range vals {
 				if vals[i] == predicted[i] {
@@ -218,7 +227,7 @@ func TestNoPartyForeseesADie(t *testing.T) {
 		vals := attackTurn(ctl.table, ctl.predict, func(req api.ExecuteRequest) []int {
 			res := ctl.table.submit(req)
 			return rolled(ctl.table, res.Events[0].Seq)
-		})
+		}, padEnds)
 		sixes2 += fives(vals)
 	}
 	if sixes2 < limit {

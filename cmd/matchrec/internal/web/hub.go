@@ -169,8 +169,10 @@ func (h *hub) run() {
 	defer h.cancel()
 	err := h.s.worker(h.ctx, h.seed)
 	if err != nil {
-		h.startErr = fmt.Errorf("start following match %s: %w", h.id, err)
+		// Under hs.mu: leave reads startErr under it, and a viewer whose
+		// wait for ready ended first leaves while this runs.
 		h.hs.mu.Lock()
+		h.startErr = fmt.Errorf("start following match %s: %w", h.id, err)
 		h.hs.drop(h)
 		h.hs.mu.Unlock()
 	}
