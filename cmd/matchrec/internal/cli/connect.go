@@ -34,25 +34,42 @@ type recorderAPI struct {
 	client *natsbus.Client
 	close  func()
 
-	peersOnce sync.Once
-	cluster   []string // ping's cluster: the recorders sharing one record
+	peersMu sync.Mutex
+	cluster []string // ping's cluster: the recorders sharing one record
+	asked   int      // pings asked for it
 }
 
+// maxPeerPings bounds the pings one connection asks for its cluster's
+// list: a ping that failed or was answered while a recorder was away
+// (restarting, its node hung) is asked again when a receipt names a
+// recorder the list lacks.
+const maxPeerPings = 3
+
 // peers says whether the recorders keys are all of one cluster, as the
-// recorder answering ping lists it (asked once per connection).
+// recorder answering ping lists it (asked once per connection, again
+// when the list lacks a key, up to maxPeerPings).
 func (c *recorderAPI) peers(ctx context.Context, keys ...string) bool {
-	c.peersOnce.Do(func() {
+	c.peersMu.Lock()
+	defer c.peersMu.Unlock()
+	all := func() bool {
+		for _, k := range keys {
+			if !slices.Contains(c.cluster, k) {
+				return false
+			}
+		}
+		return len(keys) > 0
+	}
+	for !all() {
+		if c.asked >= maxPeerPings {
+			return false
+		}
+		c.asked++
 		var ping api.PingResult
 		if c.client.Call(ctx, api.VerbPing, nil, &ping) == nil {
 			c.cluster = ping.Cluster
 		}
-	})
-	for _, k := range keys {
-		if !slices.Contains(c.cluster, k) {
-			return false
-		}
 	}
-	return len(keys) > 0
+	return true
 }
 
 // connect finds the recorder for this invocation:
