@@ -300,4 +300,8 @@ func (s *State) Hash() (events.Hash, error) {
 // weapons silent rather than refused; 6e markers, fall backs, Morale and
 // Pinning from shooting, per-model Heavy snap shots (new parts of its
 // Ext); 11e advances made by the move, not the roll.
-const StateVersion = 5
+//
+// 6: the ruling in force (issue 25): a dispute's ruling replaced by a
+// later one on the same event is Superseded; a manual roll names its
+// Witness and the ruling that Settled its contest.
+const StateVersion = 6

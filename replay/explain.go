@@ -26,8 +26,13 @@ type Explanation struct {
 	Produced    string            `json:"produced"`
 	Pending     string            `json:"pending"` // the step as the rules stated it
 	// Ruled is the roll as ruled, when a ruling changed it (Produced and
-	// Successes above are as played).
+	// Successes above are as played): the ruling in force on it
+	// (projector.State.InForce), or that the as-ruled fold discarded it.
 	Ruled *RollRuling `json:"ruled,omitempty"`
+	// Rulings is the history: every ruling on the roll in the order made,
+	// the one in force included (InForce), those it replaced (Superseded)
+	// and upholds.
+	Rulings []RollRuling `json:"rulings,omitempty"`
 }
 
 // Explain folds match to just before event seq, which must be a roll, and
@@ -85,7 +90,7 @@ func Explain(match string, evs []events.Event, lineage []events.BranchPoint, loo
 			return nil, err
 		}
 		x.Produced = produced(roll, x.Successes, f.State)
-		x.Ruled, err = asRuled(f, evs, e, roll, before)
+		x.Ruled, x.Rulings, err = asRuled(f, evs, e, roll, before)
 		return x, err
 	}
 	return nil, fmt.Errorf("the match has no event %d", seq)
@@ -93,55 +98,80 @@ func Explain(match string, evs []events.Event, lineage []events.BranchPoint, loo
 
 // RollRuling is a roll as ruled, when a ruling or a ruling's consequences
 // changed it: amended (the dice read otherwise and what they produce
-// then), voided, or discarded by the as-ruled fold.
+// then), voided, or discarded by the as-ruled fold; in the history, also
+// upheld, or replaced by a later ruling (Superseded).
 type RollRuling struct {
-	Dispute   uint64 `json:"dispute,omitempty"`
-	Ruling    uint64 `json:"ruling,omitempty"`
-	Decision  string `json:"decision"` // amend, void, uphold, or "discarded"
-	Note      string `json:"note,omitempty"`
-	Values    []int  `json:"values,omitempty"` // the dice as ruled (amend)
-	Successes int    `json:"successes"`
-	Produced  string `json:"produced"`
+	Dispute    uint64 `json:"dispute,omitempty"`
+	Ruling     uint64 `json:"ruling,omitempty"`
+	Decision   string `json:"decision"` // amend, void, uphold, or "discarded"
+	Note       string `json:"note,omitempty"`
+	Values     []int  `json:"values,omitempty"` // the dice as ruled (amend)
+	Successes  int    `json:"successes"`
+	Produced   string `json:"produced"`
+	InForce    bool   `json:"in_force,omitempty"`
+	Superseded uint64 `json:"superseded,omitempty"` // the later ruling that replaced this one
 }
 
 // asRuled folds the rest of the match (f has just folded roll e, whose
-// state before it was before) and says what the rulings made of the roll;
-// nil when none touched it or the only ruling upheld it.
-func asRuled(f *fold.Folder, evs []events.Event, e events.Event, roll *events.DiceRolled, before *projector.State) (*RollRuling, error) {
+// state before it was before) and says what the rulings made of the roll:
+// the ruling in force, nil when none changed it (none, or only upholds),
+// and the history of every ruling on it.
+func asRuled(f *fold.Folder, evs []events.Event, e events.Event, roll *events.DiceRolled, before *projector.State) (*RollRuling, []RollRuling, error) {
 	for _, later := range evs {
 		if later.Seq <= e.Seq {
 			continue
 		}
 		if err := f.Apply(later); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	final := f.State
-	for _, d := range final.Disputes {
-		if d.Event != e.Seq || d.Ruling == 0 || d.Decision == events.RulingUphold {
-			continue
+	var in *RollRuling
+	var history []RollRuling
+	for _, d := range final.Rulings(e.Seq) {
+		if d.Ruling == 0 {
+			continue // an open dispute: no ruling yet
 		}
-		r := &RollRuling{Dispute: d.Seq, Ruling: d.Ruling, Decision: d.Decision, Note: d.Note}
-		if d.Decision == events.RulingVoid {
-			r.Produced = "the roll does not count; as ruled the match still waited for: " + before.Pending.Text
-			return r, nil
+		r := rollRuling(f.Rules, e, roll, before, d)
+		if force := final.InForce(e.Seq); force != nil && force.Seq == d.Seq {
+			r.InForce = true
+			in = &r
 		}
-		amended := projector.Amend(roll, &events.RulingMade{Values: d.Values}).(*events.DiceRolled)
-		r.Values, r.Successes = amended.Values, projector.CountAtLeast(amended.Values, amended.Need)
-		after := before.Clone()
-		if err := projector.ApplyDecoded(f.Rules, after, &e, amended); err != nil {
-			r.Produced = "the amended dice do not fold: " + err.Error()
-			return r, nil
-		}
-		r.Produced = produced(amended, r.Successes, after)
-		return r, nil
+		history = append(history, r)
+	}
+	if in != nil {
+		c := *in
+		return &c, history, nil
 	}
 	for _, sk := range final.Skipped {
 		if sk.Seq == e.Seq {
-			return &RollRuling{Decision: "discarded", Produced: "a ruling changed the match before it, so it answers nothing: " + sk.Why}, nil
+			return &RollRuling{Decision: "discarded", Produced: "a ruling changed the match before it, so it answers nothing: " + sk.Why}, history, nil
 		}
 	}
-	return nil, nil
+	return nil, history, nil
+}
+
+// rollRuling is what ruling d makes of roll e: its dice read as amended
+// and what they produce from before (the state the roll was rolled at).
+func rollRuling(rules projector.Rules, e events.Event, roll *events.DiceRolled, before *projector.State, d projector.Dispute) RollRuling {
+	r := RollRuling{Dispute: d.Seq, Ruling: d.Ruling, Decision: d.Decision, Note: d.Note, Superseded: d.Superseded}
+	switch d.Decision {
+	case events.RulingVoid:
+		r.Produced = "the roll does not count; as ruled the match still waited for: " + before.Pending.Text
+		return r
+	case events.RulingUphold:
+		r.Produced = "the roll stands as it read"
+		return r
+	}
+	amended := projector.Amend(roll, &events.RulingMade{Values: d.Values}).(*events.DiceRolled)
+	r.Values, r.Successes = amended.Values, projector.CountAtLeast(amended.Values, amended.Need)
+	after := before.Clone()
+	if err := projector.ApplyDecoded(rules, after, &e, amended); err != nil {
+		r.Produced = "the amended dice do not fold: " + err.Error()
+		return r
+	}
+	r.Produced = produced(amended, r.Successes, after)
+	return r
 }
 
 func produced(r *events.DiceRolled, n int, after *projector.State) string {
