@@ -533,4 +533,3 @@ func rulingStep(h replay.RollRuling) string {
 	}
 	return out
 }
-
