@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/store/api"
 )
@@ -216,5 +217,49 @@ func TestBundleFileInPlaceOfMatch(t *testing.T) {
 	}
 	if code, _, errs := run(t, empty, "replay", file, "--follow"); code != ExitUsage || !strings.Contains(errs, "not a bundle file") {
 		t.Errorf("replay --follow of a file: exit %d %s", code, errs)
+	}
+}
+
+// seqsOf are the numbers of match id's events of type typ, in order.
+func seqsOf(t *testing.T, dir, id string, typ events.Type) []uint64 {
+	t.Helper()
+	var out []uint64
+	for _, l := range strings.Split(strings.TrimSpace(mustRun(t, dir, "--json", "log", id)), "\n") {
+		var v api.EventView
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatal(err)
+		}
+		if v.Type == typ {
+			out = append(out, v.Seq)
+		}
+	}
+	return out
+}
+
+// --event last names the match's last dice roll; a dispute of what no
+// ruling could change (a dice seed's commitment, a ruling) is refused
+// with not_disputable and records nothing, as contest refuses a roll
+// that is not a physical one.
+func TestEventLastAndWhatIsNotDisputable(t *testing.T) {
+	dir, id, seq, tokens := ruledMatch(t)
+	bob := tokens["player:bob"]
+	rolls := seqsOf(t, dir, id, events.TypeDiceRolled)
+	last := rolls[len(rolls)-1]
+	out := mustRun(t, dir, "declare", id, "--token", bob, "--type", "dispute", "--event", "last", "--reason", "the last die rolled off")
+	contains(t, "dispute --event last", out, fmt.Sprintf("Bob disputes event %d: the last die rolled off", last))
+
+	head := len(seqsOf(t, dir, id, events.TypeDisputeRaised))
+	commit := seqsOf(t, dir, id, events.TypeDiceCommitted)[0]
+	for _, ev := range []uint64{commit, seq["ruling1"]} {
+		code, _, errs := run(t, dir, "declare", id, "--token", bob, "--type", "dispute", "--event", itoa(ev), "--reason", "no")
+		if code != ExitRefused || !strings.Contains(errs, "error: not_disputable: event "+itoa(ev)+" (") {
+			t.Errorf("a dispute of event %d: exit %d\n%s", ev, code, errs)
+		}
+	}
+	if n := len(seqsOf(t, dir, id, events.TypeDisputeRaised)); n != head {
+		t.Errorf("a refused dispute was recorded: %d disputes, want %d", n, head)
+	}
+	if code, _, errs := run(t, dir, "declare", id, "--token", bob, "--type", "contest", "--event", "lats", "--reason", "x"); code != ExitUsage || !strings.Contains(errs, "or last") {
+		t.Errorf("--event lats: exit %d\n%s", code, errs)
 	}
 }

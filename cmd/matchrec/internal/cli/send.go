@@ -161,11 +161,40 @@ func (a *app) send(ctx context.Context, c *recorderAPI, match string, p *partici
 			}
 		}
 	}
+	if cmd.Event == lastRoll {
+		if cmd.Event, err = lastRollOf(ctx, c, s); err != nil {
+			return sent{}, err
+		}
+	}
 	if err := fill(s, &cmd, p); err != nil {
 		return sent{}, err
 	}
 	res, err := a.sendOne(ctx, c, s, p, role, cmd)
 	return sent{res, role}, err
+}
+
+// lastRollOf finds the last dice roll of the match s is the state of (at
+// its head), reading the log back from the head a page at a time: a roll
+// as recorded, whether a ruling discarded it or not.
+func lastRollOf(ctx context.Context, c *recorderAPI, s *projector.State) (uint64, error) {
+	const page = 64
+	for to := s.Seq; to > 0; {
+		from := uint64(1)
+		if to > page {
+			from = to - page + 1
+		}
+		var evs api.EventsResult
+		if err := c.call(ctx, api.VerbEvents, api.EventsRequest{Match: s.Match, From: from, To: to, TextOnly: true}, &evs); err != nil {
+			return 0, err
+		}
+		for i := len(evs.Events) - 1; i >= 0; i-- {
+			if evs.Events[i].Type == events.TypeDiceRolled {
+				return evs.Events[i].Seq, nil
+			}
+		}
+		to = from - 1
+	}
+	return 0, &cliError{exit: ExitRefused, code: projector.CodeBadCommand, msg: fmt.Sprintf("--event last: match %s has no dice roll yet", s.Match)}
 }
 
 // fill completes a command from what the participant sees: the purpose of
