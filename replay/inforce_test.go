@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/events/auth"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/projector/fold"
@@ -315,5 +316,61 @@ func scanOf(evs []events.Event) func(func(events.Event) error) error {
 			}
 		}
 		return nil
+	}
+}
+
+// The ruling record of a signed match: each dispute with the disputed
+// roll, its witnesses and its ruling, what the ruling changed on the
+// board, and every signature checked against its role's key.
+func TestTheRulingRecordHasTheEvidenceAndTheSignatures(t *testing.T) {
+	rec, st, _ := newTestRecorder(t)
+	req := duelSetup(tamperMatch, 6)
+	ps := &participants{t: t, rec: rec, keys: map[string]*auth.Key{}}
+	req.Keys = map[string]string{}
+	for _, role := range []string{"player:alice", "player:bob", "judge"} {
+		k, _ := auth.GenerateKey(tamperMatch, role)
+		ps.keys[role], req.Keys[role] = k, k.PublicHex()
+	}
+	if _, err := rec.Create(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	j := &judged{t: t, ps: ps, st: st}
+	j.do("player:alice", projector.Command{Type: projector.CmdNextTurn})
+	j.do("player:alice", projector.Command{Type: projector.CmdPhase, Phase: projector.PhaseShooting})
+	j.do("player:alice", projector.Command{Type: projector.CmdShoot, Unit: "tac", Target: "boyz"})
+	j.hit = j.roll("alice", 4, 1, 6, 2)
+	contest := j.do("player:bob", projector.Command{Type: projector.CmdContest, Event: j.hit, Reason: "cocked die"})
+	disp := j.dispute(j.hit, "I saw a 5")
+	ruling := j.rule(disp, events.RulingAmend, 1, 1, 1, 1) // no hits: the attack is over
+	open := j.dispute(j.hit, "and again")
+	evs := j.events()
+	r, err := replay.RecordRulings(tamperMatch, evs, nil, editions.Lookup, j.audit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != replay.VerdictUnresolved || !r.Signed || len(r.Disputes) != 2 || r.Head != evs[len(evs)-1].Hash {
+		t.Fatalf("record: verdict %s signed %v %d disputes", r.Verdict, r.Signed, len(r.Disputes))
+	}
+	d := r.Disputes[0]
+	if d.Dispute.Seq != disp || d.Reason != "I saw a 5" || d.Event.Seq != j.hit || d.Roll == nil || d.Roll.Need != 3 ||
+		len(d.Witnesses) != 1 || d.Witnesses[0].Seq != contest {
+		t.Fatalf("the evidence: %+v", d)
+	}
+	ru := d.Ruling
+	if ru == nil || ru.Seq != ruling || !ru.InForce || !strings.Contains(ru.Effect, "4 1 6 2 → 1 1 1 1") {
+		t.Fatalf("the ruling: %+v", ru)
+	}
+	pend := slices.IndexFunc(ru.Board, func(c replay.BoardChange) bool { return c.What == "the match waits for" })
+	if pend < 0 || !strings.Contains(ru.Board[pend].After, "declares") {
+		t.Errorf("what the ruling changed on the board: %+v", ru.Board)
+	}
+	for _, s := range []replay.Said{d.Dispute, d.Witnesses[0], ru.Said} {
+		want := req.Keys[s.Role]
+		if !s.Verified || s.Key != want || len(s.Signature) != 128 {
+			t.Errorf("event %d: signed %q key %s verified %v, want %s's key %s", s.Seq, s.Signature, s.Key, s.Verified, s.Role, want)
+		}
+	}
+	if d2 := r.Disputes[1]; d2.Dispute.Seq != open || d2.Ruling != nil {
+		t.Errorf("the open dispute: %+v", d2)
 	}
 }

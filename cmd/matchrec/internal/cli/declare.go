@@ -208,6 +208,9 @@ func (a *app) execute(cmd *cobra.Command, match string, cred *credFlags, c proje
 		if err != nil {
 			return err
 		}
+		if err := a.printRecorded(ctx, api, match, res.seeds); err != nil {
+			return err
+		}
 		if seq := requested(res.Result); seq != 0 {
 			// Scheme 3: the roll is asked for. Contribute, then wait for
 			// the other players' contributions: the recorder draws the

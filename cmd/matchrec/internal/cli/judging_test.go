@@ -11,6 +11,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store/api"
 )
 
@@ -262,4 +263,52 @@ func TestEventLastAndWhatIsNotDisputable(t *testing.T) {
 	if code, _, errs := run(t, dir, "declare", id, "--token", bob, "--type", "contest", "--event", "lats", "--reason", "x"); code != ExitUsage || !strings.Contains(errs, "or last") {
 		t.Errorf("--event lats: exit %d\n%s", code, errs)
 	}
+}
+
+// matchrec rulings: the text, --json and --html of the ruling record,
+// from the match and from its bundle alike; the page is one file that
+// loads nothing and runs nothing, with every name escaped.
+func TestRulingsRecordCommand(t *testing.T) {
+	dir, id, seq, tokens := ruledMatch(t)
+	xss := `<script>alert(1)</script>`
+	mustRun(t, dir, "declare", id, "--token", tokens["player:bob"], "--type", "dispute", "--event", itoa(seq[boltgunHits]), "--reason", xss)
+	text := mustRun(t, dir, "rulings", id)
+	contains(t, "rulings", text,
+		"audit: UNRESOLVED (unsigned: the recorder's operator is trusted)",
+		fmt.Sprintf("dispute 1 of 3 — event %d, ", seq["dispute1"]),
+		fmt.Sprintf("  the disputed event %d (", seq[heavyHits]),
+		"  the roll: Alice rolled 3 D6 to hit needing 3+: 4 1 6 — 2 of 3 dice succeeded: 2 hits",
+		fmt.Sprintf("  ruling: event %d, ", seq["ruling1"]), ": amend to 4 5 6 — in force\n",
+		"    as ruled: 4 1 6 → 4 5 6 — 3 hits instead of 2\n",
+		"    on the board: Ork Boyz: models on the table: 8 → 12\n",
+		"    signed: judge by token (no signature: the operator is trusted)",
+		fmt.Sprintf("  ruling: event %d, ", seq["ruling2"]), ": void — in force\n    the judge's note: re-roll it",
+		"dispute 3 of 3", "  ruling: NONE YET",
+	)
+	var rec replay.RulingsRecord
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "--json", "rulings", id)), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Disputes) != 3 || rec.Disputes[0].Ruling == nil || rec.Disputes[0].Roll == nil || rec.Disputes[2].Ruling != nil {
+		t.Fatalf("rulings --json: %+v", rec)
+	}
+	bundle := filepath.Join(t.TempDir(), "m.bundle")
+	mustRun(t, dir, "export", id, "--bundle", bundle)
+	if from := mustRun(t, dir, "rulings", bundle); from != text {
+		t.Errorf("the record of the bundle differs from the match's:\n%s\n---\n%s", from, text)
+	}
+	page := filepath.Join(t.TempDir(), "rulings.html")
+	mustRun(t, dir, "rulings", id, "--html", page)
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, bad := range []string{"<script", "src=", "href=", "http://", "https://", "@import", "url("} {
+		if strings.Contains(html, bad) {
+			t.Errorf("the page has %q: it must load and run nothing", bad)
+		}
+	}
+	contains(t, "rulings --html", html, "&lt;script&gt;alert(1)&lt;/script&gt;", "@media print", "@page",
+		fmt.Sprintf(`data-dispute="%d"`, seq["dispute1"]), "amend to 4 5 6", "none yet")
 }
