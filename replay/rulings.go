@@ -38,12 +38,12 @@ type RulingsRecord struct {
 // DisputeRecord is one dispute with its evidence and its ruling (nil: not
 // ruled on yet).
 type DisputeRecord struct {
-	Dispute   Said          `json:"dispute"`
-	Reason    string        `json:"reason"`
-	Event     Said          `json:"event"` // the disputed event
-	Roll      *Explanation  `json:"roll,omitempty"`
-	Witnesses []Said        `json:"witnesses,omitempty"` // the confirmations and contests of the disputed roll
-	Ruling    *RulingEntry  `json:"ruling,omitempty"`
+	Dispute   Said         `json:"dispute"`
+	Reason    string       `json:"reason"`
+	Event     Said         `json:"event"` // the disputed event
+	Roll      *Explanation `json:"roll,omitempty"`
+	Witnesses []Said       `json:"witnesses,omitempty"` // the confirmations and contests of the disputed roll
+	Ruling    *RulingEntry `json:"ruling,omitempty"`
 }
 
 // RulingEntry is a ruling and its effect.

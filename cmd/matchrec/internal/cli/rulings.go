@@ -73,7 +73,9 @@ files.`,
 // writeRulingsHTML writes the record's page to file, through a temporary
 // file renamed at the end (a failed write leaves nothing behind).
 func writeRulingsHTML(file string, rec *replay.RulingsRecord) error {
-	fail := func(err error) error { return &cliError{exit: ExitUsage, code: projector.CodeBadOutput, msg: err.Error()} }
+	fail := func(err error) error {
+		return &cliError{exit: ExitUsage, code: projector.CodeBadOutput, msg: err.Error()}
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(file), ".rulings-*")
 	if err != nil {
 		return fail(err)
