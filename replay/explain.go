@@ -2,10 +2,12 @@ package replay
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/fold"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // Explanation answers "why did that roll need a 4?": the declaration that
@@ -24,7 +26,10 @@ type Explanation struct {
 	Rule        string            `json:"rule"`
 	Successes   int               `json:"successes"`
 	Produced    string            `json:"produced"`
-	Pending     string            `json:"pending"` // the step as the rules stated it
+	// Decided is what the roll decided, in a few words ("3 hits", "9\":
+	// needed 8.5\" — the charge reaches"): what the pages show of it.
+	Decided string `json:"decided"`
+	Pending string `json:"pending"` // the step as the rules stated it
 	// Ruled is the roll as ruled, when a ruling changed it (Produced and
 	// Successes above are as played): the ruling in force on it
 	// (projector.State.InForce), or that the as-ruled fold discarded it.
@@ -61,39 +66,57 @@ func Explain(match string, evs []events.Event, lineage []events.BranchPoint, loo
 		if !ok {
 			return nil, fmt.Errorf("event %d is %s, not a dice roll", seq, e.Type)
 		}
-		s := f.State
-		x := &Explanation{Seq: seq, Edition: s.Edition, Roll: *roll, Need: roll.Need, Pending: s.Pending.Text,
-			Successes: projector.CountAtLeast(roll.Values, roll.Need)}
-		a := s.Attack
-		var step *projector.DiceStep
-		if a != nil {
-			step = a.Current()
-			x.Declaration = a.Seq
-			if u := s.Unit(a.Firer); u != nil {
-				x.Firer = u.DisplayName()
-			}
-			if u := s.Unit(a.Target); u != nil {
-				x.Target = u.DisplayName()
-			}
-		}
-		if ex, ok := f.Rules.(projector.Explainer); ok && a != nil && step != nil {
-			x.Inputs, x.Rule = ex.Explain(s, a, step)
-		} else {
-			x.Inputs = []string{fmt.Sprintf("target number %d+ as the pending step stated", roll.Need)}
-			x.Rule = fmt.Sprintf("docs/rules/%s.md", s.Edition)
-		}
-		if step != nil {
-			x.Weapon = step.Label
-		}
-		before := s.Clone()
+		before := f.State.Clone()
+		x := explainRoll(f.Rules, f.State, seq, roll)
 		if err := f.Apply(e); err != nil {
 			return nil, err
 		}
-		x.Produced = produced(roll, x.Successes, f.State)
+		x.outcome(f.Rules, roll, f.State)
 		x.Ruled, x.Rulings, err = asRuled(f, evs, e, roll, before)
 		return x, err
 	}
 	return nil, fmt.Errorf("the match has no event %d", seq)
+}
+
+// explainRoll explains roll, event seq, from s, the state just before it:
+// the declaration that caused it, who fired what at whom, the target
+// number with its inputs and rule (the edition's projector.Explainer).
+// Explain tells it to a judge (audit --roll); the narrator's views tell
+// the same to viewers (api.RollView), so a roll reads alike everywhere.
+func explainRoll(rules projector.Rules, s *projector.State, seq uint64, roll *events.DiceRolled) *Explanation {
+	x := &Explanation{Seq: seq, Edition: s.Edition, Roll: *roll, Need: roll.Need, Pending: s.Pending.Text,
+		Successes: projector.CountAtLeast(roll.Values, roll.Need)}
+	a := s.Attack
+	var step *projector.DiceStep
+	if a != nil {
+		step = a.Current()
+		x.Declaration = a.Seq
+		if u := s.Unit(a.Firer); u != nil {
+			x.Firer = u.DisplayName()
+		}
+		if u := s.Unit(a.Target); u != nil {
+			x.Target = u.DisplayName()
+		}
+	}
+	if ex, ok := rules.(projector.Explainer); ok && a != nil && step != nil {
+		x.Inputs, x.Rule = ex.Explain(s, a, step)
+	} else {
+		x.Inputs = []string{fmt.Sprintf("target number %d+ as the pending step stated", roll.Need)}
+		x.Rule = fmt.Sprintf("docs/rules/%s.md", s.Edition)
+	}
+	if step != nil {
+		x.Weapon = step.Label
+	}
+	return x
+}
+
+// outcome sets what the roll produced, from after, the state just after
+// it: the edition's own word on a roll that is no count of successes (a
+// charge that reaches, a blast that scatters: projector.RollNarration),
+// else the successes it counted.
+func (x *Explanation) outcome(rules projector.Rules, roll *events.DiceRolled, after *projector.State) {
+	x.Decided = decided(rules, roll, x.Successes, after)
+	x.Produced = produced(rules, roll, x.Successes, after)
 }
 
 // RollRuling is a roll as ruled, when a ruling or a ruling's consequences
@@ -170,11 +193,14 @@ func rollRuling(rules projector.Rules, e events.Event, roll *events.DiceRolled, 
 		r.Produced = "the amended dice do not fold: " + err.Error()
 		return r
 	}
-	r.Produced = produced(amended, r.Successes, after)
+	r.Produced = produced(rules, amended, r.Successes, after)
 	return r
 }
 
-func produced(r *events.DiceRolled, n int, after *projector.State) string {
+func produced(rules projector.Rules, r *events.DiceRolled, n int, after *projector.State) string {
+	if o := rollOutcome(rules, r, after); o != "" {
+		return o + "; next: " + after.Pending.Text
+	}
 	what := map[string]string{"hit": "hits", "wound": "wounds", "save": "saves"}[r.Purpose]
 	if what == "" {
 		what = "successes"
@@ -184,4 +210,30 @@ func produced(r *events.DiceRolled, n int, after *projector.State) string {
 		out += fmt.Sprintf(", %d unsaved", r.Count-n)
 	}
 	return out + "; next: " + after.Pending.Text
+}
+
+// decided is what a roll decided, in a few words: the edition's outcome
+// (rollOutcome), else its count of successes.
+func decided(rules projector.Rules, r *events.DiceRolled, n int, after *projector.State) string {
+	if o := rollOutcome(rules, r, after); o != "" {
+		return o
+	}
+	noun := successNoun(r.Purpose)
+	if r.Need == 0 {
+		return "rolled " + Faces(r.Values)
+	}
+	out := kit.Count(n, strings.TrimSuffix(noun, "s"), noun)
+	if r.Purpose == "save" {
+		out += fmt.Sprintf(", %d unsaved", r.Count-n)
+	}
+	return out
+}
+
+// rollOutcome is the edition's word on what a roll decided
+// (projector.RollNarration), "" when it has none for it.
+func rollOutcome(rules projector.Rules, r *events.DiceRolled, after *projector.State) string {
+	if rn, ok := rules.(projector.RollNarration); ok {
+		return rn.RollOutcome(after, r)
+	}
+	return ""
 }

@@ -46,13 +46,15 @@ type Setup struct {
 	Units       []events.UnitSpec    `json:"units"`
 	Terrain     []events.TerrainSpec `json:"terrain,omitempty"`
 	FirstPlayer string               `json:"first_player,omitempty"`
+	// TableNumber is the venue's table (events.MatchCreated.TableNumber).
+	TableNumber int `json:"table_number,omitempty"`
 }
 
 // Created returns the match.created payload of the setup (without tokens).
 func (s Setup) Created() events.MatchCreated {
 	return events.MatchCreated{
 		Edition: s.Edition, Name: s.Name, Table: s.Table, Players: s.Players,
-		Units: s.Units, Terrain: s.Terrain, FirstPlayer: s.FirstPlayer,
+		Units: s.Units, Terrain: s.Terrain, FirstPlayer: s.FirstPlayer, TableNumber: s.TableNumber,
 	}
 }
 
