@@ -84,7 +84,7 @@ func chargeSketches(s *projector.State) []projector.Sketch {
 	if u == nil || t == nil {
 		return nil
 	}
-	label := fmt.Sprintf("%s charges %s: %s\" rolled, %s\" needed", u.DisplayName(), s.UnitName(c.Target), kit.Inches(c.Distance), kit.Inches(c.Needed))
+	label := fmt.Sprintf("%s charges %s: %g\" rolled, %.1f\" needed", u.DisplayName(), s.UnitName(c.Target), c.Distance, c.Needed) // as the roll's outcome words them
 	if c.Success {
 		label += " — it reaches"
 	} else if c.Stage == "failed" {

@@ -401,6 +401,24 @@ type ViewState struct {
 	Sketch []projector.Sketch `json:"sketch,omitempty"`
 }
 
+// UnmarshalJSON reads a ViewState back (a Go client of the pages' API):
+// the state by its own reader, which the embedding would otherwise
+// promote to read the whole object, and the sketches beside it.
+func (v *ViewState) UnmarshalJSON(b []byte) error {
+	v.State = &projector.State{}
+	if err := json.Unmarshal(b, v.State); err != nil {
+		return err
+	}
+	var sk struct {
+		Sketch []projector.Sketch `json:"sketch"`
+	}
+	if err := json.Unmarshal(b, &sk); err != nil {
+		return err
+	}
+	v.Sketch = sk.Sketch
+	return nil
+}
+
 // publicState is st as viewers get it, with its edition's sketches (rules,
 // nil for none): without the token hashes, which are no secret but
 // nobody's business.

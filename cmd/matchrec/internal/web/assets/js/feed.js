@@ -55,11 +55,11 @@ export class Feed {
     }
     const r = ev.roll;
     if (r && r.firer) {
-      // Who fired what at whom, and what the roll decided (the audit's
-      // explanation of it).
+      // Who fired at whom (the audit's explanation of the roll); the
+      // line above already says with what and what it decided.
       const t = document.createElement('span');
       t.className = 'text roll-for';
-      t.textContent = `${r.firer} → ${r.target}${r.weapon ? ` (${r.weapon})` : ''}: ${r.decided}`;
+      t.textContent = `${r.firer} → ${r.target}`;
       li.append(t);
     }
     setMarks(li, ev);

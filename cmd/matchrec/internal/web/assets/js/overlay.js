@@ -176,8 +176,8 @@ function attackCard(state, atk) {
   const weapons = [...new Set((atk.shooters || []).map((s) => u?.weapons?.find((w) => w.id === s.weapon)?.name || s.weapon))].join(', ');
   const tally = `${atk.hits} ${atk.hits === 1 ? 'hit' : 'hits'} · ${atk.wounds} ${atk.wounds === 1 ? 'wound' : 'wounds'} · ${atk.saves} saved`;
   return el('div', sideOf(state, atk.attacker), [
-    el('div', 'card-head', `${firer} → ${target}: ${fell}`),
-    el('div', 'card-line', (weapons ? weapons + ' — ' : '') + tally),
+    el('div', 'card-head', `${firer} → ${target}`),
+    el('div', 'card-line', [el('span', 'card-decided', fell), ` · ${weapons ? weapons + ' · ' : ''}${tally}`]),
   ], {seq: atk.seq});
 }
 
