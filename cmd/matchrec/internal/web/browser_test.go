@@ -206,7 +206,7 @@ func TestBrowserLiveReplay(t *testing.T) {
 	}
 
 	// The list links to the match's live page and overlay.
-	do(b, "open the match list", chromedp.EmulateViewport(1600, 1000), chromedp.Navigate(r.base+"/"))
+	do(b, "open the match list", chromedp.EmulateViewport(1920, 1080), chromedp.Navigate(r.base+"/"))
 	links := waitJS[[]string](b, fmt.Sprintf(`(() => { const row = document.querySelector('#matches tr[data-match=%q]');
 		return row && [...row.querySelectorAll('a')].map(a => a.getAttribute('href')); })()`, m.id))
 	if want := []string{"/matches/" + m.id, "/matches/" + m.id, "/matches/" + m.id + "?overlay=full"}; !slices.Equal(links, want) {
@@ -276,6 +276,10 @@ func TestBrowserLiveReplay(t *testing.T) {
 	checkTally(b, r.state(m.id, seq))
 	checkLabels(b)
 	screenshot(b, shots, "stream-live.png")
+	do(b, "at 720p", chromedp.EmulateViewport(1280, 720))
+	checkLabels(b)
+	screenshot(b, shots, "stream-live-720p.png")
+	do(b, "back at 1080p", chromedp.EmulateViewport(1920, 1080))
 
 	// The rest of the attack, to its casualties: the tally moves on.
 	for seq < 39 {
