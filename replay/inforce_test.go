@@ -159,14 +159,7 @@ func testInForce(t *testing.T, reverse bool) {
 		}
 	}
 	kept := all
-	f.Reread = func(fn func(events.Event) error) error {
-		for _, e := range kept {
-			if err := fn(e); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	f.Reread = fold.FromEvents(kept)
 	f.Resume(full.State.Clone(), full.Rules)
 	for _, e := range kept[len(evs):] {
 		if err := f.Apply(e); err != nil {
@@ -212,7 +205,7 @@ func testInForce(t *testing.T, reverse bool) {
 	}
 
 	// The log's marks: the ruling in force first, the replaced one after.
-	views, _, err := replay.Tell(editions.Lookup, scanOf(evs), j.hit, j.hit, 0)
+	views, _, err := replay.Tell(editions.Lookup, fold.FromEvents(evs), j.hit, j.hit, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,17 +299,6 @@ func manualRoll(s *projector.State, seq uint64) projector.ManualRoll {
 		}
 	}
 	return projector.ManualRoll{}
-}
-
-func scanOf(evs []events.Event) func(func(events.Event) error) error {
-	return func(fn func(events.Event) error) error {
-		for _, e := range evs {
-			if err := fn(e); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 }
 
 // The ruling record of a signed match: each dispute with the disputed

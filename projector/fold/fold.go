@@ -153,6 +153,19 @@ func (f *Folder) Decode(e events.Event) (events.Payload, error) {
 	return f.vocab.Decode(e)
 }
 
+// FromEvents returns a Reread (a scan) over events held in memory, in
+// order, for a fold of them or a reader that scans (replay.Tell).
+func FromEvents(evs []events.Event) func(fn func(events.Event) error) error {
+	return func(fn func(events.Event) error) error {
+		for _, e := range evs {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // FromLog returns a Reread over match id of log, for a Folder folding it.
 func FromLog(ctx context.Context, log Log, id string) func(fn func(events.Event) error) error {
 	return func(fn func(events.Event) error) error { return log.Scan(ctx, id, 1, fn) }
