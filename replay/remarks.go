@@ -2,6 +2,7 @@ package replay
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 
 	"github.com/matchrec/matchrec/events"
@@ -13,7 +14,7 @@ import (
 // a live reader that showed that event already (the web pages' feed, the
 // overlay) needs its new marks when the later event arrives. The narrator
 // says which events the event it told last concerns (Concerned) and
-// re-marks each as the match stands after it (Remark).
+// re-marks them as the match stands after it (Remarks).
 
 // Remark is an earlier event as the match stands now: its payload as
 // recorded, its witness state and marks (Narrator.Mark), and the ruling in
@@ -81,13 +82,56 @@ func concerned(before, after *projector.State, e events.Event, p events.Payload)
 // changed (concerned), in order.
 func (n *Narrator) Concerned() []uint64 { return n.concerned }
 
-// Remark re-marks event seq, which the narrator has folded, as the match
-// stands now.
-func (n *Narrator) Remark(seq uint64) (Remark, error) {
-	p, ok := n.f.Payload(seq)
-	if !ok {
-		return Remark{}, nil
+// Remarks re-mark the events the event told last concerns (Concerned) as
+// the match stands now. Their payloads are read back in one pass over
+// the log (a confirmation up to the head may concern every roll of a
+// turn): a witness costs one scan, never one per roll.
+func (n *Narrator) Remarks() ([]Remark, error) {
+	seqs := n.concerned
+	if len(seqs) == 0 {
+		return nil, nil
 	}
+	played := map[uint64]events.Payload{}
+	if n.f.Reread == nil || len(seqs) == 1 {
+		for _, seq := range seqs {
+			if p, ok := n.f.Payload(seq); ok {
+				played[seq] = p
+			}
+		}
+	} else {
+		last := seqs[len(seqs)-1]
+		err := n.f.Reread(func(e events.Event) error {
+			if e.Seq > last {
+				return events.ErrStop
+			}
+			if slices.Contains(seqs, e.Seq) {
+				p, err := n.f.Decode(e)
+				if err != nil {
+					return err
+				}
+				played[e.Seq] = p
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, events.ErrStop) {
+			return nil, err
+		}
+	}
+	out := make([]Remark, 0, len(seqs))
+	for _, seq := range seqs {
+		if p := played[seq]; p != nil {
+			r, err := n.remark(seq, p)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// remark re-marks event seq, whose payload as recorded is p.
+func (n *Narrator) remark(seq uint64, p events.Payload) (Remark, error) {
 	v := api.EventView{Seq: seq}
 	n.markFrom(n.f.State, &v, p)
 	b, err := json.Marshal(p)

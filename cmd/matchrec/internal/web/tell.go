@@ -57,13 +57,9 @@ func step(n *replay.Narrator, e events.Event) (Event, error) {
 		return Event{}, err
 	}
 	n.MarkNow(&v)
-	ev := Event{EventView: v}
-	for _, seq := range n.Concerned() {
-		r, err := n.Remark(seq)
-		if err != nil {
-			return Event{}, err
-		}
-		ev.Remarks = append(ev.Remarks, r)
+	rm, err := n.Remarks()
+	if err != nil {
+		return Event{}, err
 	}
-	return ev, nil
+	return Event{EventView: v, Remarks: rm}, nil
 }
