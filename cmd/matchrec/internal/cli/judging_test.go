@@ -312,3 +312,18 @@ func TestRulingsRecordCommand(t *testing.T) {
 	contains(t, "rulings --html", html, "&lt;script&gt;alert(1)&lt;/script&gt;", "@media print", "@page",
 		fmt.Sprintf(`data-dispute="%d"`, seq["dispute1"]), "amend to 4 5 6", "none yet")
 }
+
+// disputes lists a contest made after the roll's only ruling, which that
+// ruling does not settle, and says which ruling is in force.
+func TestDisputesListsAContestAfterARuling(t *testing.T) {
+	dir, id, seq, tokens := ruledMatch(t)
+	q := func(k string) string { return itoa(seq[k]) }
+	mustRun(t, dir, "declare", id, "--token", tokens["player:bob"], "--type", "contest", "--event", q(heavyHits), "--reason", "the 6 was cocked too")
+	out := mustRun(t, dir, "disputes", id, "--all")
+	contains(t, "disputes --all", out,
+		fmt.Sprintf("  event %s (alice's) contested by bob at event ", q(heavyHits)),
+		fmt.Sprintf("dispute %d by bob on event %s — ruled amend at event %d, in force", seq["dispute1"], q(heavyHits), seq["ruling1"]))
+	if code, _, _ := run(t, dir, "audit", id); code != ExitUnresolved {
+		t.Errorf("audit exit %d: the new contest is unsettled", code)
+	}
+}
