@@ -251,6 +251,9 @@ func (p *MatchCreated) decodeMsgpack(r *reader) {
 		case "joins":
 			p.Joins = r.stringMap()
 			return 10
+		case "table_number":
+			p.TableNumber = int(r.int())
+			return 11
 		}
 		return -1
 	})
