@@ -153,6 +153,10 @@ type MatchCreated struct {
 	// always re-decides and refolds under the rules it was played with
 	// (docs/rules/README.md#revisions).
 	Rules int `json:"rules,omitempty"`
+	// TableNumber is the venue's table the match is played on (0: none):
+	// the web pages' stable URL per table follows the match live on it
+	// (/tables/N). Not the table's size, which is Table.
+	TableNumber int `json:"table_number,omitempty"`
 }
 
 func (MatchCreated) EventType() Type       { return TypeMatchCreated }

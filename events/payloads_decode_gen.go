@@ -164,6 +164,9 @@ func (p *MatchCreated) decodeMsgpack(r *reader) {
 		case "rules":
 			f = 10
 			p.Rules = int(r.int())
+		case "table_number":
+			f = 11
+			p.TableNumber = int(r.int())
 		default:
 			r.fail(errFallback)
 			return

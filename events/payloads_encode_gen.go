@@ -117,6 +117,9 @@ func (p *MatchCreated) encodeMsgpack(w *writer) {
 	if !(p.Rules == 0) {
 		n++
 	}
+	if !(p.TableNumber == 0) {
+		n++
+	}
 	w.mapLen(n)
 	w.str("edition")
 	w.str(p.Edition)
@@ -172,6 +175,10 @@ func (p *MatchCreated) encodeMsgpack(w *writer) {
 	if !(p.Rules == 0) {
 		w.str("rules")
 		w.int(int64(p.Rules))
+	}
+	if !(p.TableNumber == 0) {
+		w.str("table_number")
+		w.int(int64(p.TableNumber))
 	}
 }
 

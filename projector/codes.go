@@ -44,7 +44,8 @@ const (
 	CodeNotStarted          Code = "not_started"          // a join-code match before every participant joined
 	CodeBadJoinCode         Code = "bad_join_code"        // a join code that is not the role's of the match
 	CodeJoinUsed            Code = "join_used"            // a join code used twice, or after the match started
-	CodeEndPending     Code = "end_pending"   // a player's end proposal while their own earlier one still stands
+	CodeEndPending          Code = "end_pending"          // a player's end proposal while their own earlier one still stands
+	CodeNotDisputable       Code = "not_disputable"       // a dispute of an event no ruling could change: the dice's bookkeeping, a join, a witness, a dispute, a ruling (rulings.go)
 
 	// The API's (store/api), over NATS and to the CLI.
 	CodeBadRequest   Code = "bad_request"  // malformed JSON or invalid arguments

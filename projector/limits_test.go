@@ -54,7 +54,7 @@ func TestLimits(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := Decide(plainRules{}, s, alice, Command{Type: CmdDispute, Event: 1, Reason: long(MaxTextLen)}); err != nil {
+	if _, err := Decide(plainRules{}, s, alice, Command{Type: CmdEnd, Reason: long(MaxTextLen)}); err != nil {
 		t.Fatalf("a reason at the limit: %v", err)
 	}
 }

@@ -81,6 +81,9 @@ func decideCreate(r Rules, s *State, actor events.Actor, c Command) ([]events.Pa
 	return []events.Payload{&p}, nil
 }
 
+// MaxTableNumber is the highest venue table number a match may name.
+const MaxTableNumber = 9999
+
 // SetupDefaults fills what a setup may leave out: the table (72"x48") and
 // the first player (the first listed).
 func SetupDefaults(p *events.MatchCreated) {
@@ -103,6 +106,9 @@ func ValidateSetup(p *events.MatchCreated) error {
 	}
 	if p.Table.W <= 0 || p.Table.H <= 0 {
 		return fmt.Errorf("table %gx%g: both sides must be positive", p.Table.W, p.Table.H)
+	}
+	if p.TableNumber < 0 || p.TableNumber > MaxTableNumber {
+		return fmt.Errorf("table number %d: a venue's tables are numbered 1 to %d (0: none)", p.TableNumber, MaxTableNumber)
 	}
 	if len(p.Players) != 2 {
 		return fmt.Errorf("a match has two players, got %d", len(p.Players))

@@ -310,4 +310,7 @@ func (s *State) Hash() (events.Hash, error) {
 // 7: rules round 3 (issue 24): an attack's HitOdds and WoundOdds; 6e's
 // own table edges, charge bonus, blast hits on other units (Reached,
 // Marker.Others, Strays) and revision 2.
-const StateVersion = 7
+// 8: the ruling in force (issue 25): a dispute's ruling replaced by a
+// later one on the same event is Superseded; a manual roll names its
+// Witness and the ruling that Settled its contest.
+const StateVersion = 8

@@ -34,6 +34,10 @@ type ManualRoll struct {
 	Reason string      `json:"reason,omitempty"`
 	Hash   events.Hash `json:"hash"`
 	By     uint64      `json:"by,omitempty"` // the event that confirmed or contested it
+	// Witness is the player who confirmed or contested it; Settled, the
+	// ruling that settled its contest (rulings.go).
+	Witness string `json:"witness,omitempty"`
+	Settled uint64 `json:"settled,omitempty"`
 }
 
 // Dispute is a dispute and, once made, its ruling.
@@ -47,6 +51,9 @@ type Dispute struct {
 	Values   []int    `json:"values,omitempty"`
 	Models   []string `json:"models,omitempty"`
 	Note     string   `json:"note,omitempty"`
+	// Superseded is the later ruling on the same event that replaced this
+	// one: only the ruling in force counts (rulings.go).
+	Superseded uint64 `json:"superseded,omitempty"`
 }
 
 // ManualRoll returns the witness record of the manual roll at seq.
@@ -85,7 +92,7 @@ func applyWitness(s *State, e *events.Event, p events.Payload) (bool, error) {
 			}
 			for i := range s.Dice.Manual {
 				if m := &s.Dice.Manual[i]; m.Status == RollUnconfirmed && m.Roller != e.Actor.ID {
-					m.Status, m.By = RollConfirmed, e.Seq
+					m.Status, m.By, m.Witness = RollConfirmed, e.Seq, e.Actor.ID
 				}
 			}
 			return true, nil
@@ -95,7 +102,7 @@ func applyWitness(s *State, e *events.Event, p events.Payload) (bool, error) {
 			return true, err
 		}
 		if m != nil {
-			m.Status, m.By = RollConfirmed, e.Seq
+			m.Status, m.By, m.Witness = RollConfirmed, e.Seq, e.Actor.ID
 		}
 	case *events.RollContested:
 		m, err := vouched(s, e, p.Roll, p.Hash)
@@ -103,7 +110,7 @@ func applyWitness(s *State, e *events.Event, p events.Payload) (bool, error) {
 			return true, err
 		}
 		if m != nil {
-			m.Status, m.Reason, m.By = RollContested, p.Reason, e.Seq
+			m.Status, m.Reason, m.By, m.Witness = RollContested, p.Reason, e.Seq, e.Actor.ID
 		}
 	case *events.DisputeRaised:
 		s.Disputes = append(s.Disputes, Dispute{Seq: e.Seq, By: e.Actor.ID, Event: p.Event, Reason: p.Reason})
@@ -112,7 +119,7 @@ func applyWitness(s *State, e *events.Event, p events.Payload) (bool, error) {
 		if d == nil || d.Ruling != 0 || d.Event != p.Event {
 			return true, fmt.Errorf("rules on event %d, which is no open dispute of event %d", p.Dispute, p.Event)
 		}
-		d.Ruling, d.Decision, d.Values, d.Models, d.Note = e.Seq, p.Decision, p.Values, p.Models, p.Note
+		s.rule(d, e.Seq, p)
 	default:
 		return false, nil
 	}
@@ -175,6 +182,11 @@ func decideWitness(s *State, actor events.Actor, c Command, lookup func(seq uint
 		}
 		if c.Event < 1 || c.Event > s.Seq {
 			return nil, true, Refuse(CodeBadCommand, "event %d does not exist (the match has %d events)", c.Event, s.Seq)
+		}
+		if p, ok := lookup(c.Event); !ok {
+			return nil, true, Refuse(CodeBadCommand, "event %d cannot be read", c.Event)
+		} else if why := NotDisputable(c.Event, p); why != "" {
+			return nil, true, Refuse(CodeNotDisputable, "%s", why)
 		}
 		if strings.TrimSpace(c.Reason) == "" {
 			return nil, true, Refuse(CodeBadCommand, "a dispute needs a reason")

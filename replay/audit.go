@@ -221,33 +221,36 @@ func isWitness(p events.Payload) bool {
 
 // witnesses lists the physical rolls no opponent confirmed, the disputes
 // and rulings, and what keeps a sound record from CLEAN: a contested roll
-// no ruling settled (a ruling on a dispute of that roll settles it), a
-// dispute with no ruling. Unconfirmed rolls do not: a roll nobody objected
-// to stands.
+// no ruling settled (a ruling on a dispute of that roll, made after the
+// contest: projector.ManualRoll.Settled), a dispute with no ruling.
+// Unconfirmed rolls do not: a roll nobody objected to stands.
 //
 // A ruling's dispute also says what the ruling did: an amendment's old →
-// new values and their effect, and the later events the as-ruled fold
-// skips because of it (discarded: ruling seq → those events).
+// new values and their effect, whether it is the ruling in force on its
+// event or which later ruling replaced it, and the later events the
+// as-ruled fold skips because of it (discarded: ruling seq → those
+// events).
 func witnesses(f *fold.Folder, discarded map[uint64][]uint64, r *Report) {
 	s := f.State
 	for _, m := range s.Dice.Manual {
 		if m.Status == projector.RollConfirmed {
 			continue
 		}
-		r.ManualRolls = append(r.ManualRolls, ManualRoll{Seq: m.Seq, Roller: m.Roller, Status: m.Status, By: m.By, Reason: m.Reason})
-		if m.Status != projector.RollContested {
-			continue
-		}
-		ruled := false
-		for _, d := range s.Disputes {
-			ruled = ruled || (d.Event == m.Seq && d.Ruling != 0)
-		}
-		if !ruled {
-			r.Unresolved = append(r.Unresolved, Unresolved{Seq: m.Seq, Code: "contested", Message: fmt.Sprintf("contested at event %d, and no ruling on a dispute of it", m.By)})
+		r.ManualRolls = append(r.ManualRolls, ManualRoll{Seq: m.Seq, Roller: m.Roller, Status: m.Status, By: m.By, Reason: m.Reason, Witness: m.Witness, Settled: m.Settled})
+		if m.Unsettled() {
+			msg := fmt.Sprintf("contested at event %d, and no ruling on a dispute of it", m.By)
+			if len(s.Rulings(m.Seq)) > 0 {
+				msg = fmt.Sprintf("contested at event %d, and no ruling on a dispute of it since", m.By)
+			}
+			r.Unresolved = append(r.Unresolved, Unresolved{Seq: m.Seq, Code: "contested", Message: msg})
 		}
 	}
 	for _, d := range s.Disputes {
-		rd := Dispute{Seq: d.Seq, By: d.By, Event: d.Event, Reason: d.Reason, Ruling: d.Ruling, Decision: d.Decision, Note: d.Note, Discarded: discarded[d.Ruling]}
+		rd := Dispute{Seq: d.Seq, By: d.By, Event: d.Event, Reason: d.Reason, Ruling: d.Ruling, Decision: d.Decision, Note: d.Note,
+			Discarded: discarded[d.Ruling], Superseded: d.Superseded}
+		if in := s.InForce(d.Event); in != nil && in.Seq == d.Seq {
+			rd.InForce = true
+		}
 		if d.Decision == events.RulingAmend {
 			played, _ := f.Payload(d.Event)
 			rd.Effect = AmendEffect(d, played)

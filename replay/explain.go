@@ -2,10 +2,12 @@ package replay
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/fold"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // Explanation answers "why did that roll need a 4?" and "what did that
@@ -31,8 +33,13 @@ type Explanation struct {
 	Produced    string            `json:"produced"` // that, and what the match waited for next
 	Pending     string            `json:"pending"`  // the step as the rules stated it
 	// Ruled is the roll as ruled, when a ruling changed it (Produced and
-	// Successes above are as played).
+	// Successes above are as played): the ruling in force on it
+	// (projector.State.InForce), or that the as-ruled fold discarded it.
 	Ruled *RollRuling `json:"ruled,omitempty"`
+	// Rulings is the history: every ruling on the roll in the order made,
+	// the one in force included (InForce), those it replaced (Superseded)
+	// and upholds.
+	Rulings []RollRuling `json:"rulings,omitempty"`
 }
 
 // Explain folds match to just before event seq, which must be a roll, and
@@ -61,88 +68,127 @@ func Explain(match string, evs []events.Event, lineage []events.BranchPoint, loo
 		if !ok {
 			return nil, fmt.Errorf("event %d is %s, not a dice roll", seq, e.Type)
 		}
-		s := f.State
-		x := &Explanation{Seq: seq, Edition: s.Edition, Roll: *roll, Need: roll.Need, Pending: s.Pending.Text,
-			Successes: projector.CountAtLeast(roll.Values, roll.Need)}
-		a := s.Attack
-		var step *projector.DiceStep
-		if a != nil {
-			step = a.Current()
-			x.Declaration, x.AttackType = a.Seq, a.Type
-			if u := s.Unit(a.Firer); u != nil {
-				x.Firer = u.DisplayName()
-			}
-			if u := s.Unit(a.Target); u != nil {
-				x.Target = u.DisplayName()
-			}
-		}
-		if step != nil {
-			x.Weapon = step.Label
-		}
-		before := s.Clone()
+		before := f.State.Clone()
+		x := explainRoll(f.Rules, f.State, seq, roll)
 		if err := f.Apply(e); err != nil {
 			return nil, err
 		}
-		why := reason(f.Rules, before, f.State, roll)
-		x.For, x.Inputs, x.Rule, x.Decided = why.For, why.Inputs, why.Rule, decided(roll, why)
-		x.Produced = produced(roll, why, f.State)
-		x.Ruled, err = asRuled(f, evs, e, roll, before)
+		x.outcome(f.Rules, roll, before, f.State)
+		x.Ruled, x.Rulings, err = asRuled(f, evs, e, roll, before)
 		return x, err
 	}
 	return nil, fmt.Errorf("the match has no event %d", seq)
 }
 
+// explainRoll starts the explanation of roll, event seq, from s, the
+// state just before it: the declaration that caused it, who fired what at
+// whom, the step it answers; outcome adds the edition's account of it.
+// Explain tells it to a judge (audit --roll); the narrator's views tell
+// the same to viewers (api.RollView), so a roll reads alike everywhere.
+func explainRoll(rules projector.Rules, s *projector.State, seq uint64, roll *events.DiceRolled) *Explanation {
+	x := &Explanation{Seq: seq, Edition: s.Edition, Roll: *roll, Need: roll.Need, Pending: s.Pending.Text,
+		Successes: projector.CountAtLeast(roll.Values, roll.Need)}
+	if a := s.Attack; a != nil {
+		x.Declaration, x.AttackType = a.Seq, a.Type
+		if u := s.Unit(a.Firer); u != nil {
+			x.Firer = u.DisplayName()
+		}
+		if u := s.Unit(a.Target); u != nil {
+			x.Target = u.DisplayName()
+		}
+		if step := a.Current(); step != nil {
+			x.Weapon = step.Label
+		}
+	}
+	return x
+}
+
+// outcome adds the edition's account of the roll (projector.RollExplainer:
+// what it is for, its inputs and rule, what it decided), folded from
+// before into after, and what the match waited for next.
+func (x *Explanation) outcome(rules projector.Rules, roll *events.DiceRolled, before, after *projector.State) {
+	why := reason(rules, before, after, roll)
+	x.For, x.Inputs, x.Rule = why.For, why.Inputs, why.Rule
+	x.Decided = decided(roll, why)
+	x.Produced = produced(roll, why, after)
+}
+
 // RollRuling is a roll as ruled, when a ruling or a ruling's consequences
 // changed it: amended (the dice read otherwise and what they produce
-// then), voided, or discarded by the as-ruled fold.
+// then), voided, or discarded by the as-ruled fold; in the history, also
+// upheld, or replaced by a later ruling (Superseded).
 type RollRuling struct {
-	Dispute   uint64 `json:"dispute,omitempty"`
-	Ruling    uint64 `json:"ruling,omitempty"`
-	Decision  string `json:"decision"` // amend, void, uphold, or "discarded"
-	Note      string `json:"note,omitempty"`
-	Values    []int  `json:"values,omitempty"` // the dice as ruled (amend)
-	Successes int    `json:"successes"`
-	Produced  string `json:"produced"`
+	Dispute    uint64 `json:"dispute,omitempty"`
+	Ruling     uint64 `json:"ruling,omitempty"`
+	Decision   string `json:"decision"` // amend, void, uphold, or "discarded"
+	Note       string `json:"note,omitempty"`
+	Values     []int  `json:"values,omitempty"` // the dice as ruled (amend)
+	Successes  int    `json:"successes"`
+	Produced   string `json:"produced"`
+	InForce    bool   `json:"in_force,omitempty"`
+	Superseded uint64 `json:"superseded,omitempty"` // the later ruling that replaced this one
 }
 
 // asRuled folds the rest of the match (f has just folded roll e, whose
-// state before it was before) and says what the rulings made of the roll;
-// nil when none touched it or the only ruling upheld it.
-func asRuled(f *fold.Folder, evs []events.Event, e events.Event, roll *events.DiceRolled, before *projector.State) (*RollRuling, error) {
+// state before it was before) and says what the rulings made of the roll:
+// the ruling in force, nil when none changed it (none, or only upholds),
+// and the history of every ruling on it.
+func asRuled(f *fold.Folder, evs []events.Event, e events.Event, roll *events.DiceRolled, before *projector.State) (*RollRuling, []RollRuling, error) {
 	for _, later := range evs {
 		if later.Seq <= e.Seq {
 			continue
 		}
 		if err := f.Apply(later); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	final := f.State
-	for _, d := range final.Disputes {
-		if d.Event != e.Seq || d.Ruling == 0 || d.Decision == events.RulingUphold {
-			continue
+	var in *RollRuling
+	var history []RollRuling
+	for _, d := range final.Rulings(e.Seq) {
+		if d.Ruling == 0 {
+			continue // an open dispute: no ruling yet
 		}
-		r := &RollRuling{Dispute: d.Seq, Ruling: d.Ruling, Decision: d.Decision, Note: d.Note}
-		if d.Decision == events.RulingVoid {
-			r.Produced = "the roll does not count; as ruled the match still waited for: " + before.Pending.Text
-			return r, nil
+		r := rollRuling(f.Rules, e, roll, before, d)
+		if force := final.InForce(e.Seq); force != nil && force.Seq == d.Seq {
+			r.InForce = true
+			in = &r
 		}
-		amended := projector.Amend(roll, &events.RulingMade{Values: d.Values}).(*events.DiceRolled)
-		r.Values, r.Successes = amended.Values, projector.CountAtLeast(amended.Values, amended.Need)
-		after := before.Clone()
-		if err := projector.ApplyDecoded(f.Rules, after, &e, amended); err != nil {
-			r.Produced = "the amended dice do not fold: " + err.Error()
-			return r, nil
-		}
-		r.Produced = produced(amended, reason(f.Rules, before, after, amended), after)
-		return r, nil
+		history = append(history, r)
+	}
+	if in != nil {
+		c := *in
+		return &c, history, nil
 	}
 	for _, sk := range final.Skipped {
 		if sk.Seq == e.Seq {
-			return &RollRuling{Decision: "discarded", Produced: "a ruling changed the match before it, so it answers nothing: " + sk.Why}, nil
+			return &RollRuling{Decision: "discarded", Produced: "a ruling changed the match before it, so it answers nothing: " + sk.Why}, history, nil
 		}
 	}
-	return nil, nil
+	return nil, history, nil
+}
+
+// rollRuling is what ruling d makes of roll e: its dice read as amended
+// and what they produce from before (the state the roll was rolled at).
+func rollRuling(rules projector.Rules, e events.Event, roll *events.DiceRolled, before *projector.State, d projector.Dispute) RollRuling {
+	r := RollRuling{Dispute: d.Seq, Ruling: d.Ruling, Decision: d.Decision, Note: d.Note, Superseded: d.Superseded}
+	switch d.Decision {
+	case events.RulingVoid:
+		r.Produced = "the roll does not count; as ruled the match still waited for: " + before.Pending.Text
+		return r
+	case events.RulingUphold:
+		r.Produced = "the roll stands as it read"
+		return r
+	}
+	amended := projector.Amend(roll, &events.RulingMade{Values: d.Values}).(*events.DiceRolled)
+	r.Values, r.Successes = amended.Values, projector.CountAtLeast(amended.Values, amended.Need)
+	after := before.Clone()
+	if err := projector.ApplyDecoded(rules, after, &e, amended); err != nil {
+		r.Produced = "the amended dice do not fold: " + err.Error()
+		return r
+	}
+	r.Produced = produced(amended, reason(rules, before, after, amended), after)
+	return r
 }
 
 // reason is the edition's account of roll r (projector.RollExplainer),
@@ -156,28 +202,31 @@ func reason(rules projector.Rules, before, after *projector.State, r *events.Dic
 		Rule: fmt.Sprintf("docs/rules/%s.md", before.Edition)}
 }
 
-// decided is what roll r decided: the edition's words, or, for dice that
-// each succeed on a target number, how many did.
+// decided is what roll r decided, in a few words ("3 hits", "9\": needed
+// 8.5\" — the charge reaches"): the edition's words, or, for dice that each
+// succeed on a target number, how many did.
 func decided(r *events.DiceRolled, why projector.RollReason) string {
 	if why.Decided != "" {
 		return why.Decided
 	}
-	n := projector.CountAtLeast(r.Values, r.Need)
 	if r.Need <= 0 {
-		return fmt.Sprintf("dice %v", r.Values)
+		return "rolled " + Faces(r.Values)
 	}
-	what := map[string]string{"hit": "hits", "wound": "wounds", "save": "saves"}[r.Purpose]
-	if what == "" {
-		what = "successes"
-	}
-	out := fmt.Sprintf("%d of %d dice succeeded: %d %s", n, r.Count, n, what)
+	n := projector.CountAtLeast(r.Values, r.Need)
+	noun := successNoun(r.Purpose)
+	out := kit.Count(n, strings.TrimSuffix(noun, "s"), noun)
 	if r.Purpose == "save" {
 		out += fmt.Sprintf(", %d unsaved", r.Count-n)
 	}
 	return out
 }
 
-// produced is what roll r decided and what the match waited for next.
+// produced is what roll r decided and what the match waited for next:
+// for dice counted against a target number, of how many.
 func produced(r *events.DiceRolled, why projector.RollReason, after *projector.State) string {
-	return decided(r, why) + "; next: " + after.Pending.Text
+	if why.Decided != "" || r.Need <= 0 {
+		return decided(r, why) + "; next: " + after.Pending.Text
+	}
+	n := projector.CountAtLeast(r.Values, r.Need)
+	return fmt.Sprintf("%d of %d dice succeeded: %s; next: %s", n, r.Count, decided(r, why), after.Pending.Text)
 }

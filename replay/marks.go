@@ -22,17 +22,25 @@ import (
 // folded the match to its end (Narrator.Mark).
 
 // Witness is the witness state of the manual roll at seq as a judge reads
-// it ("unconfirmed", "confirmed", "CONTESTED: cocked die"), "" for any
-// other event.
+// it ("unconfirmed", "confirmed", "CONTESTED by Bob: cocked die", or once
+// a ruling settled the contest "contested by Bob: cocked die; settled by
+// ruling 20"), "" for any other event.
 func Witness(s *projector.State, seq uint64) string {
 	for _, m := range s.Dice.Manual {
 		if m.Seq != seq {
 			continue
 		}
-		if m.Status == projector.RollContested {
-			return "CONTESTED: " + m.Reason
+		if m.Status != projector.RollContested {
+			return m.Status
 		}
-		return m.Status
+		by := ""
+		if m.Witness != "" {
+			by = " by " + s.PlayerName(m.Witness)
+		}
+		if m.Settled != 0 {
+			return fmt.Sprintf("contested%s: %s; settled by ruling %d", by, m.Reason, m.Settled)
+		}
+		return "CONTESTED" + by + ": " + m.Reason
 	}
 	return ""
 }
@@ -51,11 +59,7 @@ func (n *Narrator) Mark(v *api.EventView) {
 func (n *Narrator) markFrom(s *projector.State, v *api.EventView, p events.Payload) {
 	v.Witness = Witness(s, v.Seq)
 	v.Marks = nil
-	for _, d := range s.Disputes {
-		if d.Event == v.Seq {
-			v.Marks = append(v.Marks, RulingMark(d, p))
-		}
-	}
+	v.Marks = append(v.Marks, RulingMarks(s, v.Seq, p)...)
 	for _, sk := range s.Skipped {
 		if sk.Seq == v.Seq && !voided(s, sk.Seq) {
 			v.Marks = append(v.Marks, "DISCARDED as ruled: "+sk.Why)
@@ -68,10 +72,32 @@ func (n *Narrator) markFrom(s *projector.State, v *api.EventView, p events.Paylo
 	}
 }
 
+// RulingMarks are the marks of the disputes and rulings of event seq,
+// whose payload as played is p: the ruling in force first
+// (projector.State.InForce), then the history — earlier rulings, each
+// saying which ruling replaced it, and upholds, in the order they were
+// made — then the disputes no ruling has answered yet.
+func RulingMarks(s *projector.State, seq uint64, p events.Payload) []string {
+	var out []string
+	in := s.InForce(seq)
+	if in != nil {
+		out = append(out, RulingMark(*in, p))
+	}
+	for _, d := range s.Rulings(seq) {
+		if in == nil || d.Seq != in.Seq {
+			out = append(out, RulingMark(d, p))
+		}
+	}
+	return out
+}
+
 // RulingMark tells what dispute d did to the event it is about, whose
-// payload as played is p: "AMENDED by ruling 14: 4 1 6 → 4 5 6 — 3 hits
-// instead of 2", "VOIDED by ruling 14", "upheld by ruling 14",
-// "DISPUTED by bob at event 13 — no ruling yet".
+// payload as played is p: "AMENDED by ruling 14 on dispute 13: 4 1 6 →
+// 4 5 6 — 3 hits instead of 2", "VOIDED by ruling 14 on dispute 13",
+// "disputed by bob at event 13 (…), upheld by ruling 14", "DISPUTED by
+// bob at event 13: … — no ruling yet". A ruling a later one replaced
+// (Superseded) is told in lower case, as history: "replaced by ruling 20:
+// amended by ruling 14 on dispute 13: …".
 func RulingMark(d projector.Dispute, p events.Payload) string {
 	if d.Ruling == 0 {
 		return fmt.Sprintf("DISPUTED by %s at event %d: %s — no ruling yet", d.By, d.Seq, d.Reason)
@@ -80,13 +106,33 @@ func RulingMark(d projector.Dispute, p events.Payload) string {
 	if d.Note != "" {
 		note = " (" + d.Note + ")"
 	}
+	var out string
 	switch d.Decision {
 	case events.RulingVoid:
-		return fmt.Sprintf("VOIDED by ruling %d on dispute %d%s", d.Ruling, d.Seq, note)
+		out = fmt.Sprintf("VOIDED by ruling %d on dispute %d%s", d.Ruling, d.Seq, note)
 	case events.RulingAmend:
-		return fmt.Sprintf("AMENDED by ruling %d on dispute %d: %s%s", d.Ruling, d.Seq, AmendEffect(d, p), note)
+		out = fmt.Sprintf("AMENDED by ruling %d on dispute %d: %s%s", d.Ruling, d.Seq, AmendEffect(d, p), note)
+	default:
+		return fmt.Sprintf("disputed by %s at event %d (%s), %s by ruling %d%s", d.By, d.Seq, d.Reason, pastTense(d.Decision), d.Ruling, note)
 	}
-	return fmt.Sprintf("disputed by %s at event %d (%s), %s by ruling %d%s", d.By, d.Seq, d.Reason, d.Decision, d.Ruling, note)
+	if d.Superseded != 0 {
+		word, rest, _ := strings.Cut(out, " ")
+		return fmt.Sprintf("replaced by ruling %d: %s %s", d.Superseded, strings.ToLower(word), rest)
+	}
+	return out
+}
+
+// pastTense is a decision as a mark tells it: upheld, voided, amended.
+func pastTense(decision string) string {
+	switch decision {
+	case events.RulingUphold:
+		return "upheld"
+	case events.RulingVoid:
+		return "voided"
+	case events.RulingAmend:
+		return "amended"
+	}
+	return decision
 }
 
 // AmendEffect tells an amendment as old → new and its effect: "4 1 6 →
@@ -97,7 +143,7 @@ func AmendEffect(d projector.Dispute, p events.Payload) string {
 		if d.Values == nil {
 			break
 		}
-		out := faces(p.Values) + " → " + faces(d.Values)
+		out := Faces(p.Values) + " → " + Faces(d.Values)
 		if p.Need > 0 {
 			was, now := projector.CountAtLeast(p.Values, p.Need), projector.CountAtLeast(d.Values, p.Need)
 			noun := successNoun(p.Purpose)
@@ -119,7 +165,7 @@ func AmendEffect(d projector.Dispute, p events.Payload) string {
 	}
 	switch {
 	case d.Values != nil:
-		return "dice read as " + faces(d.Values)
+		return "dice read as " + Faces(d.Values)
 	case d.Models != nil:
 		return "models read as " + strings.Join(d.Models, ", ")
 	}
@@ -135,7 +181,8 @@ func successNoun(purpose string) string {
 	return "successes"
 }
 
-func faces(values []int) string {
+// Faces are dice as people write them: "5 3 6".
+func Faces(values []int) string {
 	s := make([]string, len(values))
 	for i, v := range values {
 		s[i] = strconv.Itoa(v)

@@ -26,6 +26,11 @@ type Narrator struct {
 	// discarded lists, per ruling event, the events that ruling made the
 	// fold skip (Mark).
 	discarded map[uint64][]uint64
+	// roll is what the event told last decided, when it was a roll
+	// (View); concerned the earlier events whose marks it changed
+	// (remarks.go).
+	roll      *api.RollView
+	concerned []uint64
 }
 
 // NewNarrator starts a narrator at the empty state of a match.
@@ -71,6 +76,11 @@ func (n *Narrator) next(e events.Event) ([]string, events.Payload, error) {
 			n.discarded[e.Seq] = seqs
 		}
 	}
+	n.roll = nil
+	if r, ok := p.(*events.DiceRolled); ok {
+		n.roll = rollView(n.f.Rules, before, after, e.Seq, r)
+	}
+	n.concerned = concerned(before, after, e, p)
 	lines := []string{line(n.f.Rules, before, after, &e, p, n.f.Payload)}
 	// An attack is over once it is the last one; another may begin in the
 	// same event (6e's blast hits on other units).
@@ -142,7 +152,23 @@ func (n *Narrator) View(e events.Event, lines []string) (api.EventView, error) {
 	if p == nil || last.Seq != e.Seq {
 		return api.EventView{}, fmt.Errorf("match %s: event %d is not the event told last", e.Match, e.Seq)
 	}
-	return view(e, p, lines)
+	v, err := view(e, p, lines)
+	v.Roll = n.roll
+	return v, err
+}
+
+// rollView is what roll r (event seq) decided, from the states before and
+// after it, told as Explain tells it; a roll the as-ruled fold left out
+// decided nothing.
+func rollView(rules projector.Rules, before, after *projector.State, seq uint64, r *events.DiceRolled) *api.RollView {
+	x := explainRoll(rules, before, seq, r)
+	if n := len(after.Skipped); n > 0 && after.Skipped[n-1].Seq == seq {
+		x.Decided = "nothing: discarded as ruled — " + after.Skipped[n-1].Why
+	} else {
+		x.outcome(rules, r, before, after)
+	}
+	return &api.RollView{Declaration: x.Declaration, Firer: x.Firer, Target: x.Target, Weapon: x.Weapon, Need: x.Need,
+		Successes: x.Successes, Decided: x.Decided, Why: x.Inputs}
 }
 
 // line tells e, whose payload is p; played reads the payload of an

@@ -63,7 +63,7 @@ func (p Problem) String() string {
 }
 
 // Unresolved is what keeps a sound record from CLEAN: a contested roll no
-// ruling settled (code contested, at the roll), a dispute with no ruling
+// ruling made after the contest settled (code contested, at the roll), a dispute with no ruling
 // (code open_dispute, at the dispute).
 type Unresolved struct {
 	Seq     uint64 `json:"seq"`
@@ -79,6 +79,10 @@ type ManualRoll struct {
 	Status string `json:"status"`
 	By     uint64 `json:"by,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// Witness (who confirmed or contested it) and Settled (the ruling,
+	// made after the contest, that settled it) are matchrec's additions.
+	Witness string `json:"witness,omitempty"`
+	Settled uint64 `json:"settled,omitempty"`
 }
 
 // Dispute is a dispute and, once ruled on, its ruling.
@@ -96,6 +100,11 @@ type Dispute struct {
 	// the as-ruled fold skips because of the ruling.
 	Effect    string   `json:"effect,omitempty"`
 	Discarded []uint64 `json:"discarded,omitempty"`
+	// InForce: this void or amend ruling is the one in force on its event
+	// (the last made); Superseded: the later ruling that replaced it
+	// (projector.State.InForce).
+	InForce    bool   `json:"in_force,omitempty"`
+	Superseded uint64 `json:"superseded,omitempty"`
 }
 
 // The checks of a verification (docs/bundle.md, "Verifying a bundle"), in

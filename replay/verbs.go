@@ -119,6 +119,7 @@ func (rd *Reader) events(ctx context.Context, body []byte) (any, error) {
 		if err != nil {
 			return err
 		}
+		ev.Roll = nar.roll
 		size += viewSize(ev)
 		res.Events = append(res.Events, ev)
 		return nil

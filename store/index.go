@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/matchrec/matchrec/events"
@@ -50,6 +51,9 @@ type MatchEntry struct {
 	// EndedAt is the sequence of the match.ended event (0: none), so a
 	// delayed view can tell whether the end is public yet.
 	EndedAt uint64 `json:"ended_at,omitempty"`
+	// Table is the venue's table the match is played on (0: none;
+	// events.MatchCreated.TableNumber): a branch is on none.
+	Table int `json:"table,omitempty"`
 	// Parent and At name the match and event a branch was forked from.
 	Parent string `json:"parent,omitempty"`
 	At     uint64 `json:"at,omitempty"`
@@ -89,7 +93,7 @@ func ApplyIndex(e *MatchEntry, evs []events.Event) {
 			if ev.Seq != 1 || events.DecodeValue(ev.Payload, &mc) != nil {
 				continue
 			}
-			e.Name, e.Edition, e.Players = mc.Name, mc.Edition, make([]PlayerEntry, 0, len(mc.Players))
+			e.Name, e.Edition, e.Players, e.Table = mc.Name, mc.Edition, make([]PlayerEntry, 0, len(mc.Players)), mc.TableNumber
 			for _, p := range mc.Players {
 				pe := PlayerEntry{ID: p.ID, Name: p.Name}
 				for _, u := range mc.Units {
@@ -161,6 +165,7 @@ type MatchQuery struct {
 	Edition string `json:"edition,omitempty"` // exactly this edition
 	Player  string `json:"player,omitempty"`  // a player with this id or name (any case)
 	Status  string `json:"status,omitempty"`  // StatusLive or StatusEnded
+	Table   int    `json:"table,omitempty"`   // played on this venue table
 	// Text is found (any case) in the id, the name, a player's id or name,
 	// or a unit name of the armies.
 	Text string `json:"text,omitempty"`
@@ -203,6 +208,9 @@ func (q *MatchQuery) Check() error {
 	case q.Sort != SortUpdated && q.Sort != SortCreated && q.Since == 0:
 		return fmt.Errorf("%w: sort %q: want %s or %s", ErrInvalid, q.Sort, SortUpdated, SortCreated)
 	}
+	if q.Table < 0 {
+		return fmt.Errorf("%w: table %d: a venue's tables are numbered from 1", ErrInvalid, q.Table)
+	}
 	switch {
 	case q.Limit < 0 || q.Limit > MaxMatchLimit:
 		return fmt.Errorf("%w: limit %d: want 1 to %d", ErrInvalid, q.Limit, MaxMatchLimit)
@@ -222,8 +230,9 @@ func (q *MatchQuery) Check() error {
 //	status (1: 0 live, 1 ended) | len(edition) (1) | edition | len(id) (1) | id | text
 //
 // where text is "\n"-separated lower-case fields: the id, the name,
-// "p:"+each player's id and name, each unit name of the armies, with a
-// "\n" at both ends.
+// "p:"+each player's id and name, each unit name of the armies, and
+// "t:"+the venue table's number when there is one, with a "\n" at both
+// ends.
 
 // FilterRecord is e's filter record.
 func FilterRecord(e *MatchEntry) []byte {
@@ -252,6 +261,9 @@ func FilterRecord(e *MatchEntry) []byte {
 		for _, u := range p.Army {
 			field("", u)
 		}
+	}
+	if e.Table != 0 {
+		field("t:", strconv.Itoa(e.Table))
 	}
 	return b
 }
@@ -284,6 +296,9 @@ func (q *MatchQuery) Passes(rec []byte) bool {
 	}
 	text := rec[3+n+int(rec[2+n]):]
 	if q.Player != "" && !bytes.Contains(text, []byte("\np:"+q.Player+"\n")) {
+		return false
+	}
+	if q.Table != 0 && !bytes.Contains(text, []byte("\nt:"+strconv.Itoa(q.Table)+"\n")) {
 		return false
 	}
 	return q.Text == "" || bytes.Contains(text, []byte(q.Text))

@@ -27,8 +27,21 @@ package main
 //     cannot give (a server left running, the nats CLI, minutes of
 //     benchmarks).
 //
-// A command passes when it exits 0 and prints no "error:" line; what it
-// prints is not compared (ids, hashes and times change from run to run).
+// A command passes when it exits 0 and prints no "error:" line, and,
+// where the document shows what it prints — the lines after a "$ " line,
+// up to the next one (a line starting with "#" there is a comment) — when
+// its output is exactly those lines, so a document can never show numbers
+// the program does not give. In the lines shown:
+//
+//   - a line of only "…" stands for any number of lines (none included);
+//   - "…" within a line stands for any text;
+//   - hex digits right before a "…" ("5c1f…", "SHA-256 0c61994abb6b…")
+//     stand for any hex digits: an abbreviated token, hash or key;
+//   - <id> is a random match id (12 hex digits), <token> a token and
+//     <hash> a hash (hex digits): what changes from run to run.
+//
+// A ```text block with "$ " lines is shown, never run: it needs the
+// <!-- docs-test: skip (why) --> comment too, saying why it cannot run.
 
 import (
 	"bufio"
@@ -119,26 +132,49 @@ func blocks(t *testing.T, path string) []block {
 	return out
 }
 
+// command is one shell command of a block and what the block shows it
+// printing (nil: nothing shown, nothing compared).
+type command struct {
+	text string
+	want []string
+}
+
 // commands are the shell commands of a block (see the package comment).
 func commands(text string) []string {
+	var out []string
+	for _, c := range commandsShown(text) {
+		out = append(out, c.text)
+	}
+	return out
+}
+
+// commandsShown are the shell commands of a block, each with the output
+// the block shows for it.
+func commandsShown(text string) []command {
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	prompted := slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "$ ") })
-	var out []string
+	var out []command
 	var cont string
+	shown := false // the lines after a "$ " line are its output
 	for _, l := range lines {
 		if cont != "" {
 			cont += "\n" + l
 			if !strings.HasSuffix(l, "\\") {
-				out, cont = append(out, cont), ""
+				out, cont = append(out, command{text: cont}), ""
 			}
 			continue
 		}
 		switch {
 		case prompted && !strings.HasPrefix(l, "$ "):
+			if s := strings.TrimSpace(l); shown && len(out) > 0 && !strings.HasPrefix(s, "#") {
+				c := &out[len(out)-1]
+				c.want = append(c.want, strings.TrimRight(l, " \t"))
+			}
 			continue
 		case prompted:
 			l = strings.TrimPrefix(l, "$ ")
 		}
+		shown = false
 		if s := strings.TrimSpace(l); s == "" || strings.HasPrefix(s, "#") {
 			continue
 		}
@@ -146,9 +182,97 @@ func commands(text string) []string {
 			cont = l
 			continue
 		}
-		out = append(out, l)
+		out = append(out, command{text: l})
+		shown = prompted
+	}
+	for i := range out {
+		w := out[i].want
+		for len(w) > 0 && w[len(w)-1] == "" {
+			w = w[:len(w)-1]
+		}
+		out[i].want = w
 	}
 	return out
+}
+
+// placeholders are what the shown output may stand for where the real one
+// changes from run to run (the package comment).
+var placeholders = strings.NewReplacer(
+	"<id>", "[0-9a-f]{12}",
+	"<token>", "[0-9a-f]+",
+	"<hash>", "[0-9a-f]+",
+)
+
+var hexTail = regexp.MustCompile(`[0-9a-f]+$`)
+
+// linePattern is the regular expression a shown line stands for.
+func linePattern(shown string) *regexp.Regexp {
+	parts := strings.Split(shown, "…")
+	var b strings.Builder
+	b.WriteString("^")
+	for i, part := range parts {
+		if i > 0 {
+			b.WriteString(".*?")
+		}
+		if loc := hexTail.FindStringIndex(part); loc != nil && i < len(parts)-1 {
+			// Hex digits right before an ellipsis are an abbreviation.
+			b.WriteString(placeholders.Replace(regexp.QuoteMeta(part[:loc[0]])) + "[0-9a-f]+")
+			continue
+		}
+		b.WriteString(placeholders.Replace(regexp.QuoteMeta(part)))
+	}
+	b.WriteString("$")
+	return regexp.MustCompile(b.String())
+}
+
+// matchOutput reports whether got (a command's stdout, as lines) is what
+// want shows of it: line by line, a line of only "…" taking any number of
+// lines. It returns -1 when it is, else the first shown line (0-based)
+// that cannot match.
+func matchOutput(want, got []string) int {
+	pats := make([]*regexp.Regexp, len(want)) // nil: a line of only "…"
+	for i, w := range want {
+		if strings.TrimSpace(w) != "…" {
+			pats[i] = linePattern(w)
+		}
+	}
+	// reach[g]: the shown lines so far can match the first g lines of got.
+	reach := make([]bool, len(got)+1)
+	reach[0] = true
+	for i, p := range pats {
+		next := make([]bool, len(got)+1)
+		any := false
+		for g := 0; g <= len(got); g++ {
+			switch {
+			case p == nil:
+				next[g] = reach[g] || (g > 0 && next[g-1])
+			default:
+				next[g] = g > 0 && reach[g-1] && p.MatchString(got[g-1])
+			}
+			any = any || next[g]
+		}
+		if !any {
+			return i
+		}
+		reach = next
+	}
+	if !reach[len(got)] {
+		return len(want) // more lines printed than shown
+	}
+	return -1
+}
+
+// outputLines are a command's stdout as lines, each without trailing
+// blanks, with no blank lines at the end.
+func outputLines(out string) []string {
+	lines := strings.Split(out, "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " \t\r")
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
 }
 
 // statements splits a block of SQL at the ";" that end lines.
@@ -286,8 +410,9 @@ func (sb *sandbox) must(t *testing.T, name string, args ...string) []byte {
 }
 
 // shell runs cmds in one bash, each with its own output files, and
-// returns for each its exit status and what it printed on stderr.
-func (sb *sandbox) shell(t *testing.T, cmds []string) (codes []int, stderrs []string) {
+// returns for each its exit status and what it printed on stderr and
+// stdout.
+func (sb *sandbox) shell(t *testing.T, cmds []string) (codes []int, stderrs, stdouts []string) {
 	t.Helper()
 	out := t.TempDir()
 	var script strings.Builder
@@ -312,9 +437,10 @@ func (sb *sandbox) shell(t *testing.T, cmds []string) (codes []int, stderrs []st
 		code := -1
 		fmt.Sscan(string(rc), &code)
 		errb, _ := os.ReadFile(filepath.Join(out, fmt.Sprint(i, ".err")))
-		codes, stderrs = append(codes, code), append(stderrs, string(errb))
+		outb, _ := os.ReadFile(filepath.Join(out, fmt.Sprint(i, ".out")))
+		codes, stderrs, stdouts = append(codes, code), append(stderrs, string(errb)), append(stdouts, string(outb))
 	}
-	return codes, stderrs
+	return codes, stderrs, stdouts
 }
 
 var errorLine = regexp.MustCompile(`(?m)^(error: |\{"error":|panic: )`)
@@ -340,16 +466,31 @@ func TestDocs(t *testing.T) {
 		t.Run(rel, func(t *testing.T) {
 			t.Parallel() // each document has its own copy of the sandbox
 			sb := newSandbox(t, root, prepared)
-			var cmds []string
+			var cmds []command
 			var where []string
 			flush := func() {
 				if len(cmds) == 0 {
 					return
 				}
-				codes, stderrs := sb.shell(t, cmds)
+				texts := make([]string, len(cmds))
+				for i, c := range cmds {
+					texts[i] = c.text
+				}
+				codes, stderrs, stdouts := sb.shell(t, texts)
 				for i, c := range cmds {
 					if codes[i] != 0 || errorLine.MatchString(stderrs[i]) {
-						t.Errorf("%s: %s\n  exit %d\n%s\n  (a block not meant to run here gets <!-- docs-test: skip (why) --> above it)", where[i], c, codes[i], indent(stderrs[i]))
+						t.Errorf("%s: %s\n  exit %d\n%s\n  (a block not meant to run here gets <!-- docs-test: skip (why) --> above it)", where[i], c.text, codes[i], indent(stderrs[i]))
+						continue
+					}
+					if c.want == nil {
+						continue
+					}
+					if bad := matchOutput(c.want, outputLines(stdouts[i])); bad >= 0 {
+						line := "(the end: it prints more than the document shows)"
+						if bad < len(c.want) {
+							line = c.want[bad]
+						}
+						t.Errorf("%s: %s\n  prints what the document does not show, from the shown line\n    %s\n  the document shows:\n%s\n  it prints:\n%s", where[i], c.text, line, indent(strings.Join(c.want, "\n")), indent(stdouts[i]))
 					}
 				}
 				cmds, where = nil, nil
@@ -357,6 +498,8 @@ func TestDocs(t *testing.T) {
 			for _, b := range bs {
 				at := fmt.Sprintf("%s:%d", rel, b.line)
 				switch {
+				case b.lang == "text" && b.skip == "" && slices.ContainsFunc(strings.Split(b.text, "\n"), func(l string) bool { return strings.HasPrefix(l, "$ ") }):
+					t.Errorf("%s: a text block of \"$ \" commands is never run, so what it shows is never checked: make it a sh block, or say why it cannot run with <!-- docs-test: skip (why) -->", at)
 				case b.skip != "":
 					t.Logf("%s: not run (%s)", at, b.skip)
 				case b.lang == "sql":
@@ -376,7 +519,7 @@ func TestDocs(t *testing.T) {
 						t.Errorf("%s: python: %v\n%s", at, err, indent(string(out)))
 					}
 				case runs(b):
-					for _, c := range commands(b.text) {
+					for _, c := range commandsShown(b.text) {
 						cmds, where = append(cmds, c), append(where, at)
 					}
 				}
@@ -451,7 +594,7 @@ func TestDocsReader(t *testing.T) {
 func TestDocsShellKillsWhatItStarted(t *testing.T) {
 	sb := &sandbox{dir: t.TempDir(), env: os.Environ()}
 	pidFile := filepath.Join(sb.dir, "pid")
-	codes, _ := sb.shell(t, []string{"sleep 300 & echo $! >" + pidFile})
+	codes, _, _ := sb.shell(t, []string{"sleep 300 & echo $! >" + pidFile})
 	if len(codes) != 1 || codes[0] != 0 {
 		t.Fatalf("exit codes %v", codes)
 	}
@@ -474,5 +617,39 @@ func TestDocsShellKillsWhatItStarted(t *testing.T) {
 			t.Fatalf("process %d, started in the background by a document, still runs", pid)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// What a document shows a command printing is compared with what it
+// prints: a wrong event number fails, the elisions and placeholders of the
+// package comment stand for what changes from run to run.
+func TestDocsOutputIsCompared(t *testing.T) {
+	cs := commandsShown("$ matchrec play x.yaml --id b\nb\n$ matchrec log b   # the log\n    1  Match created\n   …\n   # a comment\n$ matchrec state b\n$ matchrec new x.yaml\n\n")
+	if len(cs) != 4 || !slices.Equal(cs[0].want, []string{"b"}) || !slices.Equal(cs[1].want, []string{"    1  Match created", "   …"}) || cs[2].want != nil || cs[3].want != nil {
+		t.Fatalf("commands and the output shown: %+v", cs)
+	}
+	log := []string{"    6  Alice rolls 3 D6 to hit: 4 1 6 — 2 successes [manual]", "    7  Bob commits to a dice seed for epoch 0 (SHA-256 0c61994abb6b…)", "    8  Bob chooses casualties: boy-1, boy-2, boy-3"}
+	for _, c := range []struct {
+		name string
+		want []string
+		bad  int
+	}{
+		{"as printed", log, -1},
+		{"a wrong event number", []string{"    7  Alice rolls 3 D6 to hit: 4 1 6 — 2 successes [manual]", "…"}, 0},
+		{"wrong dice", []string{"    6  Alice rolls 3 D6 to hit: 5 1 6 — 2 successes [manual]", "…"}, 0},
+		{"an elided line", []string{"…", "    8  Bob chooses casualties: boy-1, …"}, -1},
+		{"an abbreviated hash", []string{"…", "    7  Bob commits to a dice seed for epoch 0 (SHA-256 ffff…)", "…"}, -1},
+		{"a hash where the digits differ in length", []string{"…", "    7  Bob commits to a dice seed for epoch 0 (SHA-256 1…)", "…"}, -1},
+		{"less printed than shown", append(slices.Clone(log), "    9  the end"), 3},
+		{"more printed than shown", log[:2], 2},
+		{"no lines where some are printed", []string{"…", "    9  Bob chooses casualties: …"}, 1},
+	} {
+		if got := matchOutput(c.want, log); got != c.bad {
+			t.Errorf("%s: first unmatched shown line %d, want %d", c.name, got, c.bad)
+		}
+	}
+	if matchOutput([]string{"match <id>", "token judge <token>"}, []string{"match 3fa9c2e1b7d0", "token judge d4a2bb"}) != -1 ||
+		matchOutput([]string{"match <id>"}, []string{"match friday"}) != 0 {
+		t.Error("placeholders")
 	}
 }

@@ -113,7 +113,7 @@ type Folder struct {
 	vocab   events.Vocabulary             // the core's until event 1 names the edition, then the edition's
 	kept    []events.Event                // the events folded, when there is no Reread
 	last    folded                        // the event folded last
-	rulings map[uint64]*events.RulingMade // ruled event seq → void/amend ruling
+	rulings map[uint64]*events.RulingMade // ruled event seq → the void/amend ruling in force on it
 	ruled   bool                          // a void/amend ruling has been seen
 }
 
@@ -135,11 +135,12 @@ func NewFolder(id string, lookup Lookup) *Folder {
 func (f *Folder) Resume(s *projector.State, r projector.Rules) {
 	f.State, f.Rules, f.vocab = s, r, projector.Vocabulary(r)
 	for _, d := range s.Disputes {
-		if d.Ruling == 0 || d.Decision == events.RulingUphold {
+		if d.Ruling == 0 || !projector.Changes(d.Decision) {
 			continue
 		}
 		f.ruled = true
-		if f.Mode == AsRuled {
+		if in := s.InForce(d.Event); f.Mode == AsRuled && in != nil && in.Seq == d.Seq {
+			// The ruling in force, whatever order the disputes were raised in.
 			f.rulings[d.Event] = &events.RulingMade{Dispute: d.Seq, Event: d.Event, Decision: d.Decision, Values: d.Values, Models: d.Models, Note: d.Note}
 		}
 	}
@@ -150,6 +151,19 @@ func (f *Folder) Resume(s *projector.State, r projector.Rules) {
 // for a caller that reads a payload before folding it (ApplyDecoded).
 func (f *Folder) Decode(e events.Event) (events.Payload, error) {
 	return f.vocab.Decode(e)
+}
+
+// FromEvents returns a Reread (a scan) over events held in memory, in
+// order, for a fold of them or a reader that scans (replay.Tell).
+func FromEvents(evs []events.Event) func(fn func(events.Event) error) error {
+	return func(fn func(events.Event) error) error {
+		for _, e := range evs {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // FromLog returns a Reread over match id of log, for a Folder folding it.
@@ -188,9 +202,11 @@ func (f *Folder) ApplyDecoded(e events.Event, p events.Payload) error {
 	if f.Reread == nil && f.Mode == AsRuled { // as played, nothing is refolded
 		f.kept = append(f.kept, e)
 	}
-	if r, ok := p.(*events.RulingMade); ok && r.Decision != events.RulingUphold {
+	if r, ok := p.(*events.RulingMade); ok && projector.Changes(r.Decision) {
 		f.ruled = true
 		if f.Mode == AsRuled {
+			// The last void or amend ruling on an event is the one in
+			// force (projector.State.InForce): it replaces any before it.
 			f.rulings[r.Event] = r
 			return f.refold()
 		}

@@ -50,7 +50,7 @@ func Player(id string) events.Actor { return events.Actor{Kind: events.ActorPlay
 // (or fold error) instead of failing the test.
 func (g *Game) Try(actor events.Actor, c projector.Command) error {
 	g.T.Helper()
-	ps, err := projector.DecideWith(g.Rules, g.State, actor, c, g.history)
+	ps, err := projector.DecideWith(g.Rules, g.State, actor, c, g.History)
 	if err != nil {
 		return err
 	}
@@ -93,6 +93,16 @@ func (g *Game) Roll(values ...int) {
 	g.Do(Player(g.State.Pending.Player), projector.Command{Type: projector.CmdRoll, Values: values})
 }
 
+// History reads a recorded event's payload, as the recorder's history
+// does (a dispute and a ruling look at the event they are about).
+func (g *Game) History(seq uint64) (events.Payload, bool) {
+	if seq < 1 || seq > uint64(len(g.Events)) {
+		return nil, false
+	}
+	p, err := projector.Vocabulary(g.Rules).Decode(g.Events[seq-1])
+	return p, err == nil
+}
+
 // Refold folds every recorded event from scratch and returns the state.
 func (g *Game) Refold() *projector.State {
 	g.T.Helper()
@@ -116,16 +126,6 @@ func (g *Game) record(actor events.Actor, p events.Payload) error {
 	}
 	g.Events = append(g.Events, e)
 	return nil
-}
-
-// history reads the payload of event seq, for decisions that read the
-// match's earlier events (a ruling amending a roll).
-func (g *Game) history(seq uint64) (events.Payload, bool) {
-	if seq == 0 || seq > uint64(len(g.Events)) {
-		return nil, false
-	}
-	p, err := projector.Vocabulary(g.Rules).Decode(g.Events[seq-1])
-	return p, err == nil
 }
 
 // Ptr returns a pointer to v (for Command.X/Y).

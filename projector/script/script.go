@@ -49,6 +49,8 @@ type Setup struct {
 	// Deploy sets units on the table as formations (deploy.go): applied
 	// by Placed, after any units read from rosters are added.
 	Deploy []Deployment `json:"deploy,omitempty"`
+	// TableNumber is the venue's table (events.MatchCreated.TableNumber).
+	TableNumber int `json:"table_number,omitempty"`
 }
 
 // Created returns the match.created payload of the setup (without tokens),
@@ -56,7 +58,7 @@ type Setup struct {
 func (s Setup) Created() events.MatchCreated {
 	return events.MatchCreated{
 		Edition: s.Edition, Name: s.Name, Table: s.Table, Players: s.Players,
-		Units: s.Units, Terrain: s.Terrain, FirstPlayer: s.FirstPlayer,
+		Units: s.Units, Terrain: s.Terrain, FirstPlayer: s.FirstPlayer, TableNumber: s.TableNumber,
 	}
 }
 

@@ -48,6 +48,26 @@ type EventView struct {
 	// disputes and rulings about it (amended old → new, voided, upheld,
 	// no ruling yet), or that a ruling discarded it.
 	Marks []string `json:"marks,omitempty"`
+	// Roll is what a dice roll was for and what it decided (the audit's
+	// explanation of it): who fired what at whom, the target number, the
+	// outcome in a few words.
+	Roll *RollView `json:"roll,omitempty"`
+}
+
+// RollView is a roll as the pages tell it, from the same explanation as
+// `audit --roll` (replay.Explain): the declaration that caused it, the
+// firer, target and weapon, the target number and why (Why: its inputs),
+// and what it decided, as played when it was rolled (the marks say what a
+// ruling made of it).
+type RollView struct {
+	Declaration uint64   `json:"declaration,omitempty"`
+	Firer       string   `json:"firer,omitempty"`
+	Target      string   `json:"target,omitempty"`
+	Weapon      string   `json:"weapon,omitempty"`
+	Need        int      `json:"need,omitempty"`
+	Successes   int      `json:"successes"`
+	Decided     string   `json:"decided"`
+	Why         []string `json:"why,omitempty"`
 }
 
 // BundleRequest asks for one page of a match's records. The first page

@@ -411,15 +411,21 @@ class Verifier:
                 d.update(ruling=ev.seq, decision=p.get("decision", ""))
                 if p.get("note"):
                     d["note"] = p["note"]
-        ruled = {d["event"] for d in disputes.values() if "ruling" in d}
+        # A contest is settled by a ruling on a dispute of the roll made
+        # after it (docs/bundle.md): one made before it settles nothing.
+        rulings = {}
+        for d in disputes.values():
+            if "ruling" in d:
+                rulings.setdefault(d["event"], []).append(d["ruling"])
         for m in manual.values():
             del m["hash"]
             if m["status"] == "confirmed":
                 continue
             self.manual.append(m)
-            if m["status"] == "contested" and m["seq"] not in ruled:
+            if m["status"] == "contested" and not any(r > m["by"] for r in rulings.get(m["seq"], [])):
+                since = " since" if m["seq"] in rulings else ""
                 self.unresolved.append({"seq": m["seq"], "code": "contested", "message":
-                                        "contested at event %d, and no ruling on a dispute of it" % m["by"]})
+                                        "contested at event %d, and no ruling on a dispute of it%s" % (m["by"], since)})
         for d in disputes.values():
             self.disputes.append(d)
             if "ruling" not in d:

@@ -485,9 +485,18 @@ func printReport(w io.Writer, r replay.Report, discarded []uint64, bus *busCheck
 	}
 	fmt.Fprintf(w, "[%s] physical rolls: %d contested (%d not settled by a ruling), %d unconfirmed\n", open, contested, unsettled, len(unconfirmed))
 	for _, m := range r.ManualRolls {
-		if m.Status == projector.RollContested {
-			fmt.Fprintf(w, "       event %d by %s contested at event %d: %s\n", m.Seq, m.Roller, m.By, m.Reason)
+		if m.Status != projector.RollContested {
+			continue
 		}
+		by := ""
+		if m.Witness != "" {
+			by = " by " + m.Witness
+		}
+		settled := "NOT settled by a ruling since"
+		if m.Settled != 0 {
+			settled = fmt.Sprintf("settled by ruling %d", m.Settled)
+		}
+		fmt.Fprintf(w, "       event %d (%s's) contested at event %d%s: %s — %s\n", m.Seq, m.Roller, m.By, by, m.Reason, settled)
 	}
 	if len(unconfirmed) > 0 {
 		fmt.Fprintf(w, "       unconfirmed by the opponent (they stand unless disputed): events %s\n", seqs(unconfirmed))
@@ -514,6 +523,12 @@ func printReport(w io.Writer, r replay.Report, discarded []uint64, bus *busCheck
 				fmt.Fprintf(w, "  event %d: the judge rules %s", d.Ruling, d.Decision)
 				if d.Note != "" {
 					fmt.Fprintf(w, " (%s)", d.Note)
+				}
+				switch {
+				case d.InForce:
+					fmt.Fprint(w, " — in force")
+				case d.Superseded != 0:
+					fmt.Fprintf(w, " — replaced by ruling %d", d.Superseded)
 				}
 				fmt.Fprintln(w)
 				switch {
@@ -604,7 +619,10 @@ func (a *app) explainRoll(b *api.Bundle, seq uint64) error {
 	if x.Roll.Reroll != nil {
 		fmt.Fprintf(w, "re-roll of event %d dice %v\n", x.Roll.Reroll.Seq, x.Roll.Reroll.Indices)
 	}
-	if r := x.Ruled; r != nil {
+	r := x.Ruled
+	if r == nil {
+		fmt.Fprintf(w, "produced: %s\n", x.Produced)
+	} else {
 		fmt.Fprintf(w, "as played, produced: %s\n", x.Produced)
 		switch r.Decision {
 		case "discarded":
@@ -617,8 +635,31 @@ func (a *app) explainRoll(b *api.Bundle, seq uint64) error {
 		if r.Note != "" {
 			fmt.Fprintf(w, "the judge's note: %s\n", r.Note)
 		}
-		return nil
 	}
-	fmt.Fprintf(w, "produced: %s\n", x.Produced)
+	if len(x.Rulings) > 1 || (len(x.Rulings) == 1 && !x.Rulings[0].InForce) {
+		fmt.Fprintln(w, "rulings on this roll, in the order made:")
+		for _, h := range x.Rulings {
+			fmt.Fprintf(w, "  - %s\n", rulingStep(h))
+		}
+	}
 	return nil
+}
+
+// rulingStep tells one ruling of a roll's history: "ruling 18 on dispute
+// 17: amend to 5 1 6 (2 hits) — replaced by ruling 20".
+func rulingStep(h replay.RollRuling) string {
+	out := fmt.Sprintf("ruling %d on dispute %d: %s", h.Ruling, h.Dispute, h.Decision)
+	if h.Values != nil {
+		out += fmt.Sprintf(" to %s (%d successes)", replay.Faces(h.Values), h.Successes)
+	}
+	if h.Note != "" {
+		out += " (" + h.Note + ")"
+	}
+	switch {
+	case h.InForce:
+		out += " — in force"
+	case h.Superseded != 0:
+		out += fmt.Sprintf(" — replaced by ruling %d", h.Superseded)
+	}
+	return out
 }

@@ -112,7 +112,7 @@ command for its duration.`,
 	root.AddCommand(a.serveCmd(), createsData(a.playCmd()), createsData(a.newCmd()), a.declareCmd(), a.rollCmd(),
 		a.logCmd(), a.stateCmd(), a.matchesCmd(), a.versionCmd())
 	// Judges and lines of play (audit.go, lines.go, replaycmd.go).
-	root.AddCommand(a.auditCmd(), a.verifyCmd(), a.proveCmd(), a.witnessCmd(), a.disputesCmd(), a.replayCmd(), a.branchCmd(), a.branchesCmd(), a.diffCmd(), a.whatifCmd())
+	root.AddCommand(a.auditCmd(), a.verifyCmd(), a.proveCmd(), a.witnessCmd(), a.disputesCmd(), a.rulingsCmd(), a.replayCmd(), a.branchCmd(), a.branchesCmd(), a.diffCmd(), a.whatifCmd())
 	// Keys, receipts and seeds (keys.go, send.go).
 	root.AddCommand(a.keygenCmd(), a.identityCmd(), a.statusCmd(), a.seedCmd(), a.joinCmd(), a.clusterDemoCmd(), a.venueDemoCmd())
 	// Analytics (analytics.go, sql.go, export.go, report.go, generate.go).

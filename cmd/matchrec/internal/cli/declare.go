@@ -44,7 +44,7 @@ func (f *commandFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.winner, "winner", "", "winning player id (end: the judge's ending; a player's offer, or the other player as winner to concede)")
 	fl.StringVar(&f.reason, "reason", "", "why: the match ends (end), a roll is contested (contest), a dispute (dispute), a ruling's note (rule), an excuse (excuse)")
 	fl.StringVar(&f.kind, "kind", "", "kind of shooting or action (11e shoot: normal, assault, close-quarters, indirect)")
-	fl.Uint64Var(&f.event, "event", 0, "the event a command is about (confirm, contest, dispute)")
+	fl.Var((*eventFlag)(&f.event), "event", "the event a command is about (confirm, contest, dispute): its number, or last (the match's last dice roll)")
 	fl.Uint64Var(&f.upto, "upto", 0, "confirm every roll of the other player up to this event: the head you saw (confirm)")
 	fl.StringVar(&f.player, "player", "", "the player whose dice seed the judge excuses (excuse)")
 	fl.StringVar(&f.role, "role", "", "the slot whose withheld dice contribution the judge fills with the judge's own (substitute: player:ID)")
@@ -118,6 +118,7 @@ as the winner.`,
   matchrec declare m1 --key bob.key --type confirm --upto 12
   matchrec declare m1 --token $BOB --type contest --event 6 --reason "cocked die"
   matchrec declare m1 --token $BOB --type dispute --event 6 --reason "I saw a 5"
+  matchrec declare m1 --token $BOB --type confirm --event last
   matchrec declare m1 --token $JUDGE --type rule --dispute 12 --decision amend --values 5,6,3
   matchrec declare m1 --token $JUDGE --type reveal
   matchrec declare m1 --token $JUDGE --type excuse --player bob --epoch 0 --reason "did not reveal"
@@ -207,6 +208,9 @@ func (a *app) execute(cmd *cobra.Command, match string, cred *credFlags, c proje
 		if err != nil {
 			return err
 		}
+		if err := a.printRecorded(ctx, api, match, res.seeds); err != nil {
+			return err
+		}
 		if seq := requested(res.Result); seq != 0 {
 			// Scheme 3: the roll is asked for. Contribute, then wait for
 			// the other players' contributions: the recorder draws the
@@ -218,6 +222,35 @@ func (a *app) execute(cmd *cobra.Command, match string, cred *credFlags, c proje
 		return a.printResult(ctx, api, match, res.Result)
 	})
 }
+
+// lastRoll stands for --event last until send resolves it: the match's
+// last dice roll, as the participant sees the match.
+const lastRoll = ^uint64(0)
+
+// eventFlag is --event: an event number, or "last".
+type eventFlag uint64
+
+func (e *eventFlag) String() string {
+	if uint64(*e) == lastRoll {
+		return "last"
+	}
+	return strconv.FormatUint(uint64(*e), 10)
+}
+
+func (e *eventFlag) Set(s string) error {
+	if s == "last" {
+		*e = eventFlag(lastRoll)
+		return nil
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || n == 0 || n == lastRoll {
+		return fmt.Errorf("%q is not an event: give its number (matchrec log shows them) or last, the last dice roll", s)
+	}
+	*e = eventFlag(n)
+	return nil
+}
+
+func (e *eventFlag) Type() string { return "N|last" }
 
 // diceValues is a flag of dice faces as people type them: "6,5,3",
 // "6, 5, 3" or "6 5 3"; repeating the flag adds more.

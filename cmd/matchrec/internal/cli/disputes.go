@@ -24,8 +24,9 @@ type DisputeView struct {
 type DisputesResult struct {
 	Match    string        `json:"match"`
 	Disputes []DisputeView `json:"disputes"`
-	// Contested are contested manual rolls no dispute is about yet: the
-	// audit fails until a ruling settles them.
+	// Contested are contested manual rolls no ruling has settled (one
+	// made after the contest) and no open dispute is about: the audit is
+	// UNRESOLVED until a ruling settles them.
 	Contested []projector.ManualRoll `json:"contested,omitempty"`
 }
 
@@ -37,8 +38,11 @@ func (a *app) disputesCmd() *cobra.Command {
 		Long: `disputes lists the disputes of a match that no ruling has answered yet, each
 with its event number (what 'declare --type rule --dispute N' takes), who
 raised it, why, and the disputed event as the log tells it; then the
-contested physical rolls no dispute is about yet. --all lists the ruled
-disputes too, with their rulings.`,
+contested physical rolls no ruling has settled (a ruling on a dispute of
+the roll made after the contest) and no open dispute is about, with who
+contested them. --all lists the ruled disputes too, with their rulings:
+the one in force on each event (the last void or amend) and those it
+replaced.`,
 		Example: `  matchrec disputes friday
   matchrec disputes friday --all
   matchrec --json disputes friday | jq '.disputes[].seq'`,
@@ -68,9 +72,11 @@ func listDisputes(ctx context.Context, c *recorderAPI, match string, all bool) (
 		return DisputesResult{}, err
 	}
 	res := DisputesResult{Match: s.Match, Disputes: []DisputeView{}}
-	disputed := map[uint64]bool{}
+	disputed := map[uint64]bool{} // events an open dispute is about
 	for _, d := range s.Disputes {
-		disputed[d.Event] = true
+		if d.Ruling == 0 {
+			disputed[d.Event] = true
+		}
 		if d.Ruling != 0 && !all {
 			continue
 		}
@@ -85,7 +91,7 @@ func listDisputes(ctx context.Context, c *recorderAPI, match string, all bool) (
 		res.Disputes = append(res.Disputes, v)
 	}
 	for _, m := range s.Dice.Manual {
-		if m.Status == projector.RollContested && !disputed[m.Seq] {
+		if m.Unsettled() && !disputed[m.Seq] {
 			res.Contested = append(res.Contested, m)
 		}
 	}
@@ -117,7 +123,13 @@ func printDisputes(a *app, res DisputesResult, all bool) {
 	}
 	for _, d := range res.Disputes {
 		state := "OPEN"
-		if !d.Open {
+		switch {
+		case d.Open:
+		case d.Superseded != 0:
+			state = fmt.Sprintf("ruled %s at event %d, replaced by ruling %d", d.Decision, d.Ruling, d.Superseded)
+		case projector.Changes(d.Decision):
+			state = fmt.Sprintf("ruled %s at event %d, in force", d.Decision, d.Ruling)
+		default:
 			state = fmt.Sprintf("ruled %s at event %d", d.Decision, d.Ruling)
 		}
 		fmt.Fprintf(w, "  dispute %d by %s on event %d — %s: %s\n", d.Seq, d.By, d.Event, state, d.Reason)
@@ -129,9 +141,9 @@ func printDisputes(a *app, res DisputesResult, all bool) {
 		fmt.Fprintf(w, "rule with: matchrec declare %s --token $JUDGE --type rule --dispute N --decision uphold|void|amend\n", res.Match)
 	}
 	if len(res.Contested) > 0 {
-		fmt.Fprintln(w, "contested rolls no dispute is about yet (the audit fails until a ruling settles them):")
+		fmt.Fprintln(w, "contested rolls no ruling has settled and no open dispute is about (the audit is UNRESOLVED until a ruling settles them):")
 		for _, m := range res.Contested {
-			fmt.Fprintf(w, "  event %d by %s: %s\n", m.Seq, m.Roller, m.Reason)
+			fmt.Fprintf(w, "  event %d (%s's) contested by %s at event %d: %s\n", m.Seq, m.Roller, m.Witness, m.By, m.Reason)
 		}
 	}
 }

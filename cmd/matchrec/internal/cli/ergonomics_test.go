@@ -77,7 +77,7 @@ func TestLivePlayErgonomics(t *testing.T) {
 		fmt.Sprintf("dispute %d by bob on event %d — OPEN: I saw a 2", disp, heavy),
 		fmt.Sprintf("event %d: Alice rolls 3 D6 to hit (heavy bolter), needing 3+: 4 1 6", heavy),
 		"--dispute N",
-		fmt.Sprintf("event %d by alice: cocked die", hits),
+		fmt.Sprintf("event %d (alice's) contested by bob at event ", hits), ": cocked die",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("disputes lacks %q:\n%s", want, out)

@@ -225,7 +225,7 @@ func TestDisputeAndRulingFromTheCLI(t *testing.T) {
 	}
 	mustRun(t, dir, "declare", id, "--token", judge, "--type", "rule", "--dispute", disp, "--decision", "uphold", "--reason", "the roll stands")
 	out := mustRun(t, dir, "audit", id)
-	contest := fmt.Sprintf("event 6 by alice contested at event %d: cocked die", disputed.Events[0].Seq-1) // the contest came just before the dispute
+	contest := fmt.Sprintf("event 6 (alice's) contested at event %d by bob: cocked die — settled by ruling %d", disputed.Events[0].Seq-1, disputed.Events[0].Seq+1) // the contest came just before the dispute, the ruling after it
 	for _, want := range []string{contest, "bob disputes event 6: I saw two more 6s", "the judge rules uphold (the roll stands)",
 		"verdict: CLEAN (unsigned: the operator is trusted)", "of the recorder's receipts checked against the log"} {
 		if !strings.Contains(out, want) {

@@ -90,6 +90,7 @@ one JSON line.`,
 	f.StringVar(&q.Player, "player", "", "only matches with this player (id or name, any case)")
 	f.StringVar(&q.Status, "status", "", "only live or ended matches")
 	f.StringVar(&q.Text, "text", "", "only matches with this text in the id, name, players or units (any case)")
+	f.IntVar(&q.Table, "table", 0, "only matches played on this venue table (new --table N)")
 	f.StringVar(&q.Sort, "sort", "", "updated (the last played first; default) or created (the last created first)")
 	f.IntVar(&q.Limit, "limit", store.DefaultMatchLimit, fmt.Sprintf("matches per page (at most %d)", store.MaxMatchLimit))
 	f.StringVar(&q.Cursor, "cursor", "", "the page after this cursor (printed at the end of the previous page)")
@@ -111,6 +112,9 @@ func printMatchRow(w io.Writer, m api.MatchSummary) {
 		winner = "none"
 	}
 	name := m.Name
+	if m.Table != 0 {
+		name = fmt.Sprintf("[table %d] %s", m.Table, name)
+	}
 	if m.Parent != "" {
 		name += fmt.Sprintf(" (branch of %s at %d)", m.Parent, m.At)
 	}
@@ -125,6 +129,9 @@ func flagsOf(q api.MatchesRequest) string {
 		if f[1] != "" && !(f[0] == "sort" && f[1] == store.SortUpdated) {
 			fmt.Fprintf(&b, "--%s %q ", f[0], f[1])
 		}
+	}
+	if q.Table != 0 {
+		fmt.Fprintf(&b, "--table %d ", q.Table)
 	}
 	if q.Limit != store.DefaultMatchLimit {
 		fmt.Fprintf(&b, "--limit %d ", q.Limit)

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -74,5 +76,35 @@ func TestMatchesListsPlayersStatusWinner(t *testing.T) {
 	// A bad filter is a usage error, naming it.
 	if code, _, errs := run(t, dir, "matches", "--status", "over"); code != ExitUsage || !strings.Contains(errs, `status "over"`) {
 		t.Fatalf("--status over: exit %d, %s", code, errs)
+	}
+}
+
+// A match is played on a venue table: new --table N, or table_number in
+// its script; matches --table N lists that table's matches only, and says
+// the table; a table number out of range is refused.
+func TestMatchesOnAVenueTable(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "new", example, "--id", "r1-t3", "--table", "3")
+	mustRun(t, dir, "new", example, "--id", "r1-t4", "--table", "4")
+	b, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := filepath.Join(t.TempDir(), "t3.yaml")
+	if err := os.WriteFile(sc, []byte(strings.Replace(string(b), "\nmatch:\n", "\nmatch:\n  table_number: 3\n", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dir, "play", sc, "--id", "r2-t3")
+	out := mustRun(t, dir, "matches", "--table", "3")
+	if !strings.Contains(out, "r1-t3") || !strings.Contains(out, "r2-t3") || strings.Contains(out, "r1-t4") || !strings.Contains(out, "[table 3] Boltguns vs Boyz") {
+		t.Errorf("matches --table 3:\n%s", out)
+	}
+	for _, m := range listMatches(t, dir) {
+		if want := map[string]int{"r1-t3": 3, "r1-t4": 4, "r2-t3": 3}[m.ID]; m.Table != want {
+			t.Errorf("match %s is on table %d, want %d", m.ID, m.Table, want)
+		}
+	}
+	if code, _, errs := run(t, dir, "new", example, "--id", "far", "--table", "10000"); code != ExitRefused || !strings.Contains(errs, "table number 10000") {
+		t.Errorf("new --table 10000: exit %d\n%s", code, errs)
 	}
 }

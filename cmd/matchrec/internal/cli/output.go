@@ -92,26 +92,36 @@ func printState(w io.Writer, s *projector.State) {
 }
 
 // printJudging tells what a judge must know of the board: the physical
-// rolls the opponent has not confirmed, the contested ones, the open
-// disputes and the events the rulings left out (docs/dice.md).
+// rolls the opponent has not confirmed, the contested ones (and who
+// contested them) no ruling has settled, the open disputes, the rulings in
+// force with what they replaced, and the events the rulings left out
+// (docs/dice.md).
 func printJudging(w io.Writer, s *projector.State) {
 	var unconfirmed []uint64
-	var contested []projector.ManualRoll
+	var contested, settled []projector.ManualRoll
 	for _, m := range s.Dice.Manual {
-		switch m.Status {
-		case projector.RollUnconfirmed:
+		switch {
+		case m.Status == projector.RollUnconfirmed:
 			unconfirmed = append(unconfirmed, m.Seq)
-		case projector.RollContested:
+		case m.Unsettled():
 			contested = append(contested, m)
+		case m.Status == projector.RollContested:
+			settled = append(settled, m)
 		}
 	}
 	var open []projector.Dispute
+	ruled := map[uint64]bool{} // events with a ruling, in the order first ruled
+	var rulings []uint64
 	for _, d := range s.Disputes {
 		if d.Ruling == 0 {
 			open = append(open, d)
+		} else if !ruled[d.Event] {
+			ruled[d.Event] = true
+			rulings = append(rulings, d.Event)
 		}
 	}
-	if len(unconfirmed)+len(contested)+len(open)+len(s.Skipped) == 0 {
+	slices.Sort(rulings)
+	if len(unconfirmed)+len(contested)+len(settled)+len(open)+len(rulings)+len(s.Skipped) == 0 {
 		return
 	}
 	fmt.Fprintln(w)
@@ -119,10 +129,16 @@ func printJudging(w io.Writer, s *projector.State) {
 		fmt.Fprintf(w, "unconfirmed physical rolls: events %s\n", seqs(unconfirmed))
 	}
 	for _, m := range contested {
-		fmt.Fprintf(w, "CONTESTED roll: event %d by %s: %s\n", m.Seq, s.PlayerName(m.Roller), m.Reason)
+		fmt.Fprintf(w, "CONTESTED roll: event %d (%s's) contested by %s at event %d: %s — no ruling since\n", m.Seq, s.PlayerName(m.Roller), s.PlayerName(m.Witness), m.By, m.Reason)
+	}
+	for _, m := range settled {
+		fmt.Fprintf(w, "contested roll settled: event %d (%s's) contested by %s at event %d: %s — settled by ruling %d\n", m.Seq, s.PlayerName(m.Roller), s.PlayerName(m.Witness), m.By, m.Reason, m.Settled)
 	}
 	for _, d := range open {
 		fmt.Fprintf(w, "OPEN dispute %d by %s on event %d: %s\n", d.Seq, s.PlayerName(d.By), d.Event, d.Reason)
+	}
+	for _, ev := range rulings {
+		printRulingsOf(w, s, ev)
 	}
 	if len(s.Skipped) > 0 {
 		skipped := make([]uint64, len(s.Skipped))
@@ -131,6 +147,43 @@ func printJudging(w io.Writer, s *projector.State) {
 		}
 		fmt.Fprintf(w, "left out by the rulings (voided, or no longer valid): events %s\n", seqs(skipped))
 	}
+}
+
+// printRulingsOf tells the ruling in force on event ev and the other
+// rulings on it: "ruling in force on event 8: AMENDED to 5 3 6 by ruling
+// 20 on dispute 19; the other rulings on it: ruling 18 (amend to 5 1 6,
+// replaced by ruling 20)".
+func printRulingsOf(w io.Writer, s *projector.State, ev uint64) {
+	in := s.InForce(ev)
+	var rest []string
+	for _, d := range s.Rulings(ev) {
+		if d.Ruling == 0 || (in != nil && d.Seq == in.Seq) {
+			continue
+		}
+		r := fmt.Sprintf("ruling %d (%s", d.Ruling, d.Decision)
+		if d.Values != nil {
+			r += " to " + replay.Faces(d.Values)
+		}
+		if d.Superseded != 0 {
+			r += fmt.Sprintf(", replaced by ruling %d", d.Superseded)
+		}
+		rest = append(rest, r+")")
+	}
+	head := fmt.Sprintf("ruling on event %d: none in force, the event stands as played", ev)
+	if in != nil {
+		what := "VOIDED"
+		switch {
+		case in.Values != nil:
+			what = "AMENDED to " + replay.Faces(in.Values)
+		case in.Models != nil:
+			what = "AMENDED to " + strings.Join(in.Models, ", ")
+		}
+		head = fmt.Sprintf("ruling in force on event %d: %s by ruling %d on dispute %d", ev, what, in.Ruling, in.Seq)
+	}
+	if len(rest) > 0 {
+		head += "; the other rulings on it: " + strings.Join(rest, ", ")
+	}
+	fmt.Fprintln(w, head)
 }
 
 // modelIDs lists models by id, with the wounds left of a wounded one:

@@ -355,6 +355,7 @@ func (a *app) newCmd() *cobra.Command {
 	var (
 		id, name, edition, first string
 		players                  []string
+		table                    int
 		kf                       keyFlags
 		maxBytes                 int64
 		rf                       rosterFlags
@@ -388,7 +389,7 @@ unit nothing places stands along its player's edge (docs/rosters.md).`,
   matchrec new --edition 3e --player alice:Alice --player bob:Bob
   matchrec new examples/3e-boltguns-vs-boyz.yaml --sign --id friday
   matchrec new examples/3e-boltguns-vs-boyz.yaml --player alice=$ALICE_PUB --player bob=$BOB_PUB --judge $JUDGE_PUB
-  matchrec --json new setup.yaml --id league-r1-t3
+  matchrec --json new setup.yaml --id league-r1-t3 --table 3
   matchrec new --edition 11e --player alice --player bob --roster alice=alice.rosz --roster bob=bob.ros --deploy intercessor-squad=20,14,line`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
@@ -413,6 +414,9 @@ unit nothing places stands along its player's edge (docs/rosters.md).`,
 			}
 			if first != "" {
 				setup.FirstPlayer = first
+			}
+			if cmd.Flags().Changed("table") {
+				setup.TableNumber = table
 			}
 			for _, p := range players {
 				spec, pub, hasKey := strings.Cut(p, "=")
@@ -479,6 +483,7 @@ unit nothing places stands along its player's edge (docs/rosters.md).`,
 	f.StringVar(&name, "name", "", "match name")
 	f.StringVar(&edition, "edition", "", "edition id, e.g. 3e")
 	f.StringVar(&first, "first", "", "id of the player who plays first")
+	f.IntVar(&table, "table", 0, "the venue's table the match is played on (1 to 9999): the web's /tables/N pages follow the match live on it")
 	f.StringArrayVar(&players, "player", nil, "a player as ID or ID:NAME, and for a signed match ID=PUBKEY (repeat for each player)")
 	kf.add(cmd, false)
 	rf.add(cmd)

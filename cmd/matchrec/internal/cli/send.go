@@ -121,10 +121,12 @@ func fetchState(ctx context.Context, c *recorderAPI, match string) (*projector.S
 	return stateAt(ctx, c, match, 0)
 }
 
-// sent is a command's result and the state it was decided at.
+// sent is a command's result and the role it was sent as; seeds are the
+// results of the dice seed commands sent before it.
 type sent struct {
 	api.Result
-	role string
+	role  string
+	seeds []api.Result
 }
 
 // send sends c to match as p: first the dice seed commands due from p (if
@@ -147,25 +149,57 @@ func (a *app) send(ctx context.Context, c *recorderAPI, match string, p *partici
 	if s, _, err = a.contribute(ctx, c, s, p, role); err != nil {
 		return sent{}, err
 	}
+	var seeds []api.Result
 	if actor, _ := events.ActorOf(role); actor.Kind == events.ActorPlayer && (eagerSeeds || (cmd.Type == projector.CmdRoll && cmd.Digital)) {
 		for i := 0; i < 2; i++ {
 			sc, ok := s.SeedCommand(actor.ID, p.secret())
 			if !ok {
 				break
 			}
-			if _, err := a.sendOne(ctx, c, s, p, role, sc); err != nil {
+			res, err := a.sendOne(ctx, c, s, p, role, sc)
+			if err != nil {
 				return sent{}, fmt.Errorf("dice seed (%s): %w", sc.Type, err)
 			}
+			seeds = append(seeds, res)
 			if s, err = fetchState(ctx, c, match); err != nil {
 				return sent{}, err
 			}
+		}
+	}
+	if cmd.Event == lastRoll {
+		if cmd.Event, err = lastRollOf(ctx, c, s); err != nil {
+			return sent{}, err
 		}
 	}
 	if err := fill(s, &cmd, p); err != nil {
 		return sent{}, err
 	}
 	res, err := a.sendOne(ctx, c, s, p, role, cmd)
-	return sent{res, role}, err
+	return sent{res, role, seeds}, err
+}
+
+// lastRollOf finds the last dice roll of the match s is the state of (at
+// its head), reading the log back from the head a page at a time: a roll
+// as recorded, whether a ruling discarded it or not.
+func lastRollOf(ctx context.Context, c *recorderAPI, s *projector.State) (uint64, error) {
+	const page = 64
+	for to := s.Seq; to > 0; {
+		from := uint64(1)
+		if to > page {
+			from = to - page + 1
+		}
+		var evs api.EventsResult
+		if err := c.call(ctx, api.VerbEvents, api.EventsRequest{Match: s.Match, From: from, To: to, TextOnly: true}, &evs); err != nil {
+			return 0, err
+		}
+		for i := len(evs.Events) - 1; i >= 0; i-- {
+			if evs.Events[i].Type == events.TypeDiceRolled {
+				return evs.Events[i].Seq, nil
+			}
+		}
+		to = from - 1
+	}
+	return 0, &cliError{exit: ExitRefused, code: projector.CodeBadCommand, msg: fmt.Sprintf("--event last: match %s has no dice roll yet", s.Match)}
 }
 
 // fill completes a command from what the participant sees: the purpose of
@@ -305,6 +339,27 @@ func (a *app) keep(ctx context.Context, c *recorderAPI, r auth.Receipt) error {
 			Msg("this match is answered by another recorder than the one first seen; its audit reports every receipt that recorder signs")
 	}
 	return rs.add(r)
+}
+
+// printRecorded prints the events results recorded, told by the
+// narrator: the dice seed commands a command sent before itself, so
+// that the events it printed follow on with no gap.
+func (a *app) printRecorded(ctx context.Context, c *recorderAPI, match string, results []api.Result) error {
+	if a.json {
+		return nil // the command's own result, printed next, is what --json gives
+	}
+	for _, res := range results {
+		if n := len(res.Events); n > 0 {
+			var evs api.EventsResult
+			if err := c.call(ctx, api.VerbEvents, api.EventsRequest{Match: match, From: res.Events[0].Seq, To: res.Events[n-1].Seq, TextOnly: true}, &evs); err != nil {
+				return err
+			}
+			for _, e := range evs.Events {
+				printEventText(a.stdout, e)
+			}
+		}
+	}
+	return nil
 }
 
 // printResult prints what a command recorded, told by the narrator (so a

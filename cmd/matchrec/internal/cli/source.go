@@ -61,16 +61,7 @@ func (a *app) matchEvents(ctx context.Context, arg string) (*api.Bundle, []event
 }
 
 // scanOf hands evs to a fold as a store's Scan would.
-func scanOf(evs []events.Event) func(func(events.Event) error) error {
-	return func(fn func(events.Event) error) error {
-		for _, e := range evs {
-			if err := fn(e); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
+func scanOf(evs []events.Event) func(func(events.Event) error) error { return fold.FromEvents(evs) }
 
 // foldBundle folds a bundle's events up to event at (0: all), as ruled or
 // as played.

@@ -24,9 +24,17 @@ const (
 	maxLimit     = 5000
 )
 
-// Event is an event as the pages read it: the same shape as the events
-// verb and `log --json` (api.EventView), so one reader serves both.
-type Event = api.EventView
+// Event is an event as the pages read it: the shape of the events verb
+// and `log --json` (api.EventView), so one reader serves both, marked as
+// the match stands at the visible head on a page of history, at the event
+// itself on the stream. On the stream it also carries Remarks: the earlier
+// events whose marks it changed — the roll a witness names, the event a
+// dispute or ruling is about, the events a ruling discarded — so a page
+// that shows them already marks them again.
+type Event struct {
+	api.EventView
+	Remarks []replay.Remark `json:"remarks,omitempty"`
+}
 
 // MatchSummary is one match of /api/matches: its index entry as the
 // caller may see it (public: as of the public head).
@@ -44,8 +52,8 @@ type MatchesResponse struct {
 // StateResponse is the body of /api/matches/{id}/state.
 type StateResponse struct {
 	// State is the board after event State.Seq (the at asked for, or the
-	// head). Token hashes are left out.
-	State *projector.State `json:"state"`
+	// head), as the pages draw it (ViewState). Token hashes are left out.
+	State *ViewState `json:"state"`
 	// Head is the last event the caller may see: the replay slider's end.
 	Head uint64 `json:"head"`
 	// View is "public" (held back by DelayMS) or "judge" (no delay).
@@ -185,7 +193,7 @@ func (s *Server) beyondEnd(w http.ResponseWriter, id string, head, seq uint64, j
 // public; Rev then stays below the matches whose public view may still
 // change with time alone, so a refresh from it (since) sends them again.
 func (s *Server) apiMatches(w http.ResponseWriter, r *http.Request) {
-	q, err := parseQuery(r, "edition", "player", "status", "text", "sort", "limit", "cursor", "since")
+	q, err := parseQuery(r, "edition", "player", "status", "text", "sort", "limit", "cursor", "since", "table")
 	var mq store.MatchQuery
 	if err == nil {
 		mq = store.MatchQuery{Edition: q.v.Get("edition"), Player: q.v.Get("player"), Status: q.v.Get("status"),
@@ -193,6 +201,11 @@ func (s *Server) apiMatches(w http.ResponseWriter, r *http.Request) {
 		if l := q.v.Get("limit"); l != "" {
 			if mq.Limit, err = strconv.Atoi(l); err != nil || mq.Limit < 1 {
 				err = fmt.Errorf("limit=%q: want a whole number from 1 to %d", l, store.MaxMatchLimit)
+			}
+		}
+		if v := q.v.Get("table"); v != "" && err == nil {
+			if mq.Table, err = strconv.Atoi(v); err != nil || mq.Table < 1 {
+				err = fmt.Errorf("table=%q: want a venue table's number, a whole number from 1", v)
 			}
 		}
 		if v := q.v.Get("since"); v != "" && err == nil {
@@ -302,7 +315,8 @@ func (s *Server) apiState(w http.ResponseWriter, r *http.Request) {
 		s.writeStoreError(w, r, id, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, StateResponse{State: publicState(st), Head: head, View: viewName(judge), DelayMS: s.delayMS(judge)})
+	rules, _ := s.rec.RulesFor(st.Edition)
+	writeJSON(w, http.StatusOK, StateResponse{State: publicState(st, rules), Head: head, View: viewName(judge), DelayMS: s.delayMS(judge)})
 }
 
 // apiEvents is a page of narrated events. Without from, it is the last
@@ -346,14 +360,30 @@ func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	if from <= to {
 		err = s.worker(r.Context(), func() error {
-			n, err := s.tell(r.Context(), id, from, to, func(_ events.Event, ev Event, _ *replay.Narrator) error {
+			var played []events.Payload // each event's payload as recorded, for its marks
+			n, err := s.tell(r.Context(), id, from, to, func(_ events.Event, ev Event, n *replay.Narrator) error {
+				ev.Remarks = nil // the marks below are the head's: nothing to mark again
 				res.Events = append(res.Events, ev)
+				played = append(played, n.Played())
 				return nil
 			})
-			if n != nil && err == nil {
-				s.narrators.Put(id, n) // the next page starts where this one ends
+			if n == nil || err != nil {
+				return err
 			}
-			return err
+			s.narrators.Put(id, n) // the next page starts where this one ends
+			// Marks depend on later events (confirmations, disputes,
+			// rulings): a page shows them as the match stands at the
+			// visible head, which tells nothing a viewer may not see.
+			now := n.State()
+			if to < head {
+				if now, err = s.seeker.StateAt(r.Context(), id, head); err != nil {
+					return err
+				}
+			}
+			for i := range res.Events {
+				n.MarkFrom(now, &res.Events[i].EventView, played[i])
+			}
+			return nil
 		})
 		if err != nil {
 			s.writeStoreError(w, r, id, err)
@@ -363,12 +393,43 @@ func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, res)
 }
 
-// publicState is st as viewers get it: without the token hashes, which are
-// no secret but nobody's business.
-func publicState(st *projector.State) *projector.State {
+// ViewState is a board as the pages draw it: the state (projector.State's
+// JSON, its fields at the top level), and the sketches its edition draws
+// on it (projector.Sketcher: markers, scatters, charges).
+type ViewState struct {
+	*projector.State
+	Sketch []projector.Sketch `json:"sketch,omitempty"`
+}
+
+// UnmarshalJSON reads a ViewState back (a Go client of the pages' API):
+// the state by its own reader, which the embedding would otherwise
+// promote to read the whole object, and the sketches beside it.
+func (v *ViewState) UnmarshalJSON(b []byte) error {
+	v.State = &projector.State{}
+	if err := json.Unmarshal(b, v.State); err != nil {
+		return err
+	}
+	var sk struct {
+		Sketch []projector.Sketch `json:"sketch"`
+	}
+	if err := json.Unmarshal(b, &sk); err != nil {
+		return err
+	}
+	v.Sketch = sk.Sketch
+	return nil
+}
+
+// publicState is st as viewers get it, with its edition's sketches (rules,
+// nil for none): without the token hashes, which are no secret but
+// nobody's business.
+func publicState(st *projector.State, rules projector.Rules) *ViewState {
 	c := *st
 	c.Tokens = nil
-	return &c
+	v := &ViewState{State: &c}
+	if sk, ok := rules.(projector.Sketcher); ok {
+		v.Sketch = sk.Sketch(&c)
+	}
+	return v
 }
 
 func viewName(judge bool) string {

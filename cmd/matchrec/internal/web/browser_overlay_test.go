@@ -13,13 +13,18 @@ import (
 
 // The overlay in a browser source's frame, at 1280×720 and 1920×1080:
 // the bar keeps to a slim band along the bottom, the cards to a corner
-// above it, and no text wraps, whatever happens in the match — a roll, an
-// attack's result, a dispute (flagged until ruled) and a ruling. Each
-// variant (bar, cards, full) shows only its part.
+// above it, and no text wraps, whatever happens in the match. Each card
+// tells a viewer who did what: a roll names the firing unit, its target
+// and weapon and what the dice decided; an attack's result which unit shot
+// which with what; a dispute its reason and the roll it is about (flagged
+// in the bar until ruled); a ruling what it decided, old → new dice. Two
+// stacked cards and the bar cover under a sixth of the frame. Each variant
+// (bar, cards, full) shows only its part.
 func TestBrowserOverlay(t *testing.T) {
 	b := browser(t)
 	r := newRig(t, 0)
 	shots := t.TempDir()
+	cards := func() string { return eval[string](b, `document.getElementById('ov-cards').textContent`) }
 	for _, size := range [][2]int{{1920, 1080}, {1280, 720}} {
 		w, h := size[0], size[1]
 		// Each size has its match. At event 30 the Tactical Squad is
@@ -42,23 +47,50 @@ func TestBrowserOverlay(t *testing.T) {
 				}
 			}
 
-			// A roll and then an attack's result raise their cards.
-			for !strings.Contains(eval[string](b, `document.getElementById('ov-cards').textContent`), "removed") {
+			// The declaration, then the first roll: its card names who
+			// fired what at whom and what the dice decided.
+			for i := 0; i < 2; i++ {
+				res := r.step(m)
+				waitJS[bool](b, fmt.Sprintf(`document.body.dataset.seq === "%d"`, res.Events[len(res.Events)-1].Seq))
+			}
+			roll := waitJS[string](b, `document.querySelector('#ov-cards .card-roll')?.textContent`)
+			for _, want := range []string{"Tactical Squad → Nob Mob", "boltgun", "to hit", "3+", "5 hits"} {
+				if !strings.Contains(roll, want) {
+					t.Errorf("the roll card lacks %q: %q", want, roll)
+				}
+			}
+			if strings.Contains(roll, "successes") {
+				t.Errorf("the roll card counts successes instead of saying what they decided: %q", roll)
+			}
+			// The rest of the attack raises its result's card: which unit
+			// shot which, with what, and what fell.
+			for !strings.Contains(cards(), "removed") {
 				res := r.step(m)
 				waitJS[bool](b, fmt.Sprintf(`document.body.dataset.seq === "%d"`, res.Events[len(res.Events)-1].Seq))
 				checkOverlay(b, w, h)
 			}
-			if n := eval[int](b, `document.querySelectorAll('#ov-cards .card-roll .die').length`); n == 0 {
-				t.Error("no roll card with dice")
+			attack := eval[string](b, `document.querySelector('#ov-cards .card-attack').textContent`)
+			for _, want := range []string{"Tactical Squad → Nob Mob", "2 models removed", "boltgun, heavy bolter", "7 hits"} {
+				if !strings.Contains(attack, want) {
+					t.Errorf("the attack card lacks %q: %q", want, attack)
+				}
 			}
 			screenshot(b, shots, fmt.Sprintf("stream-overlay-%dp.png", h))
 
 			// A dispute: flagged in the bar and on a card until the judge
-			// rules; then the ruling's card.
+			// rules, with its reason and the roll it is about.
 			last := r.state(m.id, 0).LastRoll
 			disp := r.command(m, api.RolePlayer("bob"), projector.Command{Type: "dispute", Event: last.Seq, Reason: "the die was cocked"})
 			waitJS[bool](b, `document.querySelector('#ov-bar .ov-flag')?.textContent === 'DISPUTE — judge called' && !!document.querySelector('#ov-cards .card-dispute')`)
-			checkOverlay(b, w, h)
+			dc := eval[string](b, `document.querySelector('#ov-cards .card-dispute').textContent`)
+			if want := fmt.Sprintf("Bob disputes Bob's save roll (%s): “the die was cocked”", faces(last.Values)); !strings.Contains(dc, want) {
+				t.Errorf("the dispute card %q lacks %q", dc, want)
+			}
+			if strings.Contains(dc, fmt.Sprintf("event %d", last.Seq)) {
+				t.Errorf("the dispute card names an event number, which means nothing to a viewer: %q", dc)
+			}
+			// Two stacked cards (the dispute and a roll) and the bar.
+			twoCards(b, r, m, w, h)
 			if w == 1920 {
 				screenshot(b, shots, "stream-overlay.png")
 			}
@@ -67,7 +99,11 @@ func TestBrowserOverlay(t *testing.T) {
 				values[i] = 6
 			}
 			r.command(m, api.RoleJudge, projector.Command{Type: "rule", Dispute: disp.Events[0].Seq, Decision: "amend", Values: values, Reason: "a re-roll"})
-			waitJS[bool](b, `document.querySelector('#ov-cards .card-ruling .card-head')?.textContent === 'RULING: amended' && !document.querySelector('#ov-bar .ov-flag') && !document.querySelector('#ov-cards .card-dispute')`)
+			waitJS[bool](b, `document.querySelector('#ov-cards .card-ruling .card-head')?.textContent.startsWith('RULING: amended — Bob') && !document.querySelector('#ov-bar .ov-flag') && !document.querySelector('#ov-cards .card-dispute')`)
+			rc := eval[string](b, `document.querySelector('#ov-cards .card-ruling').textContent`)
+			if want := faces(last.Values) + " → " + faces(values); !strings.Contains(rc, want) || !strings.Contains(rc, "a re-roll") {
+				t.Errorf("the ruling card %q lacks the old → new dice %q and the judge's note", rc, want)
+			}
 			checkOverlay(b, w, h)
 
 			// The variants show their part alone.
@@ -88,10 +124,50 @@ func TestBrowserOverlay(t *testing.T) {
 	}
 }
 
+// twoCards raises a roll's card beside the open dispute's and measures
+// the frame while both show: the bar and the two cards together cover
+// under a sixth of it. (A card lives for seconds: if the roll's card is
+// gone by the time it is measured, another roll raises one again.)
+func twoCards(b *tab, r *rig, m *match, w, h int) {
+	t := b.t
+	t.Helper()
+	for try := 0; try < 5; try++ {
+		res := r.step(m)
+		waitJS[bool](b, fmt.Sprintf(`document.body.dataset.seq === "%d"`, res.Events[len(res.Events)-1].Seq))
+		type cover struct {
+			Cards int
+			Area  float64
+		}
+		c := eval[cover](b, `(() => {
+			const boxes = [...document.querySelectorAll('#ov-cards .card, #ov-bar')].filter(e => e.getClientRects().length).map(e => e.getBoundingClientRect());
+			return {Cards: document.querySelectorAll('#ov-cards .card').length, Area: boxes.reduce((a, r) => a + r.width * r.height, 0)};
+		})()`)
+		if c.Cards != 2 {
+			continue
+		}
+		if share := c.Area / float64(w*h); share >= 1.0/6 {
+			t.Errorf("%dx%d: two cards and the bar cover %.1f%% of the frame (under %.1f%% promised)", w, h, 100*share, 100.0/6)
+		} else {
+			t.Logf("%dx%d: two cards and the bar cover %.1f%% of the frame", w, h, 100*share)
+		}
+		checkOverlay(b, w, h)
+		return
+	}
+	t.Errorf("%dx%d: never two cards at once to measure", w, h)
+}
+
+func faces(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, " ")
+}
+
 // checkOverlay checks the overlay's boxes in a w×h frame: the bar within
-// the bottom tenth and the frame's sides; the cards above the bar, in the
-// right third, all of them together on less than a sixth of the frame;
-// and every line of text on one line.
+// the bottom tenth and the frame's sides; at most two cards, above the
+// bar, in the right third; the cards and the bar together on less than a
+// sixth of the frame; and every line of text on one line.
 func checkOverlay(b *tab, w, h int) {
 	t := b.t
 	t.Helper()
@@ -113,8 +189,14 @@ func checkOverlay(b *tab, w, h int) {
 		}
 		area += (r.R - r.L) * (r.B - r.T)
 	}
-	if area > W*H/6 {
-		t.Errorf("%dx%d: the cards cover %.0f%% of the frame", w, h, 100*area/(W*H))
+	for _, r := range bars {
+		area += (r.R - r.L) * (r.B - r.T)
+	}
+	if area >= W*H/6 {
+		t.Errorf("%dx%d: the cards and the bar cover %.0f%% of the frame", w, h, 100*area/(W*H))
+	}
+	if n := eval[int](b, `document.querySelectorAll('#ov-cards .card').length`); n > 2 {
+		t.Errorf("%dx%d: %d cards at once (at most two)", w, h, n)
 	}
 	wrapped := eval[[]string](b, `[...document.querySelectorAll('#overlay .ov-name, #overlay .ov-army, #overlay .ov-title, #overlay .ov-where, #overlay .ov-flag, #overlay .card-head, #overlay .card-line')]
 		.filter(e => e.getClientRects().length && e.textContent && e.getBoundingClientRect().height > 1.6 * parseFloat(getComputedStyle(e).fontSize))

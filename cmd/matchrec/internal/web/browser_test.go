@@ -156,6 +156,8 @@ func screenshot(b *tab, dir, name string) {
 	t.Helper()
 	c, cancel := context.WithTimeout(b.ctx, 20*time.Second)
 	defer cancel()
+	// Cards slide in: shoot them where they stand.
+	waitJS[bool](b, `document.getAnimations().every(a => a.playState !== 'running')`)
 	png, err := chromedp.Run(c, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
@@ -204,7 +206,7 @@ func TestBrowserLiveReplay(t *testing.T) {
 	}
 
 	// The list links to the match's live page and overlay.
-	do(b, "open the match list", chromedp.EmulateViewport(1600, 1000), chromedp.Navigate(r.base+"/"))
+	do(b, "open the match list", chromedp.EmulateViewport(1920, 1080), chromedp.Navigate(r.base+"/"))
 	links := waitJS[[]string](b, fmt.Sprintf(`(() => { const row = document.querySelector('#matches tr[data-match=%q]');
 		return row && [...row.querySelectorAll('a')].map(a => a.getAttribute('href')); })()`, m.id))
 	if want := []string{"/matches/" + m.id, "/matches/" + m.id, "/matches/" + m.id + "?overlay=full"}; !slices.Equal(links, want) {
@@ -263,13 +265,21 @@ func TestBrowserLiveReplay(t *testing.T) {
 	if want := []string{"3+", "6+", "2-", "4+", "1-", "5+", "3+", "2-"}; !slices.Equal(faces, want) {
 		t.Fatalf("dice faces %v, want %v", faces, want)
 	}
-	head2 := eval[string](b, `document.getElementById('roll-head').textContent`)
-	if !strings.Contains(head2, "needing 3+") || !strings.Contains(head2, "5 successes") {
-		t.Fatalf("roll heading %q", head2)
+	// The roll says who fired what at whom and what it decided, as the
+	// audit explains it.
+	head2 := waitJS[string](b, `document.getElementById('roll-head').dataset.decided === 'yes' && document.getElementById('roll-head').textContent`)
+	for _, want := range []string{"Alice rolls 8 dice to hit (boltgun)", "needing 3+", "Tactical Squad → Nob Mob", "5 hits"} {
+		if !strings.Contains(head2, want) {
+			t.Fatalf("roll heading %q lacks %q", head2, want)
+		}
 	}
 	checkTally(b, r.state(m.id, seq))
 	checkLabels(b)
 	screenshot(b, shots, "stream-live.png")
+	do(b, "at 720p", chromedp.EmulateViewport(1280, 720))
+	checkLabels(b)
+	screenshot(b, shots, "stream-live-720p.png")
+	do(b, "back at 1080p", chromedp.EmulateViewport(1920, 1080))
 
 	// The rest of the attack, to its casualties: the tally moves on.
 	for seq < 39 {
@@ -318,6 +328,11 @@ func TestBrowserLiveReplay(t *testing.T) {
 		t.Fatalf("feed marks event %s, the board is at %s", got, at)
 	}
 	checkTally(b, was)
+	// The replay's position is in the address, so the moment can be
+	// shared; live, it is not.
+	if q := eval[string](b, `location.search`); q != "?at="+at {
+		t.Fatalf("in replay at event %s the address says %q", at, q)
+	}
 	screenshot(b, shots, "stream-replay.png")
 
 	// One step forward with the arrow key; a new live event does not move
@@ -337,8 +352,17 @@ func TestBrowserLiveReplay(t *testing.T) {
 	if !eval[bool](b, model("boy-1")+`.classList.contains('removed')`) {
 		t.Fatal("at event 11 boy-1 is not removed")
 	}
+	if q := eval[string](b, `location.search`); q != "?at=11" {
+		t.Fatalf("at event 11 the address says %q", q)
+	}
 	do(b, "back to live", chromedp.Click(chromedp.ID("live")))
 	waitJS[bool](b, fmt.Sprintf(`document.body.dataset.seq === "%d" && document.body.dataset.mode === "live"`, live))
+	if q := eval[string](b, `location.search`); q != "" {
+		t.Fatalf("live, the address still says %q", q)
+	}
+	// The address shared opens the same moment.
+	do(b, "open the shared address", chromedp.Navigate(page+"?at=11"))
+	waitJS[bool](b, `document.body.dataset.mode === "replay" && document.body.dataset.seq === "11" && location.search === "?at=11"`)
 
 	// A deep link opens the replay at its event; the turn marks seek.
 	do(b, "open ?at=8", chromedp.Navigate(page+"?at=8"))

@@ -265,7 +265,7 @@ func frame(seq uint64, event, state []byte) []byte {
 
 // finalFrame is it's frame with the board after it, n's state.
 func finalFrame(it *item, n *replay.Narrator, match string) ([]byte, error) {
-	st := publicState(n.State())
+	st := publicState(n.State(), n.Rules())
 	st.Match = match // a narrator started at event 1 folds without the id
 	b, err := json.Marshal(st)
 	if err != nil {

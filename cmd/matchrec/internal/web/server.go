@@ -304,6 +304,8 @@ func (s *Server) routes() http.Handler {
 	s.tlogRoutes(mux)
 	mux.HandleFunc("GET /{$}", s.page("index.html"))
 	mux.HandleFunc("GET /matches/{id}", s.matchPage)
+	mux.HandleFunc("GET /tables/{n}", s.tablePage(""))
+	mux.HandleFunc("GET /tables/{n}/overlay", s.tablePage("full"))
 	mux.HandleFunc("GET /matches/{id}/judge", s.loginPage)
 	mux.HandleFunc("POST /matches/{id}/judge", s.loginForm)
 	mux.HandleFunc("POST /matches/{id}/logout", s.logout)

@@ -20,7 +20,7 @@ type StreamMessage struct {
 	// State is the board after the event. It is sent only with the last
 	// event of a burst: a page draws the newest board, and a reconnecting
 	// page catching up on a hundred events needs one board, not a hundred.
-	State *projector.State `json:"state,omitempty"`
+	State *ViewState `json:"state,omitempty"`
 }
 
 // apiStream is the Server-Sent Events stream of a match: every event from

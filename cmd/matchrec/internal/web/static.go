@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"strconv"
 
 	"github.com/matchrec/matchrec/projector"
 )
@@ -86,4 +87,36 @@ func (s *Server) matchPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	servePage(w, "match.html", edit)
+}
+
+// tablePage serves the page of a venue's table (/tables/N, and
+// /tables/N/overlay, the overlay by default): the match page, following
+// whatever match is live on table N — the newest one created, or the last
+// played when none is — and switching when a new match goes live there,
+// so a browser source in OBS never needs editing between rounds. The page
+// finds the match itself (/api/matches?table=N); the server marks <body>
+// with the table, and with the overlay's classes as on a match's page.
+func (s *Server) tablePage(overlay string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		n, err := strconv.Atoi(r.PathValue("n"))
+		if err != nil || n < 1 || n > projector.MaxTableNumber {
+			writeError(w, projector.CodeBadRequest, fmt.Sprintf("table %q: want a venue table's number, 1 to %d", r.PathValue("n"), projector.MaxTableNumber))
+			return
+		}
+		kind := overlay
+		if v := r.URL.Query().Get("overlay"); v != "" {
+			var ok bool
+			if kind, ok = overlays[v]; !ok {
+				writeError(w, projector.CodeBadRequest, fmt.Sprintf("overlay=%q: want bar, cards or full", v))
+				return
+			}
+		}
+		attrs := fmt.Sprintf(`data-table="%d" `, n)
+		if kind != "" {
+			attrs += `class="overlay overlay-` + kind + `" `
+		}
+		servePage(w, "match.html", func(b []byte) []byte {
+			return bytes.Replace(b, []byte("<body "), []byte("<body "+attrs), 1)
+		})
+	}
 }

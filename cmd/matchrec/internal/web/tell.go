@@ -45,11 +45,21 @@ func (s *Server) tell(ctx context.Context, id string, from, to uint64, fn func(e
 	return n, nil
 }
 
-// step tells e, the event after n's state, as the pages show it.
+// step tells e, the event after n's state, as the pages show it: marked
+// as the match stands after it, with the earlier events it marked again.
 func step(n *replay.Narrator, e events.Event) (Event, error) {
 	lines, err := n.Next(e)
 	if err != nil {
 		return Event{}, err
 	}
-	return n.View(e, lines)
+	v, err := n.View(e, lines)
+	if err != nil {
+		return Event{}, err
+	}
+	n.MarkNow(&v)
+	rm, err := n.Remarks()
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{EventView: v, Remarks: rm}, nil
 }

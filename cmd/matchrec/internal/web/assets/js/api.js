@@ -7,13 +7,39 @@
 
 const params = new URLSearchParams(location.search);
 
-// The match id is the path's last part: /matches/ID.
-export const matchId = decodeURIComponent(location.pathname.split('/').filter(Boolean)[1] || '');
+const path = location.pathname.split('/').filter(Boolean);
+
+// table is the venue's table a /tables/N page follows (0: a match's own
+// page, /matches/ID). Such a page finds its match with tableMatch.
+export const table = path[0] === 'tables' ? Number(path[1]) || 0 : 0;
+
+// matchId is the match the page shows: the path's /matches/ID, or the one
+// a table's page found (setMatch).
+export let matchId = path[0] === 'matches' ? decodeURIComponent(path[1] || '') : '';
+
+export function setMatch(id) {
+  matchId = id;
+  document.body.dataset.match = id;
+}
+if (matchId) document.body.dataset.match = matchId;
 
 // overlay is the overlay variant (bar, cards or full), or '' for the
-// page itself. The server has already put its classes on <body>.
+// page itself. The server has already put its classes on <body> (a
+// table's /overlay page is the full overlay without a query).
 const kinds = {bar: 'bar', cards: 'cards', full: 'full', 1: 'full'};
-export const overlay = kinds[params.get('overlay')] || '';
+export const overlay = kinds[params.get('overlay')] ||
+  ['bar', 'cards', 'full'].find((k) => document.body.classList.contains('overlay-' + k)) || '';
+
+// tableMatch is the match live on venue table n — the newest created of
+// those live there — or, when none is, the one played there last; '' when
+// the table has had none.
+export async function tableMatch(n) {
+  for (const q of [`table=${n}&status=live&sort=created&limit=1`, `table=${n}&limit=1`]) {
+    const page = await getJSON('/api/matches?' + q);
+    if (page.matches.length) return page.matches[0].id;
+  }
+  return '';
+}
 
 // judge is true when the page asks for the judge view.
 export const judge = params.get('view') === 'judge';
@@ -30,7 +56,7 @@ export function dropTokenFragment() {
   return true;
 }
 
-export const loginURL = `/matches/${encodeURIComponent(matchId)}/judge`;
+export const loginURL = () => `/matches/${encodeURIComponent(matchId)}/judge`;
 
 // apiURL is the URL of one of the match's endpoints (state, events,
 // turns, stream) with the given query.

@@ -7,6 +7,7 @@
 
 import {svg, title} from './svg.js';
 import {sideOf, playerName} from './sides.js';
+import {sketchLayer} from './sketch.js';
 
 const MM_PER_INCH = 25.4;
 const LABEL_EM = 1.1;      // the unit labels' font size, in inches (board.css)
@@ -60,6 +61,7 @@ export function renderBoard(el, state) {
       layers.push(svg('line', {class: 'attack-line' + (live ? ' live' : ''), x1: from[0], y1: from[1], x2: to[0], y2: to[1]}));
     }
   }
+  layers.push(sketchLayer(state, fy)); // markers, scatters, charges: under the models
   layers.push(svg('g', {class: 'models'}, alive));
   layers.push(svg('g', {class: 'labels'}, placeLabels(units, standing, W, H, fy)));
   el.replaceChildren(...layers);

@@ -14,7 +14,12 @@ const PIPS = {
   6: [[27, 24], [73, 24], [27, 50], [73, 50], [27, 76], [73, 76]],
 };
 
-export function renderRoll(head, box, state) {
+// renderRoll shows the state's last roll; view, when known, is the roll's
+// event view (its roll: what it was for and what it decided, as the audit
+// explains it), so the heading says who fired what at whom and what the
+// dice decided — a charge that reaches, a blast that scatters — not a
+// count of successes a roll with no target number never has.
+export function renderRoll(head, box, state, view) {
   const roll = state.last_roll;
   if (!roll) {
     head.textContent = 'No dice rolled yet';
@@ -25,14 +30,19 @@ export function renderRoll(head, box, state) {
   const n = roll.values.length;
   const need = roll.need ? `needing ${roll.need}+` : '';
   const who = playerName(state, roll.roller);
+  const about = view?.seq === roll.seq ? view.roll : null;
+  const what = about?.weapon ? ` (${about.weapon})` : '';
+  const decided = about?.decided || (roll.need ? `${roll.successes} ${roll.successes === 1 ? 'success' : 'successes'}` : '');
   head.replaceChildren(
     span('roller ' + sideOf(state, roll.roller), who),
-    ` rolls ${n} ${n === 1 ? 'die' : 'dice'} to ${roll.purpose || 'roll'} `,
+    ` rolls ${n} ${n === 1 ? 'die' : 'dice'} to ${roll.purpose || 'roll'}${what} `,
     span('need', need),
-    ' — ',
-    span('successes', `${roll.successes} ${roll.successes === 1 ? 'success' : 'successes'}`),
+    about?.firer ? span('for', ` — ${about.firer} → ${about.target}`) : '',
+    decided ? ' — ' : '',
+    span('successes', decided),
     roll.source === 'digital' ? span('source', ' (digital)') : '',
   );
+  head.dataset.decided = about ? 'yes' : '';
   box.dataset.seq = roll.seq;
   box.replaceChildren(...roll.values.map((v) => die(v, roll.need)));
 }

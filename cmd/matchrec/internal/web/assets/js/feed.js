@@ -1,3 +1,5 @@
+import {setMarks} from './marks.js';
+
 // feed.js — the narrated events, oldest first. The page loads only the
 // newest ones; older ones come a page at a time when the reader scrolls
 // to the top (or asks), so a match of any length opens at once. Each
@@ -51,8 +53,26 @@ export class Feed {
       t.textContent = line;
       li.append(t);
     }
+    const r = ev.roll;
+    if (r && r.firer) {
+      // Who fired at whom (the audit's explanation of the roll); the
+      // line above already says with what and what it decided.
+      const t = document.createElement('span');
+      t.className = 'text roll-for';
+      t.textContent = `${r.firer} → ${r.target}`;
+      li.append(t);
+    }
+    setMarks(li, ev);
     if (ev.seq > this.current && this.current) li.classList.add('future');
     return li;
+  }
+
+  // remark shows an event's new witness and marks (a remark the stream
+  // sent with a confirmation, a contest, a dispute or a ruling), if the
+  // feed shows the event.
+  remark(r) {
+    const li = this.items.get(r.seq);
+    if (li) setMarks(li, r);
   }
 
   // add shows an event, in order.

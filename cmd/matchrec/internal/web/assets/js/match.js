@@ -8,7 +8,7 @@
 // then the live stream from the event after the board; older events load
 // when the reader scrolls back.
 
-import {matchId, overlay, judge, deepLink, dropTokenFragment, loginURL, apiURL, getJSON} from './api.js';
+import {matchId, table, setMatch, tableMatch, overlay, judge, deepLink, dropTokenFragment, loginURL, apiURL, getJSON} from './api.js';
 import {renderBoard} from './board.js';
 import {renderRoll} from './dice.js';
 import {renderTally} from './tally.js';
@@ -23,6 +23,7 @@ import {sideOf} from './sides.js';
 const $ = (id) => document.getElementById(id);
 const FEED_PAGE = 100;  // events a feed page holds
 const API_PAGE = 5000;  // the most events /events gives at once
+const TABLE_POLL_MS = 2000; // how often a table's page looks for a new match on it
 
 // Tests and the latency measurement read when each event's board was
 // drawn (Date.now() per seq), when the page first showed a board and when
@@ -30,12 +31,20 @@ const API_PAGE = 5000;  // the most events /events gives at once
 // performance.now(), from the start of the page's navigation.
 window.__mr = {rendered: {}, firstDraw: 0, ready: 0};
 
+// rolls are the rolls' event views the page has (seq → event): what each
+// roll was for and decided, for the roll panel.
+const rolls = new Map();
+function keepRoll(ev) {
+  if (ev.roll) rolls.set(ev.seq, ev);
+}
+
 const feed = new Feed($('feed'), {
   onPick: (seq) => replay.seek(seq),
   loadOlder: async (before, to) => {
     if (before <= 1) return [];
     const from = Math.max(1, before - API_PAGE, Math.min(before - FEED_PAGE, to ?? before));
     const page = await getJSON(apiURL('events', {from, limit: before - from}));
+    page.events.forEach(keepRoll);
     return page.events;
   },
 });
@@ -44,9 +53,19 @@ const ov = overlay ? new Overlay(overlay) : null;
 let liveState = null; // the newest board the stream gave
 let seekCount = 0;    // stale replay answers are dropped by this number
 
+// shareAt puts the replay position in the address (?at=SEQ), so the
+// moment can be shared; live, the address has none.
+function shareAt(seq) {
+  const u = new URL(location.href);
+  if (seq) u.searchParams.set('at', String(seq));
+  else u.searchParams.delete('at');
+  if (u.href !== location.href) history.replaceState(null, '', u);
+}
+
 const replay = new Replay({
   onSeek: async (seq) => {
     const n = ++seekCount;
+    if (!overlay) shareAt(seq);
     try {
       const r = await getJSON(apiURL('state', {at: seq}));
       if (n === seekCount && !replay.live) draw(r.state);
@@ -57,6 +76,7 @@ const replay = new Replay({
   },
   onLive: () => {
     seekCount++;
+    if (!overlay) shareAt(0);
     if (liveState) draw(liveState);
   },
 });
@@ -66,7 +86,7 @@ function draw(state) {
     ov.draw(state);
   } else {
     renderStatus(state);
-    renderRoll($('roll-head'), $('dice'), state);
+    drawRoll(state);
     renderTally($('tally'), state);
     renderBoard($('board'), state);
     if (judge) renderJudge($('judge'), state);
@@ -76,6 +96,19 @@ function draw(state) {
   document.body.dataset.seq = state.seq;
   window.__mr.rendered[state.seq] = Date.now();
   window.__mr.firstDraw ||= performance.now();
+}
+
+// drawRoll shows the state's last roll with its event view; one the page
+// does not have yet (a replay far back, the first board) is asked for.
+function drawRoll(state) {
+  const seq = state.last_roll?.seq;
+  renderRoll($('roll-head'), $('dice'), state, rolls.get(seq));
+  if (seq && !rolls.has(seq)) {
+    getJSON(apiURL('events', {from: seq, limit: 1})).then((p) => {
+      p.events.forEach(keepRoll);
+      if (rolls.has(seq) && $('dice').dataset.seq === String(seq)) renderRoll($('roll-head'), $('dice'), state, rolls.get(seq));
+    }).catch(() => {});
+  }
 }
 
 function message(text) {
@@ -113,7 +146,7 @@ async function firstState() {
       if (e.status === 401 && judge) {
         message('The judge view needs the judge login: ');
         const a = document.createElement('a');
-        a.href = loginURL;
+        a.href = loginURL();
         a.textContent = 'log in';
         $('message').append(a);
         await sleep(5000);
@@ -141,13 +174,33 @@ function header(r) {
       view.dataset.view = 'delayed';
     }
     const a = $('judge-link');
-    a.href = loginURL;
+    a.href = loginURL();
     a.hidden = false;
   }
 }
 
+// followTable finds the match live on the page's venue table, waiting for
+// one, then watches the table: when a new match goes live there the page
+// switches to it (a reload: the page starts over on the table's URL).
+async function followTable() {
+  for (;;) {
+    const id = await tableMatch(table).catch(() => '');
+    if (id) {
+      setMatch(id);
+      break;
+    }
+    message(`Waiting for a match on table ${table}…`);
+    await sleep(2000);
+  }
+  setInterval(async () => {
+    const id = await tableMatch(table).catch(() => '');
+    if (id && id !== matchId) location.reload();
+  }, TABLE_POLL_MS);
+}
+
 async function start() {
   const dropped = dropTokenFragment();
+  if (table) await followTable();
   const r = await firstState();
   message(dropped ? 'Judges log in on the judge login page now: a token no longer goes in the address.' : '');
   header(r);
@@ -156,7 +209,11 @@ async function start() {
   const pages = [];
   if (!overlay) {
     pages.push(getJSON(apiURL('events', {limit: FEED_PAGE})).then((p) => {
-      for (const ev of p.events) feed.add(ev);
+      for (const ev of p.events) {
+        keepRoll(ev);
+        feed.add(ev);
+      }
+      if (replay.live && liveState) drawRoll(liveState);
     }));
     pages.push(getJSON(apiURL('turns')).then((t) => replay.setTurns(t.turns, (player) => sideOf(liveState, player))));
   }
@@ -168,7 +225,12 @@ async function start() {
   if (deepLink) replay.seek(deepLink);
   follow(apiURL('stream'), r.state.seq + 1, {
     onMessage: (m) => {
-      if (!overlay) feed.add(m.event);
+      keepRoll(m.event);
+      if (ov) ov.event(m.event);
+      if (!overlay) {
+        feed.add(m.event);
+        for (const r of m.event.remarks || []) feed.remark(r);
+      }
       if (m.event.type === 'turn.started') replay.addTurn({turn: m.event.payload.turn, player: m.event.payload.player, seq: m.event.seq});
       replay.setHead(m.event.seq);
       if (document.body.dataset.feed && document.body.dataset.feed !== 'ok') feedStatus({state: 'ok'});

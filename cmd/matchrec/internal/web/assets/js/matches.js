@@ -118,6 +118,11 @@ function row(mt) {
   const base = `/matches/${encodeURIComponent(mt.id)}`;
   const name = document.createElement('td');
   name.append(link(base, mt.name || mt.id));
+  // The id too: two matches of one name (a league's rounds) are told apart.
+  const id = document.createElement('code');
+  id.className = 'match-id';
+  id.textContent = mt.id;
+  name.append(' ', id);
   if (mt.parent) name.append(` (branch of ${mt.parent} at ${mt.at})`);
   const players = mt.players || [];
   const who = (id) => players.find((p) => p.id === id)?.name || id;
@@ -127,8 +132,14 @@ function row(mt) {
   plist.title = players.map((p) => `${p.name || p.id}: ${(p.army || []).join(', ')}`).join('\n');
   const watch = document.createElement('td');
   watch.append(link(base, 'live'), ' · ', link(base + '?overlay=full', 'overlay'));
+  if (mt.table) {
+    // The table's own overlay follows whatever match is live on it.
+    watch.append(' · ', link(`/tables/${mt.table}/overlay`, `table ${mt.table} overlay`));
+  }
+  tr.dataset.table = mt.table || '';
   tr.append(
     name,
+    td(mt.table ? String(mt.table) : ''),
     status,
     td(mt.status === 'ended' ? (mt.winner ? who(mt.winner) : 'none') : ''),
     plist,

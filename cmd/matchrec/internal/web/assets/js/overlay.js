@@ -1,14 +1,22 @@
 // overlay.js — the broadcast overlay (?overlay=bar|cards|full): a slim
 // bar along the bottom (title, each player with army and models lost,
 // turn and phase, and a DISPUTE flag while one is open) and short-lived
-// cards above it for what just happened (a roll, an attack's result, a
-// ruling). Sizes follow the viewport (vh), so 1280×720 and 1920×1080
-// frame alike; no text wraps: what does not fit is cut with an ellipsis.
+// cards above it for what just happened, each saying who did what to
+// whom: a roll (the firing unit and its target, the weapon, the dice and
+// what they decided, as the audit explains the roll), an attack's result
+// (which unit shot which, with what, and what fell), a dispute (its
+// reason and the roll it is about, until ruled) and a ruling (what it
+// decided, old → new dice and their effect). At most two cards show at
+// once, so two cards and the bar keep under a sixth of the frame. Sizes
+// follow the viewport (vh), so 1280×720 and 1920×1080 frame alike; no text
+// wraps: what does not fit is cut with an ellipsis.
 
 import {sideOf, playerName} from './sides.js';
 import {die} from './dice.js';
+import {apiURL, getJSON} from './api.js';
 
 const CARD_MS = 7000;
+const MAX_CARDS = 2; // with the bar, under a sixth of the frame
 
 export class Overlay {
   constructor(kind) {
@@ -16,11 +24,33 @@ export class Overlay {
     this.bar = document.getElementById('ov-bar');
     this.cards = document.getElementById('ov-cards');
     this.prev = null;
+    this.state = null;
     this.timers = new Map();
+    this.disputed = new Map(); // dispute seq → what it is about, from its event
+  }
+
+  // event shows what an event of the stream just did (before the board
+  // after it is drawn): rolls, disputes and rulings raise their cards.
+  event(ev) {
+    if (this.kind === 'bar' || !this.state) return;
+    const st = this.state;
+    const about = aboutOf(st, (ev.remarks || [])[0]);
+    switch (ev.type) {
+      case 'dice.rolled':
+        if (ev.roll) this.card('roll', rollCard(st, ev));
+        break;
+      case 'dispute.raised':
+        this.disputed.set(ev.seq, about);
+        break;
+      case 'ruling.made':
+        this.card('ruling', rulingCard(st, ev, about));
+        break;
+    }
   }
 
   // draw shows state; changes since the previous draw raise cards.
   draw(state) {
+    this.state = state;
     if (this.kind !== 'cards') this.drawBar(state);
     if (this.kind !== 'bar') this.raise(state);
     this.prev = state;
@@ -55,33 +85,48 @@ export class Overlay {
 
   raise(state) {
     const prev = this.prev;
-    const roll = state.last_roll;
-    if (roll && prev && roll.seq !== prev.last_roll?.seq) this.card('roll', rollCard(state, roll));
     const atk = state.last_attack;
     if (atk && prev && atk.seq !== prev.last_attack?.seq) this.card('attack', attackCard(state, atk));
-    for (const d of state.disputes || []) {
-      const before = (prev?.disputes || []).find((x) => x.seq === d.seq);
-      if (prev && d.ruling && !before?.ruling) this.card('ruling', rulingCard(d));
-    }
     // An open dispute keeps its card until it is ruled.
     const open = openDispute(state);
     const has = this.cards.querySelector('.card-dispute');
-    if (open && !has) {
-      this.cards.append(el('div', 'card card-dispute', [el('div', 'card-head', 'DISPUTE — judge called'),
-        el('div', 'card-line', `${playerName(state, open.by)} disputes event ${open.event}`)]));
+    if (open && Number(has?.dataset.seq) !== open.seq) {
+      has?.remove();
+      const card = disputeCard(state, open, this.disputed.get(open.seq));
+      this.show(card);
+      if (!this.disputed.has(open.seq)) {
+        // Opened while the dispute was open: read what it is about.
+        getJSON(apiURL('events', {from: open.event, limit: 1})).then((p) => {
+          const ev = p.events[0];
+          if (!ev) return;
+          this.disputed.set(open.seq, aboutOf(state, {type: ev.type, payload: ev.payload}));
+          card.replaceWith(disputeCard(state, open, this.disputed.get(open.seq)));
+        }).catch(() => {});
+      }
     } else if (!open && has) {
       has.remove();
     }
   }
 
-  // card shows a card of a kind, replacing the one of that kind shown,
-  // and takes it down after CARD_MS.
+  // card shows a short-lived card of a kind, replacing the one of that
+  // kind shown, and takes it down after CARD_MS.
   card(kind, node) {
     node.classList.add('card', `card-${kind}`);
     this.cards.querySelector(`.card-${kind}`)?.remove();
-    this.cards.append(node);
+    this.show(node);
     clearTimeout(this.timers.get(kind));
     this.timers.set(kind, setTimeout(() => node.remove(), CARD_MS));
+  }
+
+  // show adds a card at the bottom of the stack, taking down the oldest
+  // short-lived ones beyond MAX_CARDS (an open dispute's card stays).
+  show(node) {
+    this.cards.append(node);
+    const shown = [...this.cards.children];
+    for (const c of shown) {
+      if (this.cards.children.length <= MAX_CARDS) break;
+      if (c !== node && !c.classList.contains('card-dispute')) c.remove();
+    }
   }
 }
 
@@ -89,28 +134,76 @@ function openDispute(state) {
   return (state.disputes || []).find((d) => !d.ruling);
 }
 
-function rollCard(state, roll) {
-  const n = roll.values.length;
-  const need = roll.need ? `, needing ${roll.need}+` : '';
-  return el('div', sideOf(state, roll.roller), [
-    el('div', 'card-head', `${playerName(state, roll.roller)} rolls ${n} ${n === 1 ? 'die' : 'dice'} to ${roll.purpose || 'roll'}${need}`),
-    el('div', 'card-dice', roll.values.slice(0, 20).map((v) => die(v, roll.need))),
-    el('div', 'card-line', `${roll.successes} ${roll.successes === 1 ? 'success' : 'successes'}`),
-  ], {seq: roll.seq});
+function unitName(state, id) {
+  const u = (state.units || []).find((x) => x.id === id);
+  return u?.name || id;
 }
 
+// aboutOf says what a remark's event was, for a viewer: "Alice's hit roll
+// (4 1 6)" for a roll, else its kind.
+function aboutOf(state, r) {
+  if (!r) return '';
+  const p = r.payload || {};
+  if (r.type === 'dice.rolled') {
+    return `${playerName(state, p.roller)}'s ${p.purpose || ''} roll (${(p.values || []).join(' ')})`.replace('  ', ' ');
+  }
+  return r.type.replace(/[._]/g, ' ');
+}
+
+// rollCard: who rolled for what — the firing unit and its target, the
+// weapon — the dice, and what they decided.
+function rollCard(state, ev) {
+  const p = ev.payload || {};
+  const r = ev.roll || {};
+  const values = p.values || [];
+  const who = playerName(state, p.roller);
+  const head = r.firer ? `${r.firer} → ${r.target}` : `${who} rolls to ${p.purpose || 'roll'}`;
+  const what = [r.firer ? who : '', r.weapon, p.purpose && (r.firer ? `to ${p.purpose}` : ''), p.need ? `${p.need}+` : ''].filter(Boolean).join(' · ');
+  return el('div', sideOf(state, p.roller), [
+    el('div', 'card-head', head),
+    el('div', 'card-dice', values.slice(0, 20).map((v) => die(v, p.need))),
+    el('div', 'card-line', [el('span', 'card-what', what ? what + ' — ' : ''), el('span', 'card-decided', r.decided || '')]),
+  ], {seq: ev.seq});
+}
+
+// attackCard: which unit shot which, with what, and what fell.
 function attackCard(state, atk) {
-  const unit = (state.units || []).find((u) => u.id === atk.target);
-  const name = unit?.name || atk.target;
+  const firer = unitName(state, atk.firer);
+  const target = unitName(state, atk.target);
   const n = (atk.casualties || []).length;
-  const head = n === 0 ? `${name}: nothing removed` : n === 1 ? `1 model of ${name} removed` : `${n} ${name} removed`;
-  const line = `${atk.hits} ${atk.hits === 1 ? 'hit' : 'hits'} · ${atk.wounds} ${atk.wounds === 1 ? 'wound' : 'wounds'} · ${atk.saves} saved`;
-  return el('div', sideOf(state, atk.attacker), [el('div', 'card-head', head), el('div', 'card-line', line)], {seq: atk.seq});
+  const fell = n === 0 ? 'nothing removed' : n === 1 ? '1 model removed' : `${n} models removed`;
+  const u = (state.units || []).find((x) => x.id === atk.firer);
+  const weapons = [...new Set((atk.shooters || []).map((s) => u?.weapons?.find((w) => w.id === s.weapon)?.name || s.weapon))].join(', ');
+  const tally = `${atk.hits} ${atk.hits === 1 ? 'hit' : 'hits'} · ${atk.wounds} ${atk.wounds === 1 ? 'wound' : 'wounds'} · ${atk.saves} saved`;
+  return el('div', sideOf(state, atk.attacker), [
+    el('div', 'card-head', `${firer} → ${target}`),
+    el('div', 'card-line', [el('span', 'card-decided', fell), ` · ${weapons ? weapons + ' · ' : ''}${tally}`]),
+  ], {seq: atk.seq});
 }
 
-function rulingCard(d) {
-  const word = {amend: 'amended', void: 'voided', uphold: 'upheld'}[d.decision] || d.decision;
-  return el('div', '', [el('div', 'card-head', `RULING: ${word}`), el('div', 'card-line', `event ${d.event}` + (d.note ? ` — ${d.note}` : ''))]);
+// disputeCard: who disputes what, and why.
+function disputeCard(state, d, about) {
+  const node = el('div', 'card card-dispute', [
+    el('div', 'card-head', 'DISPUTE — judge called'),
+    el('div', 'card-line', `${playerName(state, d.by)} disputes ${about || 'an event'}` + (d.reason ? `: “${d.reason}”` : '')),
+  ], {seq: d.seq});
+  return node;
+}
+
+// rulingCard: what the judge decided, old → new dice and their effect,
+// and the judge's note.
+function rulingCard(state, ev, about) {
+  const p = ev.payload || {};
+  const word = {amend: 'amended', void: 'voided', uphold: 'upheld'}[p.decision] || p.decision;
+  const r = (ev.remarks || [])[0];
+  let line = {uphold: 'it stands as played', void: 'it no longer counts'}[p.decision] || '';
+  if (p.decision === 'amend') line = r?.in_force?.effect || `read as ${(p.values || p.models || []).join(' ')}`;
+  const d = (state.disputes || []).find((x) => x.seq === p.dispute);
+  const why = p.note ? ` (“${p.note}”)` : d?.reason ? ` (on “${d.reason}”)` : '';
+  return el('div', '', [
+    el('div', 'card-head', `RULING: ${word}` + (about ? ` — ${about}` : '')),
+    el('div', 'card-line', line + why),
+  ], {seq: ev.seq});
 }
 
 // el builds an element with a class and text or children: text is only
