@@ -94,7 +94,7 @@ func verifySignatures(evs []events.Event, keys []map[string]string) map[uint64]b
 			prev = nil
 			continue
 		}
-		if sameAuth(a, prev) {
+		if a.Same(prev) {
 			continue // the same command's next event
 		}
 		prev = a
@@ -160,7 +160,7 @@ func (k *statements) check(f *fold.Folder, i int, e events.Event, p events.Paylo
 	keys := k.keys[i]
 	signed := len(keys) > 0
 	system := e.Actor.Kind == events.ActorSystem
-	if k.cur != nil && sameAuth(e.Auth, k.cur) {
+	if k.cur != nil && e.Auth.Same(k.cur) {
 		k.continued(e, p)
 		return
 	}
@@ -238,11 +238,6 @@ func (k *statements) check(f *fold.Folder, i int, e events.Event, p events.Paylo
 	}
 	k.cur, k.role, k.from, k.expect = e.Auth, st.Role, e.Seq, decided
 	k.continued(e, p)
-}
-
-// sameAuth: the same statement and signature bytes — the same command.
-func sameAuth(a, b *events.Auth) bool {
-	return a != nil && b != nil && bytes.Equal(a.Statement, b.Statement) && bytes.Equal(a.Signature, b.Signature)
 }
 
 // continued checks that e is the next event its command decides, by the
