@@ -13,8 +13,11 @@ EXAMPLES := $(wildcard examples/*.yaml examples/*.json)
 BENCHTIME ?= 2s
 FUZZTIME ?= 1m
 # Every fuzz target, as package:target; `make test` runs their seed corpora.
+# FuzzRandomPlay is the random-play property (replay/randomplay_test.go):
+# the fuzzer picks the seeds of random legal matches.
 FUZZ := ./events:FuzzUnmarshal ./projector/script:FuzzParse \
-	./replay:FuzzAPIRequest ./replay:FuzzReadBundle ./replay:FuzzBundleRecord
+	./replay:FuzzAPIRequest ./replay:FuzzReadBundle ./replay:FuzzBundleRecord \
+	./replay:FuzzRandomPlay
 
 .PHONY: help build demo-build test test-long test-cluster golden golden-record demo cluster-demo bench loadtest fuzz clean
 
