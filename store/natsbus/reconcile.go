@@ -110,8 +110,11 @@ func (r *Relay) reconcile(ctx context.Context) error {
 		}
 	}
 	r.health = streamHealth{msgs: info.State.Msgs, known: true}
-	r.checked.Store(true)
+	// checked is set only once the backlog is known (below): Drained
+	// reads the two, and a relay seen checked with the backlog still at
+	// its old 0 was taken for drained before its backfill began.
 	if len(short) == 0 {
+		r.checked.Store(true)
 		return nil
 	}
 	// Events waiting in the outbox explain a short subject: the outbox
@@ -146,6 +149,7 @@ func (r *Relay) reconcile(ctx context.Context) error {
 		}
 	}
 	r.backlog.Store(int64(len(r.pending)))
+	r.checked.Store(true)
 	if lost > 0 {
 		r.log.Info().Int("matches", lost).Bool("new_stream", r.fresh).Msg("matches missing from the bus; republishing them from the record")
 	}
