@@ -2,6 +2,7 @@ package natsbus
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"time"
@@ -23,8 +24,9 @@ const busCheckPage = 512
 // event of the next sequence (same match, sequence and hash; the hash
 // covers every byte), from the match's first own event on; what the bus
 // lacks must be waiting in the outbox. It names the first sequence where
-// they part.
-func BusCheck(ctx context.Context, js jetstream.JetStream, st RelayStore, match string) (api.BusCheckResult, error) {
+// they part. After a repair the copy is read from its latest copy notice
+// (copy.go), checked with key, the recorder's public key.
+func BusCheck(ctx context.Context, js jetstream.JetStream, st RelayStore, match string, key ed25519.PublicKey) (api.BusCheckResult, error) {
 	res := api.BusCheckResult{Match: match}
 	subj, err := Subject(match)
 	if err != nil {
@@ -62,11 +64,23 @@ func BusCheck(ctx context.Context, js jetstream.JetStream, st RelayStore, match 
 		res.FirstDiffers, res.Problem = seq, fmt.Sprintf(format, args...)
 		return res, nil
 	}
+	cc := jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}}
+	notice, repaired, err := LatestCopy(ctx, s, match, key)
+	switch {
+	case errors.Is(err, ErrNotRecorders):
+		return differ(start, "%v", err)
+	case err != nil:
+		return res, fmt.Errorf("natsbus: buscheck: %w", err)
+	case repaired:
+		res.CopyBase, res.Superseded = notice.Base, notice.Superseded
+		res.OnBus -= min(res.OnBus, notice.Superseded)
+		cc.DeliverPolicy, cc.OptStartSeq = jetstream.DeliverByStartSequencePolicy, notice.Base
+	}
 
 	next := start // the sequence the next message must hold
 	var recs []events.Event
 	if res.OnBus > 0 {
-		cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
+		cons, err := s.OrderedConsumer(ctx, cc)
 		if err != nil {
 			return res, fmt.Errorf("natsbus: buscheck: %w", err)
 		}
@@ -155,10 +169,21 @@ func ownStart(ctx context.Context, st store.Store, match string) (uint64, error)
 	return lin[len(lin)-2].Upto + 1, nil
 }
 
-// Verbs returns the bus's API verb, buscheck, reading the stream through
-// js (a recorder connection) and adding the relay's own finding.
+// Verbs returns the bus's API verbs: buscheck, reading the stream through
+// js (a recorder connection) and adding the relay's own finding, and
+// repairbus (Relay.Repair), the client's only.
 func (r *Relay) Verbs(js jetstream.JetStream) api.Verbs {
 	return api.Verbs{
+		api.VerbRepairBus: func(ctx context.Context, body []byte) (any, error) {
+			var req api.BusCheckRequest
+			if err := api.Bind(body, &req); err != nil {
+				return nil, err
+			}
+			if req.Match == "" {
+				return nil, api.Errorf(projector.CodeBadRequest, "match is required")
+			}
+			return r.Repair(ctx, req.Match)
+		},
 		api.VerbBusCheck: func(ctx context.Context, body []byte) (any, error) {
 			var req api.BusCheckRequest
 			if err := api.Bind(body, &req); err != nil {
@@ -167,7 +192,7 @@ func (r *Relay) Verbs(js jetstream.JetStream) api.Verbs {
 			if req.Match == "" {
 				return nil, api.Errorf(projector.CodeBadRequest, "match is required")
 			}
-			res, err := BusCheck(ctx, js, r.st, req.Match)
+			res, err := BusCheck(ctx, js, r.st, req.Match, r.key())
 			if err != nil {
 				return nil, err
 			}

@@ -56,6 +56,7 @@ func (r *Relay) checkStream(ctx context.Context, js jetstream.JetStream) error {
 		if created {
 			r.log.Warn().Msg("the stream was missing: re-created it; republishing every match from the store")
 			clear(r.bus)
+			clear(r.copies)
 			r.clearFlags()
 			r.health = streamHealth{}
 		}
@@ -98,10 +99,13 @@ func (r *Relay) reconcile(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("natsbus: list matches: %w", err)
 	}
+	if err := r.readCopies(ctx, info.State.Subjects); err != nil {
+		return err
+	}
 	var short []store.MatchInfo
 	for _, m := range ms {
 		own := m.Head.Seq - m.At // a branch's inherited events are its parent's
-		on := info.State.Subjects[SubjectPrefix+m.ID]
+		on := r.onCopy(m.ID, info.State.Subjects[SubjectPrefix+m.ID])
 		switch {
 		case on > own:
 			r.flag(BusDiff{Match: m.ID, Reason: fmt.Sprintf("the bus holds %d messages for %d recorded events", on, own)})
@@ -136,7 +140,7 @@ func (r *Relay) reconcile(ctx context.Context) error {
 		if w, ok := firstWaiting[m.ID]; ok {
 			published = w - 1
 		}
-		on := info.State.Subjects[SubjectPrefix+m.ID]
+		on := r.onCopy(m.ID, info.State.Subjects[SubjectPrefix+m.ID])
 		if on >= published-m.At {
 			continue
 		}

@@ -99,12 +99,14 @@ const (
 	jsConsumerCreate = jsAPI + "CONSUMER.CREATE." + StreamName
 	jsConsumerInfo   = jsAPI + "CONSUMER.INFO." + StreamName + ".>"
 	jsMsgNext        = jsAPI + "CONSUMER.MSG.NEXT." + StreamName + ".>"
+	// A repaired match's latest copy notice (copy.go).
+	jsMsgGet = jsAPI + "STREAM.MSG.GET." + StreamName
 )
 
 // streamReaders is what every role needs to read MATCHREC. Deleting,
 // pausing or otherwise touching consumers is not in it: a client could
 // otherwise stop other people's live feeds.
-var streamReaders = []string{jsAPI + "INFO", jsStreamInfo, jsConsumerCreate, jsConsumerCreate + ".>", jsConsumerInfo, jsMsgNext}
+var streamReaders = []string{jsAPI + "INFO", jsStreamInfo, jsConsumerCreate, jsConsumerCreate + ".>", jsConsumerInfo, jsMsgNext, jsMsgGet}
 
 // rewriteStream is what no client may do to the stream: delete or purge it
 // or its messages, change its configuration, create streams, or create

@@ -117,7 +117,7 @@ command for its duration.`,
 	// Judges and lines of play (audit.go, lines.go, replaycmd.go).
 	root.AddCommand(a.auditCmd(), a.verifyCmd(), a.disputesCmd(), a.replayCmd(), a.branchCmd(), a.branchesCmd(), a.diffCmd(), a.whatifCmd())
 	// Keys, receipts and seeds (keys.go, send.go).
-	root.AddCommand(a.keygenCmd(), a.identityCmd(), a.statusCmd(), a.seedCmd(), a.clusterDemoCmd())
+	root.AddCommand(a.keygenCmd(), a.identityCmd(), a.statusCmd(), a.seedCmd(), a.clusterDemoCmd(), a.repairBusCmd())
 	// Analytics (analytics.go, sql.go, export.go, report.go, generate.go).
 	root.AddCommand(a.sqlCmd(), a.exportCmd(), a.reportCmd(), a.generateCmd())
 	return root
