@@ -45,6 +45,7 @@ const (
 	CodeNotFound     Code = "not_found"    // no such match (store.ErrNotFound), export stream, endpoint
 	CodeConflict     Code = "conflict"     // the match moved on or exists (store.ErrConflict); re-read and retry
 	CodeInternal     Code = "internal"     // a bug or an outage; the message says which
+	CodeDiskFull     Code = "disk_full"    // the recorder's disk is full: nothing was recorded; free space and send again (store.ErrDiskFull)
 	CodeBadQuery     Code = "bad_query"    // SQL that does not parse, an unknown table or column, not a query
 	CodeNoData       Code = "no_data"      // nothing recorded fits: empty store, unknown player or edition
 	CodeNoAnalytics  Code = "no_analytics" // this binary was built without the analytics (-tags noduckdb, make demo)
