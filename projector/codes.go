@@ -60,6 +60,7 @@ const (
 	CodeForbidden        Code = "forbidden"          // a valid token that is not the judge's
 	CodeBeyondEnd        Code = "beyond_end"         // a sequence number past the (visible) end
 	CodeMethodNotAllowed Code = "method_not_allowed" // an endpoint asked with the wrong method
+	CodeTooManyRequests  Code = "too_many_requests"  // too many wrong judge tokens from one address: wait (Retry-After) and try again
 
 	// The CLI's own (cmd/matchrec/internal/cli), besides the API's.
 	CodeUsage        Code = "usage"         // bad flags or arguments
