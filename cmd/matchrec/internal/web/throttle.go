@@ -16,7 +16,7 @@ import (
 // waits, every try — right or wrong — is answered 429 with Retry-After,
 // before any token is looked at.
 const (
-	freeTries    = 5                // wrong tokens allowed before the waits start
+	freeTries    = 5 // wrong tokens allowed before the waits start
 	firstWait    = 500 * time.Millisecond
 	maxWait      = time.Minute
 	maxThrottled = 10_000 // addresses remembered; the oldest quiet ones go first
