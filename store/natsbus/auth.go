@@ -89,7 +89,7 @@ func OpenAuth(dir string) (*Auth, error) {
 	ac := jwt.NewAccountClaims(accPub)
 	ac.Name = AccountName
 	ac.Limits.JetStreamLimits = jwt.JetStreamLimits{
-		MemoryStorage: jwt.NoLimit, DiskStorage: jwt.NoLimit, Streams: jwt.NoLimit, Consumer: jwt.NoLimit, MaxAckPending: jwt.NoLimit,
+		MemoryStorage: jwt.NoLimit, DiskStorage: jwt.NoLimit, Streams: jwt.NoLimit, Consumer: MaxConsumers, MaxAckPending: MaxAckPending,
 	}
 	for _, c := range []*jwt.AccountClaims{sc, ac} {
 		tok, err := c.Encode(op)

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -261,6 +262,12 @@ func (l *serverLogger) Errorf(format string, v ...any) {
 		case l.writeErr <- struct{}{}:
 		default:
 		}
+	}
+	if strings.Contains(msg, "Publish Violation") || strings.Contains(msg, "Subscription Violation") {
+		// The server refusing a client what its role may not do: the
+		// client's mistake (or an attack), not the recorder's failure.
+		l.log.Warn().Str("component", "nats-server").Bool("refused", true).Msg(msg)
+		return
 	}
 	l.log.Error().Str("component", "nats-server").Msg(msg)
 }

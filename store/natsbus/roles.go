@@ -101,12 +101,19 @@ const (
 	jsMsgNext        = jsAPI + "CONSUMER.MSG.NEXT." + StreamName + ".>"
 	// A repaired match's latest copy notice (copy.go).
 	jsMsgGet = jsAPI + "STREAM.MSG.GET." + StreamName
+	// Deleting one's own consumer: the stock nats CLI (and nats.go's
+	// ordered consumers on a reset) delete the consumer they made as they
+	// leave; refused, every such leave was a permissions violation in the
+	// recorder's log.
+	jsConsumerDelete = jsAPI + "CONSUMER.DELETE." + StreamName + ".>"
 )
 
-// streamReaders is what every role needs to read MATCHREC. Deleting,
-// pausing or otherwise touching consumers is not in it: a client could
-// otherwise stop other people's live feeds.
-var streamReaders = []string{jsAPI + "INFO", jsStreamInfo, jsConsumerCreate, jsConsumerCreate + ".>", jsConsumerInfo, jsMsgNext, jsMsgGet}
+// streamReaders is what every role needs to read MATCHREC. Deleting a
+// consumer is in it, by name only: a consumer's name is random, known to
+// whoever made it, and nobody else can learn it (listing names, consumer
+// advisories are not allowed), so nobody stops another's live feed.
+// Pausing, resetting or changing consumers is not in it.
+var streamReaders = []string{jsAPI + "INFO", jsStreamInfo, jsConsumerCreate, jsConsumerCreate + ".>", jsConsumerInfo, jsMsgNext, jsMsgGet, jsConsumerDelete}
 
 // rewriteStream is what no client may do to the stream: delete or purge it
 // or its messages, change its configuration, create streams, or create
