@@ -59,6 +59,17 @@ func (d *DiceState) manual(seq uint64) *ManualRoll {
 	return nil
 }
 
+// Ruled reports whether a ruling has been made on a dispute of event seq:
+// what settles a contested roll.
+func (s *State) Ruled(seq uint64) bool {
+	for _, d := range s.Disputes {
+		if d.Event == seq && d.Ruling != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Dispute returns the dispute raised at seq, or nil.
 func (s *State) Dispute(seq uint64) *Dispute {
 	for i := range s.Disputes {

@@ -213,11 +213,7 @@ func witnesses(f *fold.Folder, discarded map[uint64][]uint64, r *Report) {
 		if m.Status != projector.RollContested {
 			continue
 		}
-		ruled := false
-		for _, d := range s.Disputes {
-			ruled = ruled || (d.Event == m.Seq && d.Ruling != 0)
-		}
-		if !ruled {
+		if !s.Ruled(m.Seq) {
 			r.Unresolved = append(r.Unresolved, Unresolved{Seq: m.Seq, Code: "contested", Message: fmt.Sprintf("contested at event %d, and no ruling on a dispute of it", m.By)})
 		}
 	}

@@ -468,11 +468,7 @@ func (p *player) settle() {
 		if m.Status != projector.RollContested {
 			continue
 		}
-		ruled := false
-		for _, d := range s.Disputes {
-			ruled = ruled || (d.Event == m.Seq && d.Ruling != 0)
-		}
-		if !ruled {
+		if !s.Ruled(m.Seq) {
 			by := events.Actor{Kind: events.ActorPlayer, ID: s.Opponent(m.Roller)}
 			if !p.send(by, projector.Command{Type: projector.CmdDispute, Event: m.Seq, Reason: "contested before the fork"}) {
 				p.t.Fatalf("%s: dispute of inherited contested roll %d: %v", p.id, m.Seq, p.lastRefusal)

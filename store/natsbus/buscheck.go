@@ -175,31 +175,37 @@ func ownStart(ctx context.Context, st store.Store, match string) (uint64, error)
 func (r *Relay) Verbs(js jetstream.JetStream) api.Verbs {
 	return api.Verbs{
 		api.VerbRepairBus: func(ctx context.Context, body []byte) (any, error) {
-			var req api.BusCheckRequest
-			if err := api.Bind(body, &req); err != nil {
-				return nil, err
-			}
-			if req.Match == "" {
-				return nil, api.Errorf(projector.CodeBadRequest, "match is required")
-			}
-			return r.Repair(ctx, req.Match)
-		},
-		api.VerbBusCheck: func(ctx context.Context, body []byte) (any, error) {
-			var req api.BusCheckRequest
-			if err := api.Bind(body, &req); err != nil {
-				return nil, err
-			}
-			if req.Match == "" {
-				return nil, api.Errorf(projector.CodeBadRequest, "match is required")
-			}
-			res, err := BusCheck(ctx, js, r.st, req.Match, r.key())
+			match, err := busMatch(body)
 			if err != nil {
 				return nil, err
 			}
-			if d, ok := r.Differs(req.Match); ok {
+			return r.Repair(ctx, match)
+		},
+		api.VerbBusCheck: func(ctx context.Context, body []byte) (any, error) {
+			match, err := busMatch(body)
+			if err != nil {
+				return nil, err
+			}
+			res, err := BusCheck(ctx, js, r.st, match, r.key())
+			if err != nil {
+				return nil, err
+			}
+			if d, ok := r.Differs(match); ok {
 				res.Flagged = d.Reason
 			}
 			return res, nil
 		},
 	}
+}
+
+// busMatch is the match a bus verb's request (api.BusCheckRequest) names.
+func busMatch(body []byte) (string, error) {
+	var req api.BusCheckRequest
+	if err := api.Bind(body, &req); err != nil {
+		return "", err
+	}
+	if req.Match == "" {
+		return "", api.Errorf(projector.CodeBadRequest, "match is required")
+	}
+	return req.Match, nil
 }

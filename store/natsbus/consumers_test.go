@@ -19,31 +19,16 @@ import (
 // refused; the account's consumer limit is set; and the viewer may
 // delete its own consumer, by name, without a permissions violation.
 func TestViewerConsumersAreLimited(t *testing.T) {
-	auth, err := OpenAuth(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := startServer(t, t.TempDir(), EmbeddedOptions{DontListen: true, Auth: auth})
+	srv, auth, rjs, _ := closedServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	rnc, _ := srv.Connect(auth.ConnectOptions(RoleRecorder)...)
-	defer rnc.Close()
-	rjs, _ := jetstream.New(rnc)
-	_, _, err = EnsureStream(ctx, rjs)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for range 3 {
 		if _, err := rjs.Publish(ctx, SubjectPrefix+"m1", []byte("x")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	refusals := make(chan error, 10)
-	vnc, err := srv.Connect(append(auth.ConnectOptions(RoleViewer), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { refusals <- err }))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vnc.Close()
+	vnc := connectAs(t, srv, auth, RoleViewer, nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { refusals <- err }))
 	vjs, _ := jetstream.New(vnc)
 	vs, err := vjs.Stream(ctx, StreamName)
 	if err != nil {

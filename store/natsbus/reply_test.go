@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/matchrec/matchrec/store/api"
 )
@@ -57,42 +56,20 @@ func TestReplySubjectChecks(t *testing.T) {
 // switched off, the server itself refuses every answer aimed at the
 // stream, JetStream's API or a KV bucket, and the stream stays empty.
 func TestAPIUserAnswersOnlyInTheCallersInboxes(t *testing.T) {
-	auth, err := OpenAuth(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := startServer(t, t.TempDir(), EmbeddedOptions{DontListen: true, Auth: auth})
+	srv, auth, _, stream := closedServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	rnc, err := srv.Connect(auth.ConnectOptions(RoleRecorder)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rnc.Close()
-	rjs, _ := jetstream.New(rnc)
-	stream, _, err := EnsureStream(ctx, rjs)
-	if err != nil {
-		t.Fatal(err)
-	}
 	refusals := make(chan error, 100)
-	anc, err := srv.Connect(append(auth.ConnectOptions(RoleAPI), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+	anc := connectAs(t, srv, auth, RoleAPI, nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 		refusals <- err
-	}))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer anc.Close()
+	}))
 	stop, err := ServeAPI(ctx, anc, api.Verbs{api.VerbPing: func(context.Context, []byte) (any, error) { return "pong", nil }},
 		ServeOptions{Reply: func(string, string) bool { return true }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stop()
-	vnc, err := srv.Connect(auth.ConnectOptions(RoleViewer)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vnc.Close()
+	vnc := connectAs(t, srv, auth, RoleViewer)
 
 	hostile := []string{SubjectPrefix + "friday", "$JS.API.STREAM.PURGE." + StreamName, "$JS.API.STREAM.UPDATE." + StreamName,
 		"$KV.victim.key", InboxPrefix(RoleRecorder) + ".x", "_INBOX.x", APIPrefix + "ping"}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Starting JetStream again (what the embedded server does once a full
@@ -13,23 +11,9 @@ import (
 // server closed by its users: the recorder's connection publishes again
 // and reads what was there.
 func TestJetStreamStartsAgainOnItsFiles(t *testing.T) {
-	auth, err := OpenAuth(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := startServer(t, t.TempDir(), EmbeddedOptions{DontListen: true, Auth: auth})
-	nc, err := srv.Connect(auth.ConnectOptions(RoleRecorder)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
+	srv, _, js, s := closedServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, _, err := EnsureStream(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := js.Publish(ctx, SubjectPrefix+"m1", []byte("before")); err != nil {
 		t.Fatal(err)
 	}
