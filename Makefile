@@ -16,8 +16,11 @@ EXAMPLES := $(wildcard examples/*.yaml examples/*.json)
 BENCHTIME ?= 2s
 FUZZTIME ?= 1m
 # Every fuzz target, as package:target; `make test` runs their seed corpora.
+# FuzzRandomPlay is the random-play property (replay/randomplay_test.go):
+# the fuzzer picks the seeds of random legal matches.
 FUZZ := ./events:FuzzUnmarshal ./projector/script:FuzzParse \
-	./replay:FuzzAPIRequest ./replay:FuzzReadBundle ./replay:FuzzBundleRecord
+	./replay:FuzzAPIRequest ./replay:FuzzReadBundle ./replay:FuzzBundleRecord \
+	./replay:FuzzRandomPlay
 
 .PHONY: help build demo-build test test-long test-cluster golden golden-record demo cluster-demo venue-demo bench loadtest fuzz clean
 
@@ -43,7 +46,7 @@ demo-build:
 
 test:
 	$(GO) vet ./...
-	$(GO) test -race -timeout 20m ./...
+	$(GO) test -race -timeout 45m ./...
 	python3 tools/verify_test.py
 	python3 tools/verify_scheme3_test.py
 

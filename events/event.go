@@ -8,6 +8,7 @@
 package events
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -125,6 +126,12 @@ type Auth struct {
 
 // Signed reports whether the auth carries a signature.
 func (a *Auth) Signed() bool { return a != nil && a.Signature != nil }
+
+// Same reports whether a and b are the same statement and signature bytes:
+// events of one command (nil, the recorder's own, is no command's).
+func (a *Auth) Same(b *Auth) bool {
+	return a != nil && b != nil && bytes.Equal(a.Statement, b.Statement) && bytes.Equal(a.Signature, b.Signature)
+}
 
 // Roles. A participant of a match acts as one role: RolePlayer(id) for a
 // player, RoleJudge for the judge. Token and key maps (match.created,

@@ -54,6 +54,7 @@ const (
 	CodeNotFound     Code = "not_found"    // no such match (store.ErrNotFound), export stream, endpoint
 	CodeConflict     Code = "conflict"     // the match moved on or exists (store.ErrConflict); re-read and retry
 	CodeInternal     Code = "internal"     // a bug or an outage; the message says which
+	CodeDiskFull     Code = "disk_full"    // the recorder's disk is full: nothing was recorded; free space and send again (store.ErrDiskFull)
 	CodeBadQuery     Code = "bad_query"    // SQL that does not parse, an unknown table or column, not a query
 	CodeNoData       Code = "no_data"      // nothing recorded fits: empty store, unknown player or edition
 	CodeNoAnalytics  Code = "no_analytics" // this binary was built without the analytics (-tags noduckdb, make demo)
@@ -69,6 +70,7 @@ const (
 	CodeForbidden        Code = "forbidden"          // a valid token that is not the judge's
 	CodeBeyondEnd        Code = "beyond_end"         // a sequence number past the (visible) end
 	CodeMethodNotAllowed Code = "method_not_allowed" // an endpoint asked with the wrong method
+	CodeTooManyRequests  Code = "too_many_requests"  // too many wrong judge tokens from one address: wait (Retry-After) and try again
 
 	// The CLI's own (cmd/matchrec/internal/cli), besides the API's.
 	CodeUsage        Code = "usage"         // bad flags or arguments

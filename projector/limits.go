@@ -2,6 +2,8 @@ package projector
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/matchrec/matchrec/events"
 )
@@ -93,9 +95,9 @@ func checkCommandLimits(c Command) error {
 	for _, m := range c.Models {
 		l.text("model", m, MaxIDLen)
 	}
-	for m, w := range c.Weapons {
+	for _, m := range slices.Sorted(maps.Keys(c.Weapons)) { // sorted: the refusal names the same entry every time
 		l.text("model", m, MaxIDLen)
-		l.text("weapon", w, MaxIDLen)
+		l.text("weapon", c.Weapons[m], MaxIDLen)
 	}
 	if l.err != nil {
 		return Refuse(CodeBadCommand, "%v", l.err)

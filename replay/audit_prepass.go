@@ -70,7 +70,7 @@ func startPrepass(evs []events.Event) *prepass {
 			prev = nil
 			continue
 		}
-		if sameAuth(a, prev) {
+		if a.Same(prev) {
 			continue // the same command's next event
 		}
 		prev = a

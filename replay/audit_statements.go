@@ -130,11 +130,11 @@ func (k *statements) check(f *fold.Folder, i int, e events.Event, p events.Paylo
 	keys := k.keys[i]
 	signed := keys != nil
 	system := e.Actor.Kind == events.ActorSystem
-	if e.Type == events.TypeDiceRolled && e.Auth != nil && k.requests[string(e.Auth.Statement)] != 0 && !sameAuth(e.Auth, k.cur) {
+	if e.Type == events.TypeDiceRolled && e.Auth != nil && k.requests[string(e.Auth.Statement)] != 0 && !e.Auth.Same(k.cur) {
 		k.completion(f, e, p, signed)
 		return
 	}
-	if k.cur != nil && sameAuth(e.Auth, k.cur) {
+	if k.cur != nil && e.Auth.Same(k.cur) {
 		k.continued(e, p)
 		return
 	}
@@ -246,11 +246,6 @@ func (k *statements) completion(f *fold.Folder, e events.Event, p events.Payload
 	}
 	k.cur, k.role, k.from, k.expect = e.Auth, st.Role, e.Seq, decided
 	k.continued(e, p)
-}
-
-// sameAuth: the same statement and signature bytes — the same command.
-func sameAuth(a, b *events.Auth) bool {
-	return a != nil && b != nil && bytes.Equal(a.Statement, b.Statement) && bytes.Equal(a.Signature, b.Signature)
 }
 
 // continued checks that e is the next event its command decides, by the

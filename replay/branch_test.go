@@ -2,6 +2,8 @@ package replay_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/matchrec/matchrec/events"
@@ -9,6 +11,7 @@ import (
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/projector/fold"
 	"github.com/matchrec/matchrec/replay"
+	"github.com/matchrec/matchrec/replay/generate"
 	"github.com/matchrec/matchrec/store/api"
 	"github.com/matchrec/matchrec/store/bolt"
 	"github.com/matchrec/matchrec/store/recorder"
@@ -149,5 +152,52 @@ func TestDiffShowsWhereLinesPart(t *testing.T) {
 	}
 	if lost > 0 && (len(d.Units) != 1 || d.Units[0].Unit != "boyz" || len(d.Units[0].OnlyB) != lost) {
 		t.Fatalf("unit diff %+v", d.Units)
+	}
+}
+
+// A branch forks after a whole command: at an event a command recorded
+// with more after it (an 11e phase change and its shooting step), it is
+// refused, naming the command's last event, and nothing is created; at
+// that last event it is made, and audits CLEAN. (A branch cut inside a
+// command held part of one, which its audit re-decided whole: redecided.)
+func TestBranchForksAfterAWholeCommand(t *testing.T) {
+	ctx := context.Background()
+	st := openBolt(t)
+	rec := recorder.New(st, recorder.Options{Rules: editions.Lookup})
+	opts := generate.Options{Edition: "11e", Seed: 3, Players: generate.DefaultPlayers}
+	created, err := rec.Create(ctx, generate.Setup(mustRules("11e"), opts, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, tokens := created.Match, created.Tokens
+	s, _ := rec.Live(ctx, id)
+	a := tokens[api.RolePlayer(s.First)]
+	for _, c := range []projector.Command{{Type: projector.CmdNextTurn}, {Type: projector.CmdPhase, Phase: projector.PhaseShooting}} {
+		if _, err := rec.Execute(ctx, id, a, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var evs []events.Event
+	if err := st.Scan(ctx, id, 1, func(e events.Event) error { evs = append(evs, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	last := evs[len(evs)-1]
+	if prev := evs[len(evs)-2]; !prev.Auth.Same(last.Auth) {
+		t.Fatalf("the phase command recorded one event (%s), not two", last.Type)
+	}
+	_, err = rec.Branch(ctx, api.BranchRequest{Parent: id, At: last.Seq - 1, Match: "cut", Token: tokens[api.RoleJudge]})
+	if api.CodeOf(err) != projector.CodeBadRequest || !strings.Contains(err.Error(), fmt.Sprintf("branch at %d", last.Seq)) {
+		t.Fatalf("a branch inside a command: %v", err)
+	}
+	if _, err := st.Head(ctx, "cut"); err == nil {
+		t.Fatal("the refused branch was created")
+	}
+	if _, err := rec.Branch(ctx, api.BranchRequest{Parent: id, At: last.Seq, Match: "whole", Token: tokens[api.RoleJudge]}); err != nil {
+		t.Fatal(err)
+	}
+	live, _ := rec.Live(ctx, "whole")
+	lh, _ := live.Hash()
+	if rep, err := replay.AuditStore(ctx, st, "whole", editions.Lookup, &lh); err != nil || !rep.OK {
+		t.Fatalf("the branch's audit: %v %v", err, rep.Problems)
 	}
 }

@@ -7,6 +7,8 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
+	"syscall"
 
 	"github.com/matchrec/matchrec/events"
 )
@@ -34,7 +36,21 @@ var (
 	// (quorum lost, no stream leader, timeout). Nothing is in the store;
 	// if the stream did take the events, the follower brings them.
 	ErrUnavailable = errors.New("the cluster is unavailable")
+	// ErrDiskFull: the store could not write for want of disk space (or
+	// quota). Nothing of the write is in the store; once space is freed
+	// the same append succeeds.
+	ErrDiskFull = errors.New("the disk is full")
 )
+
+// DiskFull wraps err with ErrDiskFull when the operating system said the
+// disk (or the user's quota) is full: ENOSPC, EDQUOT. Other errors come
+// back as they are.
+func DiskFull(err error) error {
+	if err != nil && !errors.Is(err, ErrDiskFull) && (errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)) {
+		return fmt.Errorf("%w: %w", ErrDiskFull, err)
+	}
+	return err
+}
 
 // Head is the last event of a match.
 type Head struct {

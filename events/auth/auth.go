@@ -38,6 +38,9 @@ const (
 	// BusEventDomain signs an event the recorder publishes on the bus
 	// (store/natsbus: the Matchrec-Sig header).
 	BusEventDomain = "matchrec-bus-event-v1"
+	// BusCopyDomain signs a notice that a match's bus copy starts anew
+	// (store/natsbus: matchrec repair-bus).
+	BusCopyDomain = "matchrec-bus-copy-v1"
 )
 
 // signed is the message Ed25519 signs: domain || 0x00 || body.

@@ -36,6 +36,24 @@ type BusCheckResult struct {
 	MissingFrom uint64 `json:"missing_from,omitempty"`
 	// Flagged is the relay's own finding for this match since the
 	// recorder started (a publish refused because the subject held
-	// something else), even if the copy has been repaired since.
+	// something else), even if lost events have been republished since;
+	// repairbus clears it.
 	Flagged string `json:"flagged,omitempty"`
+	// CopyBase is the stream sequence the match's current copy starts at
+	// after a repair (repairbus), and Superseded how many messages of the
+	// subject come before it; both 0 for a copy never repaired.
+	CopyBase   uint64 `json:"copy_base,omitempty"`
+	Superseded uint64 `json:"superseded,omitempty"`
+}
+
+// RepairBusResult says what repairbus did: nothing when the copy already
+// equalled the record (Equal), else it republished the match's own events
+// (Republished of them) in a new copy starting at stream sequence Base,
+// after the Superseded messages its subject held before.
+type RepairBusResult struct {
+	Match       string `json:"match"`
+	Equal       bool   `json:"equal,omitempty"`
+	Republished uint64 `json:"republished"`
+	Base        uint64 `json:"base,omitempty"`
+	Superseded  uint64 `json:"superseded,omitempty"`
 }

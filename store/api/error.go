@@ -42,7 +42,8 @@ func Errorf(code projector.Code, format string, args ...any) *Error {
 //     message (which carries the context added by wrapping);
 //   - fold.ErrBeyondEnd is bad_request (the caller asked past the end);
 //   - store.ErrConflict is conflict, store.ErrNotFound not_found,
-//     store.ErrUnavailable unavailable;
+//     store.ErrUnavailable unavailable, store.ErrDiskFull (or the
+//     operating system's ENOSPC, EDQUOT anywhere in the chain) disk_full;
 //   - anything else is internal, with err's message.
 //
 // nil stays nil.
@@ -68,10 +69,18 @@ func FromError(err error) *Error {
 		return &Error{Code: projector.CodeNotFound, Message: notFound(err)}
 	case errors.Is(err, store.ErrUnavailable):
 		return &Error{Code: projector.CodeUnavailable, Message: err.Error()}
+	case errors.Is(store.DiskFull(err), store.ErrDiskFull):
+		return &Error{Code: projector.CodeDiskFull, Message: DiskFullAdvice + ": " + err.Error()}
 	default:
 		return &Error{Code: projector.CodeInternal, Message: err.Error()}
 	}
 }
+
+// DiskFullAdvice opens a disk_full error's message: what happened and
+// what to do.
+const DiskFullAdvice = "the recorder's disk is full, so nothing was recorded: free space on the disk of its data directory " +
+	"(or raise the quota), then send the command again (a retry with the same request id is recorded once); " +
+	"everything acknowledged before is safe, and the bus catches up by itself"
 
 // notFound is the message of a not_found error as a caller reads it: the
 // store's own words ("match not found: \"fridya\""), without the names of

@@ -3,6 +3,8 @@ package api_test
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"syscall"
 	"testing"
 
 	"github.com/matchrec/matchrec/projector"
@@ -10,6 +12,9 @@ import (
 	"github.com/matchrec/matchrec/store"
 	"github.com/matchrec/matchrec/store/api"
 )
+
+// enospc is a write that found the disk full, as the os package reports it.
+var enospc = &fs.PathError{Op: "write", Path: "events.db", Err: syscall.ENOSPC}
 
 func TestFromError(t *testing.T) {
 	direct := &api.Error{Code: projector.CodeUnauthorized, Message: "no"}
@@ -27,6 +32,13 @@ func TestFromError(t *testing.T) {
 		{fmt.Errorf("a: %w", store.ErrConflict), projector.CodeConflict, "a: " + store.ErrConflict.Error()},
 		{fmt.Errorf("a: %w", store.ErrNotFound), projector.CodeNotFound, "a: " + store.ErrNotFound.Error()},
 		{errors.New("boom"), projector.CodeInternal, "boom"},
+		// A full disk, as bbolt's write reports it (the errno inside a
+		// PathError), wrapped by the store or not: disk_full, saying what
+		// to do.
+		{fmt.Errorf("append to match m: %w", store.DiskFull(fmt.Errorf("commit events.db: %w", enospc))), projector.CodeDiskFull,
+			api.DiskFullAdvice + ": append to match m: the disk is full: commit events.db: write events.db: no space left on device"},
+		{fmt.Errorf("commit: %w", enospc), projector.CodeDiskFull, api.DiskFullAdvice + ": commit: write events.db: no space left on device"},
+		{&fs.PathError{Op: "write", Path: "t", Err: syscall.EDQUOT}, projector.CodeDiskFull, api.DiskFullAdvice + ": write t: " + syscall.EDQUOT.Error()},
 	} {
 		got := api.FromError(tc.err)
 		if got.Code != tc.code || got.Message != tc.msg {

@@ -36,6 +36,8 @@ const (
 	VerbExportClose = "export-close" // ExportNextRequest → nothing
 
 	// The bus (store/natsbus, bus.go). VerbBusCheck compares a match's
-	// copy on the bus with the record.
-	VerbBusCheck = "buscheck" // BusCheckRequest → BusCheckResult
+	// copy on the bus with the record; VerbRepairBus makes a copy that
+	// differs the record's again, for that match alone.
+	VerbBusCheck  = "buscheck"  // BusCheckRequest → BusCheckResult
+	VerbRepairBus = "repairbus" // BusCheckRequest → RepairBusResult
 )

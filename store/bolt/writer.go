@@ -272,7 +272,7 @@ func (s *Store) commit(batch []*request) {
 		// including those the batch had rejected: their rejection was
 		// judged against writes that no longer exist. The acks wait for
 		// the next commit.
-		err = fmt.Errorf("commit %s: %w", s.path, err)
+		err = fmt.Errorf("commit %s: %w", s.path, store.DiskFull(err))
 		s.log.Error().Err(err).Int("requests", len(live)).Msg("group commit failed")
 		for _, r := range live {
 			r.done <- err

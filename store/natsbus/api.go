@@ -77,6 +77,13 @@ type ServeOptions struct {
 	// with the reply as "note" (the node says there when recorded events
 	// are not reaching the bus: the record has them, followers do not).
 	Note func() string
+	// Reply says whether a request on verb may be answered on the reply
+	// subject it names; default InboxReply (an inbox namespace). A
+	// request whose reply subject it refuses is not handled at all (it
+	// changes nothing and gets no answer) and is logged: a reply names
+	// where the recorder publishes, and a caller must not choose the
+	// stream, JetStream's API or another caller's inbox.
+	Reply func(verb, reply string) bool
 }
 
 // DefaultGrace is how long stopping the API waits for the handlers
@@ -102,13 +109,20 @@ func ServeAPI(ctx context.Context, nc *nats.Conn, h api.Handler, opts ServeOptio
 	if opts.Grace <= 0 {
 		opts.Grace = DefaultGrace
 	}
-	s := &apiServer{
-		h:    h,
-		sem:  make(chan struct{}, opts.Concurrency),
-		max:  opts.MaxRequest,
-		log:  opts.Logger.With().Str("component", "api").Logger(),
-		note: opts.Note,
+	if opts.Reply == nil {
+		opts.Reply = InboxReply
 	}
+	s := &apiServer{
+		h:     h,
+		sem:   make(chan struct{}, opts.Concurrency),
+		max:   opts.MaxRequest,
+		log:   opts.Logger.With().Str("component", "api").Logger(),
+		note:  opts.Note,
+		reply: opts.Reply,
+	}
+	// A caller can send such requests as fast as it likes: a few lines a
+	// minute say what is going on without filling the disk.
+	s.refusedLog = s.log.Sample(&zerolog.BurstSampler{Burst: 5, Period: time.Minute})
 	s.known, _ = h.(verbKnower)
 	// Handlers get their own context, cancelled only after the last one
 	// finishes, so stopping never cuts a request off halfway.
@@ -189,6 +203,9 @@ type apiServer struct {
 	requests requests
 	log      zerolog.Logger
 	note     func() string
+	reply    func(verb, reply string) bool
+	// refusedLog logs refused reply subjects, sampled.
+	refusedLog zerolog.Logger
 }
 
 // dispatch runs on the subscription's delivery goroutine: it only takes a
@@ -198,6 +215,11 @@ func (s *apiServer) dispatch(m *nats.Msg) {
 		// `nats pub` instead of `nats req`: a command whose outcome nobody
 		// can see is more likely a mistake than a wish.
 		s.log.Debug().Str("subject", m.Subject).Msg("api message without reply subject ignored")
+		return
+	}
+	if verb := strings.TrimPrefix(m.Subject, APIPrefix); !s.reply(verb, m.Reply) {
+		s.refusedLog.Warn().Str("verb", verb).Str("reply", m.Reply).
+			Msg("api request ignored: its reply subject is not a caller's inbox (docs/security.md)")
 		return
 	}
 	s.sem <- struct{}{}

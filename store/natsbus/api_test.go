@@ -159,33 +159,49 @@ func TestAPIHandlerFunc(t *testing.T) {
 	}
 }
 
+// Requests are handled side by side: ten handlers wait for each other
+// (a serial API would never get ten in flight), then a thousand calls
+// all get their own answer; stop lets a request in flight finish and
+// reply, and after it nobody answers. Decided by events, never by how
+// long anything took.
 func TestAPIConcurrentCalls(t *testing.T) {
 	srv := startServer(t, t.TempDir(), EmbeddedOptions{DontListen: true})
 	snc, _ := connect(t, srv)
-	var inFlight, peak atomic.Int64
-	stop := serve(t, snc, api.Verbs{"slow": func(_ context.Context, body []byte) (any, error) {
-		n := inFlight.Add(1)
-		defer inFlight.Add(-1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
+	const together = 10
+	var inFlight atomic.Int64
+	all := make(chan struct{}) // closed once together handlers run at once
+	var allOnce sync.Once
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	stop := serve(t, snc, api.Verbs{
+		"slow": func(_ context.Context, body []byte) (any, error) {
+			if inFlight.Add(1) >= together {
+				allOnce.Do(func() { close(all) })
 			}
-		}
-		time.Sleep(10 * time.Millisecond)
-		var req echoReq
-		if err := api.Bind(body, &req); err != nil {
-			return nil, err
-		}
-		return req.N * 2, nil
-	}})
+			defer inFlight.Add(-1)
+			select {
+			case <-all:
+			case <-time.After(30 * time.Second):
+				return nil, errors.New("never had ten requests in flight at once: not concurrent")
+			}
+			var req echoReq
+			if err := api.Bind(body, &req); err != nil {
+				return nil, err
+			}
+			return req.N * 2, nil
+		},
+		"held": func(context.Context, []byte) (any, error) {
+			started <- struct{}{}
+			<-release
+			return 42, nil
+		},
+		"ping": func(context.Context, []byte) (any, error) { return "pong", nil },
+	})
 
 	const clients, calls = 100, 10
 	cnc, _ := connect(t, srv)
 	c := &Client{Conn: cnc}
 	var wg sync.WaitGroup
 	errs := make(chan error, clients*calls)
-	start := time.Now()
 	for i := 0; i < clients; i++ {
 		wg.Add(1)
 		go func() {
@@ -209,32 +225,42 @@ func TestAPIConcurrentCalls(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	// 1000 calls of 10ms each: serially that would be 10s.
-	if el := time.Since(start); el > 5*time.Second || peak.Load() < 10 {
-		t.Errorf("%d calls took %s with at most %d in flight: not concurrent", clients*calls, el, peak.Load())
-	}
 
-	// stop lets a request already received finish and reply.
+	// stop lets a request already received finish and reply: the held
+	// request is released only once stop has begun (the API no longer
+	// takes requests: a ping finds no recorder).
 	reply := make(chan string, 1)
 	go func() {
 		// Bounded: a lost request fails the test instead of hanging it.
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		var got int
-		err := c.Call(ctx, "slow", echoReq{N: 21}, &got)
+		err := c.Call(ctx, "held", nil, &got)
 		reply <- fmt.Sprint(got, err)
 	}()
-	for deadline := time.Now().Add(30 * time.Second); inFlight.Load() == 0; time.Sleep(time.Millisecond) {
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the held request never reached its handler")
+	}
+	stopped := make(chan struct{})
+	go func() { stop(); close(stopped) }()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := c.Call(ctx, "ping", nil, nil)
+		cancel()
+		if errors.Is(err, ErrNoRecorder) {
+			break
+		}
 		if time.Now().After(deadline) {
-			t.Fatal("the slow request never reached its handler")
+			t.Fatalf("the API still answers after stop began: %v", err)
 		}
 	}
-	stop()
-	// The reply was sent before stop returned; the caller gets it, however
-	// long it takes to decode (the Call's own timeout bounds the wait).
+	close(release)
 	if got := <-reply; got != "42 <nil>" {
 		t.Errorf("request in flight at stop: %v", got)
 	}
+	<-stopped
 	if err := c.Call(context.Background(), "slow", nil, nil); !errors.Is(err, ErrNoRecorder) {
 		t.Errorf("call after stop: %v, want ErrNoRecorder", err)
 	}

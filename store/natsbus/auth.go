@@ -89,7 +89,7 @@ func OpenAuth(dir string) (*Auth, error) {
 	ac := jwt.NewAccountClaims(accPub)
 	ac.Name = AccountName
 	ac.Limits.JetStreamLimits = jwt.JetStreamLimits{
-		MemoryStorage: jwt.NoLimit, DiskStorage: jwt.NoLimit, Streams: jwt.NoLimit, Consumer: jwt.NoLimit, MaxAckPending: jwt.NoLimit,
+		MemoryStorage: jwt.NoLimit, DiskStorage: jwt.NoLimit, Streams: jwt.NoLimit, Consumer: MaxConsumers, MaxAckPending: MaxAckPending,
 	}
 	for _, c := range []*jwt.AccountClaims{sc, ac} {
 		tok, err := c.Encode(op)
@@ -128,7 +128,33 @@ func loadKeys(path string) (authKeys, error) {
 		if err := json.Unmarshal(b, &k); err != nil {
 			return k, fmt.Errorf("natsbus: %s: %w", path, err)
 		}
-		return k, k.check(path)
+		// A role added since the keys were made (the API's own user)
+		// gets its key now; every other key stays.
+		added := false
+		for _, r := range Roles {
+			if _, ok := k.Users[r]; ok {
+				continue
+			}
+			if k.Users == nil {
+				k.Users = map[Role]string{}
+			}
+			kp, err := nkeys.CreateUser()
+			if err != nil {
+				return k, fmt.Errorf("natsbus: create keys: %w", err)
+			}
+			seed, _ := kp.Seed()
+			k.Users[r], added = string(seed), true
+		}
+		if err := k.check(path); err != nil {
+			return k, err
+		}
+		if added {
+			b, _ = json.MarshalIndent(k, "", "  ")
+			if err := writeSecret(path, append(b, '\n')); err != nil {
+				return k, err
+			}
+		}
+		return k, nil
 	case !errors.Is(err, fs.ErrNotExist):
 		return k, fmt.Errorf("natsbus: %w", err)
 	}

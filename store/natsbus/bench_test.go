@@ -79,8 +79,7 @@ func BenchmarkAPIRoundTrip(b *testing.B) {
 		{"inprocess/conns=8", EmbeddedOptions{DontListen: true}, 8},
 		{"tcp/conns=8", EmbeddedOptions{Port: -1}, 8},
 		// The same, on a server closed by users and permissions: the
-		// recorder's replies go through allow_responses, every publish
-		// through the permission checks.
+		// API's replies, every publish, go through the permission checks.
 		{"tcp/conns=8/auth", EmbeddedOptions{Port: -1, Auth: benchAuth(b)}, 8},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
@@ -107,7 +106,7 @@ func as(opts EmbeddedOptions, role Role, more ...nats.Option) []nats.Option {
 
 func benchAPI(b *testing.B, opts EmbeddedOptions, conns, clients int) {
 	srv := startServer(b, b.TempDir(), opts)
-	snc, err := srv.Connect(as(opts, RoleRecorder)...)
+	snc, err := srv.Connect(as(opts, RoleAPI)...)
 	if err != nil {
 		b.Fatal(err)
 	}

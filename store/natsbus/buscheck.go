@@ -2,6 +2,7 @@ package natsbus
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"time"
@@ -23,8 +24,9 @@ const busCheckPage = 512
 // event of the next sequence (same match, sequence and hash; the hash
 // covers every byte), from the match's first own event on; what the bus
 // lacks must be waiting in the outbox. It names the first sequence where
-// they part.
-func BusCheck(ctx context.Context, js jetstream.JetStream, st RelayStore, match string) (api.BusCheckResult, error) {
+// they part. After a repair the copy is read from its latest copy notice
+// (copy.go), checked with key, the recorder's public key.
+func BusCheck(ctx context.Context, js jetstream.JetStream, st RelayStore, match string, key ed25519.PublicKey) (api.BusCheckResult, error) {
 	res := api.BusCheckResult{Match: match}
 	subj, err := Subject(match)
 	if err != nil {
@@ -62,11 +64,23 @@ func BusCheck(ctx context.Context, js jetstream.JetStream, st RelayStore, match 
 		res.FirstDiffers, res.Problem = seq, fmt.Sprintf(format, args...)
 		return res, nil
 	}
+	cc := jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}}
+	notice, repaired, err := LatestCopy(ctx, s, match, key)
+	switch {
+	case errors.Is(err, ErrNotRecorders):
+		return differ(start, "%v", err)
+	case err != nil:
+		return res, fmt.Errorf("natsbus: buscheck: %w", err)
+	case repaired:
+		res.CopyBase, res.Superseded = notice.Base, notice.Superseded
+		res.OnBus -= min(res.OnBus, notice.Superseded)
+		cc.DeliverPolicy, cc.OptStartSeq = jetstream.DeliverByStartSequencePolicy, notice.Base
+	}
 
 	next := start // the sequence the next message must hold
 	var recs []events.Event
 	if res.OnBus > 0 {
-		cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
+		cons, err := s.OrderedConsumer(ctx, cc)
 		if err != nil {
 			return res, fmt.Errorf("natsbus: buscheck: %w", err)
 		}
@@ -158,52 +172,72 @@ func ownStart(ctx context.Context, st store.Store, match string) (uint64, error)
 	return lin[len(lin)-2].Upto + 1, nil
 }
 
-// Verbs returns the bus's API verb, buscheck, reading the stream through
-// js (a recorder connection) and adding the relay's own finding.
+// Verbs returns the bus's API verbs: buscheck, reading the stream through
+// js (a recorder connection) and adding the relay's own finding, and
+// repairbus (Relay.Repair), the client's only.
 func (r *Relay) Verbs(js jetstream.JetStream) api.Verbs {
-	return BusCheckVerbs(js, r.st, nil, func(match string) string {
+	v := BusCheckVerbs(js, r.st, r.key(), nil, func(match string) string {
 		if d, ok := r.Differs(match); ok {
 			return d.Reason
 		}
 		return ""
 	})
+	v[api.VerbRepairBus] = func(ctx context.Context, body []byte) (any, error) {
+		match, err := busMatch(body)
+		if err != nil {
+			return nil, err
+		}
+		return r.Repair(ctx, match)
+	}
+	return v
 }
 
 // Verbs returns a cluster recorder's buscheck: the stream is the truth
 // there and the store its copy, so the check first brings the store up to
 // the match's last message on the stream; then every message must be the
-// stored event, as on one machine (the outbox is empty in a cluster).
+// stored event, as on one machine (the outbox is empty in a cluster). A
+// cluster has no repair (copy notices): any on its stream is a finding.
 func (c *Cluster) Verbs(st RelayStore) api.Verbs {
-	return BusCheckVerbs(c.js, st, func(ctx context.Context, match string) {
+	return BusCheckVerbs(c.js, st, nil, func(ctx context.Context, match string) {
 		if _, err := c.CatchUp(ctx, match); err != nil {
 			c.log.Debug().Err(err).Str("match", match).Msg("buscheck: catching up with the stream")
 		}
 	}, nil)
 }
 
-// BusCheckVerbs is the buscheck verb on st and the stream js reads;
-// before, when set, runs first, and flagged adds what the relay found.
-func BusCheckVerbs(js jetstream.JetStream, st RelayStore, before func(ctx context.Context, match string), flagged func(match string) string) api.Verbs {
+// BusCheckVerbs is the buscheck verb on st and the stream js reads, copy
+// notices checked with key; before, when set, runs first, and flagged
+// adds what the relay found.
+func BusCheckVerbs(js jetstream.JetStream, st RelayStore, key ed25519.PublicKey, before func(ctx context.Context, match string), flagged func(match string) string) api.Verbs {
 	return api.Verbs{
 		api.VerbBusCheck: func(ctx context.Context, body []byte) (any, error) {
-			var req api.BusCheckRequest
-			if err := api.Bind(body, &req); err != nil {
+			match, err := busMatch(body)
+			if err != nil {
 				return nil, err
 			}
-			if req.Match == "" {
-				return nil, api.Errorf(projector.CodeBadRequest, "match is required")
-			}
 			if before != nil {
-				before(ctx, req.Match)
+				before(ctx, match)
 			}
-			res, err := BusCheck(ctx, js, st, req.Match)
+			res, err := BusCheck(ctx, js, st, match, key)
 			if err != nil {
 				return nil, err
 			}
 			if flagged != nil {
-				res.Flagged = flagged(req.Match)
+				res.Flagged = flagged(match)
 			}
 			return res, nil
 		},
 	}
+}
+
+// busMatch is the match a bus verb's request (api.BusCheckRequest) names.
+func busMatch(body []byte) (string, error) {
+	var req api.BusCheckRequest
+	if err := api.Bind(body, &req); err != nil {
+		return "", err
+	}
+	if req.Match == "" {
+		return "", api.Errorf(projector.CodeBadRequest, "match is required")
+	}
+	return req.Match, nil
 }

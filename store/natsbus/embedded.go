@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -72,6 +73,10 @@ type EmbeddedOptions struct {
 	// TLS, when set, makes the client port require TLS with this
 	// configuration. In-process connections need none.
 	TLS *tls.Config
+	// RecoverEvery is how often, after a write error of JetStream's (a
+	// full disk), the server checks whether it may start JetStream again
+	// (storage.go); default 2s.
+	RecoverEvery time.Duration
 }
 
 // Embedded is a NATS server with JetStream running inside this process.
@@ -80,6 +85,10 @@ type Embedded struct {
 	dontListen bool
 	inProcess  bool // Connect connects in process (no port, or TLS on it)
 	once       sync.Once
+	done       chan struct{} // closed by Shutdown
+	log        *serverLogger
+	dir        string
+	recoveries atomic.Uint64
 }
 
 // StartEmbedded starts a NATS server with JetStream enabled, keeping its
@@ -124,7 +133,7 @@ func StartEmbedded(dir string, opts EmbeddedOptions) (*Embedded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natsbus: configure embedded server: %w", err)
 	}
-	logger := &serverLogger{log: opts.Logger, debug: opts.Debug}
+	logger := &serverLogger{log: opts.Logger, debug: opts.Debug, writeErr: make(chan struct{}, 1)}
 	srv.SetLoggerV2(logger, opts.Debug, false, false)
 	go srv.Start()
 
@@ -152,7 +161,14 @@ func StartEmbedded(dir string, opts EmbeddedOptions) (*Embedded, error) {
 		srv.WaitForShutdown()
 		return nil, fmt.Errorf("natsbus: embedded server started without JetStream (store dir %s)", dir)
 	}
-	return &Embedded{srv: srv, dontListen: opts.DontListen, inProcess: opts.DontListen || opts.TLS != nil}, nil
+	e := &Embedded{srv: srv, dontListen: opts.DontListen, inProcess: opts.DontListen || opts.TLS != nil,
+		done: make(chan struct{}), log: logger, dir: dir}
+	every := opts.RecoverEvery
+	if every <= 0 {
+		every = 2 * time.Second
+	}
+	go e.recoverStorage(every)
+	return e, nil
 }
 
 // ClientURL is the nats:// URL clients outside this process connect to, or
@@ -203,6 +219,7 @@ func (e *Embedded) Connect(opts ...nats.Option) (*nats.Conn, error) {
 // dir and port can be reused at once. Safe to call more than once.
 func (e *Embedded) Shutdown() {
 	e.once.Do(func() {
+		close(e.done)
 		e.srv.Shutdown()
 		e.srv.WaitForShutdown()
 	})
@@ -215,6 +232,9 @@ type serverLogger struct {
 	log   zerolog.Logger
 	debug bool
 	fatal atomic.Pointer[string] // first fatal error, for StartEmbedded
+	// writeErr is signalled when JetStream reports a write error
+	// (storage.go).
+	writeErr chan struct{}
 }
 
 func (l *serverLogger) Noticef(format string, v ...any) {
@@ -236,7 +256,20 @@ func (l *serverLogger) Fatalf(format string, v ...any) {
 }
 
 func (l *serverLogger) Errorf(format string, v ...any) {
-	l.log.Error().Str("component", "nats-server").Msgf(format, v...)
+	msg := fmt.Sprintf(format, v...)
+	if isWriteError(msg) {
+		select {
+		case l.writeErr <- struct{}{}:
+		default:
+		}
+	}
+	if strings.Contains(msg, "Publish Violation") || strings.Contains(msg, "Subscription Violation") {
+		// The server refusing a client what its role may not do: the
+		// client's mistake (or an attack), not the recorder's failure.
+		l.log.Warn().Str("component", "nats-server").Bool("refused", true).Msg(msg)
+		return
+	}
+	l.log.Error().Str("component", "nats-server").Msg(msg)
 }
 
 func (l *serverLogger) Debugf(format string, v ...any) {

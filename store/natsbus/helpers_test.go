@@ -223,3 +223,37 @@ func checkFeed(t testing.TB, a *appender, msgs []jetstream.Msg) {
 		}
 	}
 }
+
+// closedServer starts an embedded server closed by its own users
+// (OpenAuth), with the stream made through the recorder's connection; it
+// returns the server, its users, the recorder's JetStream and the stream.
+func closedServer(t testing.TB) (*Embedded, *Auth, jetstream.JetStream, jetstream.Stream) {
+	t.Helper()
+	auth, err := OpenAuth(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, t.TempDir(), EmbeddedOptions{DontListen: true, Auth: auth})
+	js, err := jetstream.New(connectAs(t, srv, auth, RoleRecorder))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, _, err := EnsureStream(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, auth, js, s
+}
+
+// connectAs connects to e as role r (then opts), closed at cleanup.
+func connectAs(t testing.TB, e *Embedded, a *Auth, r Role, opts ...nats.Option) *nats.Conn {
+	t.Helper()
+	nc, err := e.Connect(append(a.ConnectOptions(r), opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}

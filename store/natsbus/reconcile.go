@@ -56,6 +56,7 @@ func (r *Relay) checkStream(ctx context.Context, js jetstream.JetStream) error {
 		if created {
 			r.log.Warn().Msg("the stream was missing: re-created it; republishing every match from the store")
 			clear(r.bus)
+			clear(r.copies)
 			r.clearFlags()
 			r.health = streamHealth{}
 		}
@@ -98,10 +99,13 @@ func (r *Relay) reconcile(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("natsbus: list matches: %w", err)
 	}
+	if err := r.readCopies(ctx, info.State.Subjects); err != nil {
+		return err
+	}
 	var short []store.MatchInfo
 	for _, m := range ms {
 		own := m.Head.Seq - m.At // a branch's inherited events are its parent's
-		on := info.State.Subjects[SubjectPrefix+m.ID]
+		on := r.onCopy(m.ID, info.State.Subjects[SubjectPrefix+m.ID])
 		switch {
 		case on > own:
 			r.flag(BusDiff{Match: m.ID, Reason: fmt.Sprintf("the bus holds %d messages for %d recorded events", on, own)})
@@ -110,8 +114,11 @@ func (r *Relay) reconcile(ctx context.Context) error {
 		}
 	}
 	r.health = streamHealth{msgs: info.State.Msgs, known: true}
-	r.checked.Store(true)
+	// checked is set only once the backlog is known (below): Drained
+	// reads the two, and a relay seen checked with the backlog still at
+	// its old 0 was taken for drained before its backfill began.
 	if len(short) == 0 {
+		r.checked.Store(true)
 		return nil
 	}
 	// Events waiting in the outbox explain a short subject: the outbox
@@ -133,7 +140,7 @@ func (r *Relay) reconcile(ctx context.Context) error {
 		if w, ok := firstWaiting[m.ID]; ok {
 			published = w - 1
 		}
-		on := info.State.Subjects[SubjectPrefix+m.ID]
+		on := r.onCopy(m.ID, info.State.Subjects[SubjectPrefix+m.ID])
 		if on >= published-m.At {
 			continue
 		}
@@ -146,6 +153,7 @@ func (r *Relay) reconcile(ctx context.Context) error {
 		}
 	}
 	r.backlog.Store(int64(len(r.pending)))
+	r.checked.Store(true)
 	if lost > 0 {
 		r.log.Info().Int("matches", lost).Bool("new_stream", r.fresh).Msg("matches missing from the bus; republishing them from the record")
 	}

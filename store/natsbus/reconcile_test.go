@@ -19,7 +19,7 @@ func busCheck(t *testing.T, js jetstream.JetStream, st RelayStore, match string)
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	res, err := BusCheck(ctx, js, st, match)
+	res, err := BusCheck(ctx, js, st, match, nil)
 	if err != nil {
 		t.Fatalf("buscheck %s: %v", match, err)
 	}
@@ -144,7 +144,7 @@ func TestBusCheckNamesTheFirstDifference(t *testing.T) {
 	if res.Equal || res.FirstDiffers != 6 || !strings.Contains(res.Problem, "after the record's last") {
 		t.Fatalf("m1 with a forgery: %+v", res)
 	}
-	if _, err := BusCheck(ctx, js, st, "nosuch"); err == nil {
+	if _, err := BusCheck(ctx, js, st, "nosuch", nil); err == nil {
 		t.Errorf("buscheck of an unknown match: no error")
 	}
 }

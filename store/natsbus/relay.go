@@ -185,6 +185,8 @@ type Relay struct {
 	backlog atomic.Int64      // len(pending), for Drained
 	checked atomic.Bool       // the stream was checked once: backlog is known
 	keys    []uint64
+	copies  map[string]CopyNotice // each repaired match's current copy (copy.go)
+	repairs chan repairReq        // Repair's requests, served between rounds
 }
 
 // NewRelay returns a relay for st; start it with Run.
@@ -196,6 +198,8 @@ func NewRelay(st RelayStore, opts RelayOptions) *Relay {
 		diffs:    map[string]BusDiff{},
 		bus:      map[string]busPos{},
 		pending:  map[string]uint64{},
+		copies:   map[string]CopyNotice{},
+		repairs:  make(chan repairReq),
 	}
 }
 
@@ -323,7 +327,17 @@ func (r *Relay) Run(ctx context.Context) error {
 		failing bool
 		check   = true // check the stream before the first round
 	)
+	serveRepair := func(req repairReq) {
+		res, err := r.repair(ctx, js, req.match)
+		req.done <- repairDone{res, err}
+		r.signalProgress()
+	}
 	for {
+		select { // a repair asked while the relay is busy goes first
+		case req := <-r.repairs:
+			serveRepair(req)
+		default:
+		}
 		n, err := r.round(ctx, nc, js, check)
 		check = false
 		if ctx.Err() != nil {
@@ -352,6 +366,9 @@ func (r *Relay) Run(ctx context.Context) error {
 			case <-connected:
 				// Reconnected: retry now rather than sleeping out the backoff.
 				t.Stop()
+			case req := <-r.repairs:
+				t.Stop()
+				serveRepair(req) // fails at once with the bus down, saying why
 			}
 			backoff = min(2*backoff, r.opts.MaxBackoff)
 			continue
@@ -372,6 +389,8 @@ func (r *Relay) Run(ctx context.Context) error {
 			check = true // idle: is the stream still whole?
 		case <-connected:
 			check = true
+		case req := <-r.repairs:
+			serveRepair(req)
 		}
 	}
 }

@@ -284,7 +284,7 @@ func (b *batch) fillGap(ctx context.Context, q *matchQueue, seq uint64) error {
 		if err != nil {
 			return err
 		}
-		if want := q.pos.seq - start + 1; on != want {
+		if want := q.pos.seq - start + 1; r.onCopy(q.match, on) != want {
 			r.flag(BusDiff{Match: q.match, Seq: q.pos.seq, Forged: true, Reason: fmt.Sprintf(
 				"the bus holds %d messages but its last is event %d: it is not a copy of the record", on, q.pos.seq)})
 			return nil // launch withholds the rest

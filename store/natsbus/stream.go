@@ -99,8 +99,26 @@ func StreamConfig() jetstream.StreamConfig {
 		DenyDelete:  true,
 		DenyPurge:   true,
 		AllowRollup: false,
+		// A limit the server holds every consumer to, whoever makes it:
+		// none outlives ConsumerIdle without activity (a durable too, so
+		// nobody piles them up). (MaxAckPending is the account's, auth.go:
+		// as a stream limit it would be given to consumers without acks
+		// too, which the server then refuses.)
+		ConsumerLimits: jetstream.StreamConsumerLimits{InactiveThreshold: ConsumerIdle},
 	}
 }
+
+// Consumer limits of MATCHREC (StreamConfig) and of the MATCHREC account
+// (auth.go, and docs/security.md's configuration): a consumer idle for
+// ConsumerIdle is removed (the ordered consumers followers use are
+// re-created as they come back), one that acknowledges holds at most
+// MaxAckPending messages unacknowledged, and the account has at most
+// MaxConsumers at once.
+const (
+	ConsumerIdle  = 5 * time.Minute
+	MaxAckPending = 1000
+	MaxConsumers  = 10_000
+)
 
 // EnsureStream creates the MATCHREC stream, or updates it to StreamConfig
 // if it exists, and returns it. created says the stream did not exist.
@@ -132,7 +150,7 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream) (s jetstream.Stre
 func sameConfig(have, want jetstream.StreamConfig) bool {
 	return have.Duplicates == want.Duplicates && have.DenyDelete == want.DenyDelete &&
 		have.DenyPurge == want.DenyPurge && have.AllowRollup == want.AllowRollup &&
-		have.Storage == want.Storage && have.Retention == want.Retention &&
+		have.Storage == want.Storage && have.Retention == want.Retention && have.ConsumerLimits == want.ConsumerLimits &&
 		slices.Equal(have.Subjects, want.Subjects) && have.Description == want.Description
 }
 

@@ -59,7 +59,13 @@ type Check interface {
 
 // RecordCheck is the check of a follower inside the recorder's process
 // (the web pages): the event must be the store's record of its sequence.
-type RecordCheck struct{ Store store.Store }
+// Key, the recorder's public key, lets the follower read a repaired
+// match's copy from its copy notice (copy.go); without it the subject is
+// read from its first message.
+type RecordCheck struct {
+	Store store.Store
+	Key   ed25519.PublicKey
+}
 
 // Check compares e with the stored event of its sequence.
 func (c RecordCheck) Check(ctx context.Context, _ jetstream.Msg, e events.Event) error {
@@ -131,6 +137,9 @@ func (c *SignatureCheck) Check(_ context.Context, m jetstream.Msg, e events.Even
 // never delivered. Messages for sequences at or before the last delivered
 // one are skipped unread, whatever they hold.
 //
+// A repaired match (copy.go) is read from its latest copy notice on,
+// when check knows the recorder's key (SignatureCheck, RecordCheck.Key).
+//
 // It reads through an ordered consumer: ephemeral, created by the client
 // and re-created after a reconnect at the last stream position it saw, so
 // nothing needs cleaning up. The stream must exist (the relay creates it).
@@ -142,13 +151,27 @@ func Subscribe(ctx context.Context, js jetstream.JetStream, match string, after 
 	if check == nil {
 		return errors.New("natsbus: subscribe: no check: every follower must verify the events it delivers")
 	}
-	cons, err := js.OrderedConsumer(ctx, StreamName, jetstream.OrderedConsumerConfig{
+	cc := jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{subj},
-		// From the start of the match: the stream sequence of the event
-		// after `after` is unknown, and skipping a match's earlier events
-		// is cheap next to delivering a wrong one.
+		// From the start of the match's copy: the stream sequence of the
+		// event after `after` is unknown, and skipping a match's earlier
+		// events is cheap next to delivering a wrong one.
 		DeliverPolicy: jetstream.DeliverAllPolicy,
-	})
+	}
+	base, err := copyStart(ctx, js, match, check)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if errors.Is(err, ErrNotRecorders) {
+			return &BusDiffersError{Match: match, Seq: after.Seq + 1, Err: err}
+		}
+		return fmt.Errorf("natsbus: subscribe to %s: %w", subj, err)
+	}
+	if base > 0 { // a repaired copy (copy.go): what came before is superseded
+		cc.DeliverPolicy, cc.OptStartSeq = jetstream.DeliverByStartSequencePolicy, base
+	}
+	cons, err := js.OrderedConsumer(ctx, StreamName, cc)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil

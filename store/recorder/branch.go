@@ -42,6 +42,9 @@ func (r *Recorder) Branch(ctx context.Context, req api.BranchRequest) (api.Creat
 	if err != nil {
 		return api.CreateResult{}, err
 	}
+	if err := r.wholeCommand(ctx, req.Parent, req.At); err != nil {
+		return api.CreateResult{}, err
+	}
 	if s.Ended {
 		// After its end nothing but witnesses, disputes and rulings may
 		// follow a match (docs/events.md): a branch forks before it.
@@ -133,6 +136,35 @@ func (r *Recorder) appendBranch(ctx context.Context, br store.Brancher, id, pare
 		return br.Branch(ctx, id, parent, at, evs)
 	}
 	return r.opts.Appender.Append(ctx, id, at, evs, nil, nil)
+}
+
+// wholeCommand refuses a fork inside a command: when the parent's event
+// at is not the last its command recorded (a command can record several
+// events: an 11e phase change and its shooting step), the state after it
+// is one no participant saw, and the branch would hold part of a command
+// its audit re-decides whole (redecided). The fork is the head after a
+// command, as a player sees it.
+func (r *Recorder) wholeCommand(ctx context.Context, parent string, at uint64) error {
+	var first *events.Auth
+	last := at
+	err := r.st.Scan(ctx, parent, at, func(e events.Event) error {
+		if e.Seq == at {
+			first = e.Auth
+			return nil
+		}
+		if !e.Auth.Same(first) {
+			return events.ErrStop
+		}
+		last = e.Seq
+		return nil
+	})
+	if err != nil && !errors.Is(err, events.ErrStop) {
+		return fmt.Errorf("branch of %s at %d: %w", parent, at, err)
+	}
+	if last != at {
+		return api.Errorf(projector.CodeBadRequest, "event %d of %s is inside a command that recorded events up to %d: branch at %d, or before the command", at, parent, last, last)
+	}
+	return nil
 }
 
 // branchCredential checks the credential of a participant of the parent

@@ -409,6 +409,7 @@ func printBusCheck(w io.Writer, bc *busCheck) {
 	default:
 		r := bc.Result
 		fmt.Fprintf(w, "[FAIL] bus copy differs from the record at event %d: %s\n", r.FirstDiffers, r.Problem)
+		fmt.Fprintf(w, "       the record is not at stake: 'matchrec repair-bus %s' republishes this match's copy from it\n", r.Match)
 	}
 	if bc != nil && bc.Result != nil && bc.Result.Flagged != "" {
 		fmt.Fprintf(w, "       the relay found since it started: %s\n", bc.Result.Flagged)

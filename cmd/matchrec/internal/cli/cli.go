@@ -114,7 +114,7 @@ command for its duration.`,
 	// Judges and lines of play (audit.go, lines.go, replaycmd.go).
 	root.AddCommand(a.auditCmd(), a.verifyCmd(), a.proveCmd(), a.witnessCmd(), a.disputesCmd(), a.rulingsCmd(), a.replayCmd(), a.branchCmd(), a.branchesCmd(), a.diffCmd(), a.whatifCmd())
 	// Keys, receipts and seeds (keys.go, send.go).
-	root.AddCommand(a.keygenCmd(), a.identityCmd(), a.statusCmd(), a.seedCmd(), a.joinCmd(), a.clusterDemoCmd(), a.venueDemoCmd())
+	root.AddCommand(a.keygenCmd(), a.identityCmd(), a.statusCmd(), a.seedCmd(), a.joinCmd(), a.clusterDemoCmd(), a.venueDemoCmd(), a.repairBusCmd())
 	// Analytics (analytics.go, sql.go, export.go, report.go, generate.go).
 	root.AddCommand(a.sqlCmd(), a.exportCmd(), a.reportCmd(), createsData(a.generateCmd()))
 	// Armies from list builders (rosters.go).

@@ -457,3 +457,17 @@ func TestExpectRefusalMustHold(t *testing.T) {
 		})
 	}
 }
+
+// repair-bus on a match whose bus copy is the record's has nothing to do
+// and says so; on an unknown match it fails with not_found (the repair
+// itself is cmd/matchrec/internal/node's TestRepairBusRepairsOneMatch).
+func TestRepairBusCommand(t *testing.T) {
+	dir := t.TempDir()
+	id := strings.TrimSpace(mustRun(t, dir, "play", example))
+	if out := mustRun(t, dir, "repair-bus", id); !strings.Contains(out, "is the record's: nothing to repair") {
+		t.Fatalf("repair-bus: %q", out)
+	}
+	if code, _, errs := run(t, dir, "repair-bus", "no-such-match"); code != 1 || !strings.Contains(errs, "not_found") {
+		t.Fatalf("repair-bus of an unknown match: exit %d, %s", code, errs)
+	}
+}

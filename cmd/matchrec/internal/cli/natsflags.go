@@ -64,3 +64,34 @@ func (a *app) clientCredentials(si *node.ServerInfo) natsbus.Credentials {
 	}
 	return a.natsAuth.credentials(natsbus.RoleClient)
 }
+
+// apiLogin is how `serve --nats` logs its API in as a user of its own
+// (docs/security.md: the api user, which may publish only into the
+// callers' inboxes). TLS comes from the recorder's own flags.
+type apiLogin struct{ creds, nkey, user string }
+
+// apiPasswordEnv holds the API user's password.
+const apiPasswordEnv = "MATCHREC_NATS_API_PASSWORD"
+
+func (f *apiLogin) register(pf *pflag.FlagSet) {
+	pf.StringVar(&f.creds, "nats-api-creds", "", "with --nats: credentials file of the API's own user (docs/security.md)")
+	pf.StringVar(&f.nkey, "nats-api-nkey", "", "with --nats: nkey seed file of the API's own user")
+	pf.StringVar(&f.user, "nats-api-user", "", "with --nats: the API's own user name (password in $"+apiPasswordEnv+")")
+}
+
+func (f *apiLogin) given() bool { return f.creds != "" || f.nkey != "" || f.user != "" }
+
+// credentials are the API user's, with the TLS of the recorder's flags;
+// nil when none was given.
+func (f *apiLogin) credentials(rec natsFlags) *natsbus.Credentials {
+	if !f.given() {
+		return nil
+	}
+	c := rec.credentials(natsbus.RoleAPI)
+	c.CredsFile, c.NkeyFile, c.User, c.Password = f.creds, f.nkey, f.user, ""
+	if f.user != "" {
+		c.Password = os.Getenv(apiPasswordEnv)
+	}
+	c.InboxPrefix = natsbus.InboxPrefix(natsbus.RoleAPI)
+	return &c
+}

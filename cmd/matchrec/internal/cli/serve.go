@@ -24,6 +24,7 @@ func (a *app) serveCmd() *cobra.Command {
 	var replicas int
 	var wf webFlags
 	var witnesses []string
+	var api apiLogin
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the recorder: store, NATS, relay, API and web pages, until interrupted",
@@ -60,8 +61,11 @@ on exit.
 
 With --nats URL the recorder uses an existing NATS server (JetStream
 enabled) instead of starting one, logging in with --nats-creds,
---nats-nkey or --nats-user (TLS: --nats-ca, --nats-cert, --nats-key); the
-server's configuration for matchrec is in docs/security.md.
+--nats-nkey or --nats-user (TLS: --nats-ca, --nats-cert, --nats-key); its
+API logs in as a user of its own with --nats-api-creds, --nats-api-nkey
+or --nats-api-user (password in $MATCHREC_NATS_API_PASSWORD), which may
+publish only into the callers' inboxes; the server's configuration for
+matchrec is in docs/security.md.
 
 With --nats URL[,URL...] --cluster the recorder is one of a cluster's
 (docs/cluster.md): any number of recorders share the NATS cluster's
@@ -147,6 +151,10 @@ first prints the pages' addresses.`,
 				WriteServerFile: true, Log: a.log, HTTP: httpAddr, Delay: delay,
 				Cluster: cluster, Replicas: replicas, Migrate: migrate, NATSInOrder: inOrder,
 				Venue: venue, Venues: venues,
+				NATSAPIAuth: api.credentials(a.natsAuth),
+			}
+			if natsURL == "" && api.given() {
+				return usageErr(errors.New("--nats-api-creds, --nats-api-nkey and --nats-api-user are for a server matchrec does not run (--nats)"))
 			}
 			wf.apply(&cfg)
 			for _, w := range witnesses {
@@ -201,6 +209,7 @@ first prints the pages' addresses.`,
 	cmd.Flags().DurationVar(&delay, "delay", 0, "broadcast delay of the public web pages, e.g. 30s (the judge's view has none)")
 	wf.register(cmd.Flags())
 	cmd.Flags().StringArrayVar(&witnesses, "witness", nil, "a witness that co-signs the transparency log's checkpoints: URL=KEY (its verifier key, as 'matchrec witness' prints it); repeatable")
+	api.register(cmd.Flags())
 	return cmd
 }
 

@@ -5,7 +5,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/rs/zerolog"
 
 	"github.com/matchrec/matchrec/store/natsbus"
@@ -114,4 +116,42 @@ func IsLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// connectAPI opens the API's connection (Node.apiNC) and says which reply
+// subjects it answers on. On the embedded closed server the API is a user
+// of its own (natsbus.RoleAPI): the server lets it publish into the
+// callers' inboxes only, and the API answers a request only in the inbox
+// of a role that may make it (natsbus.RoleReply). On an external server
+// it logs in as Config.NATSAPIAuth's user when given, else it shares the
+// recorder's connection; replies go to inbox subjects only
+// (natsbus.InboxReply), as the server's users may have inboxes of their
+// own. On an open server it shares the recorder's connection.
+func (n *Node) connectAPI() (func(verb, reply string) bool, error) {
+	opts := append(natsbus.ConnectOptions("matchrec-api", n.cfg.Log, n.cfg.Reconnect), nats.Timeout(5*time.Second))
+	switch {
+	case n.auth != nil:
+		nc, err := n.emb.Connect(append(n.auth.ConnectOptions(natsbus.RoleAPI), opts...)...)
+		if err != nil {
+			return nil, err
+		}
+		n.apiNC = nc
+		return natsbus.RoleReply, nil
+	case n.emb == nil && n.cfg.NATSAPIAuth != nil:
+		creds, err := n.cfg.NATSAPIAuth.Options()
+		if err != nil {
+			return nil, err
+		}
+		nc, err := nats.Connect(n.url, append(creds, opts...)...)
+		if err != nil {
+			return nil, err
+		}
+		n.apiNC = nc
+		return natsbus.InboxReply, nil
+	case n.emb == nil:
+		n.log.Warn().Msg("the API is served on the recorder's own NATS user, which may publish on the stream: " +
+			"only matchrec's check keeps its replies in inbox subjects; give the API a user of its own (serve --nats-api-*, docs/security.md)")
+	}
+	n.apiNC = n.nc
+	return natsbus.InboxReply, nil
 }

@@ -19,7 +19,8 @@ func TestSecondSingleRecorderOnABusRefuses(t *testing.T) {
 	defer cancel()
 	cfg := func() Config {
 		return Config{DataDir: t.TempDir(), NATSURL: srv.ClientURL(),
-			NATSAuth: natsbus.Credentials{User: "recorder", Password: pw[natsbus.RoleRecorder], InboxPrefix: natsbus.InboxPrefix(natsbus.RoleRecorder)}}
+			NATSAuth:    natsbus.Credentials{User: "recorder", Password: pw[natsbus.RoleRecorder], InboxPrefix: natsbus.InboxPrefix(natsbus.RoleRecorder)},
+			NATSAPIAuth: docAPILogin(pw)}
 	}
 	first, err := Open(ctx, cfg())
 	if err != nil {

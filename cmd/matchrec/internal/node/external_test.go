@@ -75,6 +75,11 @@ func docServer(t *testing.T) (*server.Server, *server.Options, map[natsbus.Role]
 	return standalone(t, opts), opts, pw
 }
 
+// docAPILogin is the API's own user of docs/security.md's configuration.
+func docAPILogin(pw map[natsbus.Role]string) *natsbus.Credentials {
+	return &natsbus.Credentials{User: string(natsbus.RoleAPI), Password: pw[natsbus.RoleAPI], InboxPrefix: natsbus.InboxPrefix(natsbus.RoleAPI)}
+}
+
 // The configuration grants each role exactly RolePermissions.
 func TestDocConfigGrantsTheRolesPermissions(t *testing.T) {
 	_, opts, _ := docServer(t)
@@ -102,7 +107,8 @@ func TestDocConfigRecorderWorksAndAttacksFail(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	n, err := Open(ctx, Config{DataDir: t.TempDir(), NATSURL: url,
-		NATSAuth: natsbus.Credentials{User: "recorder", Password: pw[natsbus.RoleRecorder], InboxPrefix: natsbus.InboxPrefix(natsbus.RoleRecorder)}})
+		NATSAuth:    natsbus.Credentials{User: "recorder", Password: pw[natsbus.RoleRecorder], InboxPrefix: natsbus.InboxPrefix(natsbus.RoleRecorder)},
+		NATSAPIAuth: docAPILogin(pw)})
 	if err != nil {
 		t.Fatalf("the recorder on the documented server: %v", err)
 	}
@@ -182,4 +188,7 @@ func TestDocConfigRecorderWorksAndAttacksFail(t *testing.T) {
 	if err := c.Call(ctx, api.VerbBusCheck, api.BusCheckRequest{Match: m.Match}, &bc); err != nil || !bc.Equal {
 		t.Fatalf("buscheck: %+v %v", bc, err)
 	}
+	// Answers aimed anywhere but an inbox: refused by matchrec, and by
+	// the server for the API user (issue 22).
+	replyAttacks(t, n, login(natsbus.RoleRecorder).nc, viewer, client, m)
 }

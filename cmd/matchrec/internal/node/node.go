@@ -81,6 +81,12 @@ type Config struct {
 	// must have JetStream enabled; NATSAuth logs the recorder in.
 	NATSURL  string
 	NATSAuth natsbus.Credentials
+	// NATSAPIAuth, on an external server, logs the recorder's API in as
+	// a user of its own (docs/security.md: the api user, which may
+	// publish only into the callers' inboxes). Without it the API is
+	// served on NATSAuth's connection, and only matchrec's own check
+	// keeps its replies in inbox subjects.
+	NATSAPIAuth *natsbus.Credentials
 	// Cluster makes the recorder one of a cluster's (docs/cluster.md):
 	// the stream on NATSURL is the truth, shared with every other
 	// cluster recorder; Replicas is its replica count (0: 3); Migrate
@@ -152,7 +158,8 @@ type Node struct {
 	id        *identity.Identity
 	emb       *natsbus.Embedded // nil with an external server
 	auth      *natsbus.Auth     // the embedded server's users; nil when open or external
-	nc        *nats.Conn        // the API's connection
+	nc        *nats.Conn        // the recorder's connection: the stream, JetStream
+	apiNC     *nats.Conn        // the API's connection (nc itself when the node has no API user)
 	rec       *recorder.Recorder
 	relay     *natsbus.Relay
 	url       string
@@ -304,7 +311,11 @@ func Open(ctx context.Context, cfg Config) (_ *Node, err error) {
 	verbs = n.rec.ReadYourWrites(verbs)
 	// The API outlives the ctx that opened it: Close stops it, in order.
 	// Every reply says so while the bus is behind the record.
-	n.stopAPI, err = natsbus.ServeAPI(context.WithoutCancel(ctx), n.nc, verbs, natsbus.ServeOptions{Logger: cfg.Log, Note: note})
+	reply, err := n.connectAPI()
+	if err != nil {
+		return nil, fmt.Errorf("connect the API to NATS %s: %w", n.urlOr("(in-process)"), err)
+	}
+	n.stopAPI, err = natsbus.ServeAPI(context.WithoutCancel(ctx), n.apiNC, verbs, natsbus.ServeOptions{Logger: cfg.Log, Note: note, Reply: reply})
 	if err != nil {
 		return nil, err
 	}
@@ -412,6 +423,9 @@ func (n *Node) Close() error {
 			if err := n.an.Close(); err != nil {
 				n.log.Warn().Err(err).Msg("closing the analytic tables")
 			}
+		}
+		if n.apiNC != nil && n.apiNC != n.nc {
+			n.apiNC.Close()
 		}
 		if n.nc != nil {
 			n.nc.Close()

@@ -30,6 +30,7 @@ var statusOf = map[projector.Code]int{
 	projector.CodeNotFound:         http.StatusNotFound,         // no such match (or none public yet), no such endpoint
 	projector.CodeBeyondEnd:        http.StatusNotFound,         // a sequence number past the (visible) end
 	projector.CodeMethodNotAllowed: http.StatusMethodNotAllowed, // an endpoint asked with the wrong method
+	projector.CodeTooManyRequests:  http.StatusTooManyRequests,  // wrong judge tokens: wait Retry-After
 	projector.CodeInternal:         http.StatusInternalServerError,
 }
 

@@ -283,7 +283,7 @@ func (h *hub) follow() {
 		// the store's own record at their sequence (RecordCheck); anything
 		// else stops it with natsbus.ErrBusDiffers.
 		after := store.Head{Seq: h.head, Hash: h.headHash}
-		err := natsbus.Subscribe(h.ctx, h.s.js, h.id, after, natsbus.RecordCheck{Store: h.s.st}, h.onEvent)
+		err := natsbus.Subscribe(h.ctx, h.s.js, h.id, after, natsbus.RecordCheck{Store: h.s.st, Key: h.s.rec.Identity().PublicKey()}, h.onEvent)
 		if h.ctx.Err() != nil {
 			return
 		}

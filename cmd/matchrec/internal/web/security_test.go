@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"math/big"
 	"net"
@@ -178,6 +179,49 @@ func TestJudgeLoginForm(t *testing.T) {
 	}
 	if code, _ := r.get(id+"/state?view=judge", session, nil); code != 401 {
 		t.Fatalf("the judge view after logout: %d", code)
+	}
+}
+
+// Guessing the judge's token is slowed down (issue 22: 858 tries a
+// second): a few wrong tokens from an address are answered at once, then
+// every try waits — 429 too_many_requests with Retry-After, the judge's
+// own token too, the form, the JSON login and a bearer token alike —
+// while the judge's view stays open to a session already made.
+func TestJudgeLoginThrottled(t *testing.T) {
+	r := newRig(t, 0)
+	m := r.create(readScript(t, "3e-boltguns-vs-boyz.yaml"))
+	form := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Origin": {"null"}, "Sec-Fetch-Site": {"same-origin"}}
+	post := func(token string) (*http.Response, string) {
+		return r.do(http.MethodPost, "/matches/"+m.id+"/judge", form, url.Values{"token": {token}}.Encode())
+	}
+	resp, _ := post(m.judge())
+	session := resp.Cookies()
+	if resp.StatusCode != http.StatusSeeOther || len(session) != 1 {
+		t.Fatalf("judge login: %d", resp.StatusCode)
+	}
+	for i := 0; i < 6; i++ { // five free, the sixth sets the first wait
+		if resp, page := post(fmt.Sprintf("wrong-%d", i)); resp.StatusCode != 401 {
+			t.Fatalf("wrong token %d: %d %.200s", i+1, resp.StatusCode, page)
+		}
+	}
+	bearer := http.Header{"Authorization": {"Bearer " + m.judge()}}
+	for _, try := range []func() (*http.Response, string){
+		func() (*http.Response, string) { return post(m.judge()) },
+		func() (*http.Response, string) {
+			return r.do(http.MethodPost, "/api/matches/"+m.id+"/judge", bearer, "")
+		},
+		func() (*http.Response, string) {
+			return r.do(http.MethodGet, "/api/matches/"+m.id+"/state", bearer, "")
+		},
+	} {
+		resp, page := try()
+		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || !strings.Contains(page, "too many wrong tokens") {
+			t.Fatalf("a try while throttled: %d %q %.200s", resp.StatusCode, resp.Header.Get("Retry-After"), page)
+		}
+	}
+	cookie := http.Header{"Cookie": {session[0].Name + "=" + session[0].Value}}
+	if code, b := r.get("/api/matches/"+m.id+"/state?view=judge", cookie, nil); code != 200 {
+		t.Fatalf("the judge's session while someone guesses: %d %s", code, b)
 	}
 }
 

@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -52,10 +54,34 @@ type sessions struct {
 	// set once, by the match's creation, so checking a token never needs
 	// the recorder's live state (nor its lock).
 	tokens map[string]map[string]string
+	// limit slows down whoever keeps sending wrong tokens (throttle.go).
+	limit *throttle
 }
 
 func newSessions(s *Server) *sessions {
-	return &sessions{s: s, m: map[string]session{}, tokens: map[string]map[string]string{}}
+	return &sessions{s: s, m: map[string]session{}, tokens: map[string]map[string]string{}, limit: newThrottle(time.Now)}
+}
+
+// judgeToken is isJudge behind the throttle: a client that sent too many
+// wrong tokens is told to wait (too_many_requests, with Retry-After set
+// on w) before its token is even looked at; a wrong token or an unknown
+// match counts against it, the judge's token clears it.
+func (a *sessions) judgeToken(w http.ResponseWriter, r *http.Request, id, token string) (events.Actor, projector.Code, string) {
+	key := clientKey(r)
+	if wait := a.limit.wait(key); wait > 0 {
+		secs := int((wait + time.Second - 1) / time.Second)
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		return events.Actor{}, projector.CodeTooManyRequests,
+			fmt.Sprintf("too many wrong tokens from this address: try again in %d s", secs)
+	}
+	actor, code, msg := a.isJudge(r.Context(), id, token)
+	switch code {
+	case "":
+		a.limit.succeeded(key)
+	case projector.CodeUnauthorized, projector.CodeNotFound:
+		a.limit.failed(key)
+	}
+	return actor, code, msg
 }
 
 // actor is the participant token speaks for in match id.
@@ -102,7 +128,7 @@ func (a *sessions) isJudge(ctx context.Context, id, token string) (events.Actor,
 // session and sets its cookie. It answers the request itself on failure
 // (through fail) and returns false.
 func (a *sessions) login(w http.ResponseWriter, r *http.Request, id, token string, fail func(projector.Code, string)) bool {
-	actor, code, msg := a.isJudge(r.Context(), id, token)
+	actor, code, msg := a.judgeToken(w, r, id, token)
 	if code != "" {
 		fail(code, msg)
 		return false
@@ -167,7 +193,7 @@ func (a *sessions) drop(r *http.Request, id string) {
 // broadcast the live board without knowing it.
 func (s *Server) judge(w http.ResponseWriter, r *http.Request, id string, q query) (bool, bool) {
 	if tok := bearer(r); tok != "" {
-		if _, code, msg := s.auth.isJudge(r.Context(), id, tok); code != "" {
+		if _, code, msg := s.auth.judgeToken(w, r, id, tok); code != "" {
 			writeError(w, code, msg)
 			return false, false
 		}
