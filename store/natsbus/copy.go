@@ -127,7 +127,7 @@ func LatestCopy(ctx context.Context, s jetstream.Stream, match string, key ed255
 type copyKeyer interface{ copyKey() ed25519.PublicKey }
 
 func (c *SignatureCheck) copyKey() ed25519.PublicKey { return c.Key }
-func (c RecordCheck) copyKey() ed25519.PublicKey    { return c.Key }
+func (c RecordCheck) copyKey() ed25519.PublicKey     { return c.Key }
 
 // copyStart is the stream sequence a follower reads match from: the base
 // of its latest copy (0 when there is none, or no key to check one with).
