@@ -48,14 +48,26 @@ func checkRule(t *testing.T, edition, rule string, known []string) {
 }
 
 // explainAll explains every roll of g's events and returns the
-// explanations by purpose.
+// explanations by purpose. The narrator's view of each roll (what the web
+// pages and `log --json` show) must decide what the audit's explanation
+// decides: the narrator folds in place, and once read its state before a
+// 6e charge roll from the state after it ("rolled 4 5").
 func explainAll(t *testing.T, g *projtest.Game) map[string][]*replay.Explanation {
 	t.Helper()
 	evs := projtest.Relabel("x", g.Events)
 	out := map[string][]*replay.Explanation{}
+	n := replay.NewNarratorFor(editions.Lookup)
 	for _, e := range evs {
+		lines, err := n.Next(e)
+		if err != nil {
+			t.Fatalf("narrate event %d: %v", e.Seq, err)
+		}
 		if e.Type != events.TypeDiceRolled {
 			continue
+		}
+		v, err := n.View(e, lines)
+		if err != nil {
+			t.Fatalf("view of event %d: %v", e.Seq, err)
 		}
 		x, err := replay.Explain("x", evs, nil, editions.Lookup, e.Seq)
 		if err != nil {
@@ -64,6 +76,9 @@ func explainAll(t *testing.T, g *projtest.Game) map[string][]*replay.Explanation
 		purpose := x.Roll.Purpose
 		if x.Roll.Reroll != nil {
 			purpose = "reroll"
+		}
+		if v.Roll == nil || v.Roll.Decided != x.Decided {
+			t.Errorf("event %d (%s): the pages show it decided %+v, the audit %q", e.Seq, purpose, v.Roll, x.Decided)
 		}
 		out[purpose] = append(out[purpose], x)
 	}

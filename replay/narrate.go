@@ -94,7 +94,7 @@ func (n *Narrator) next(e events.Event) ([]string, events.Payload, error) {
 // beforeOf keeps what the line of an event with payload p reads from the
 // state s before the fold changes it: a shallow copy, with its own copy of
 // what the event changes in place and the line reads back — the attack
-// whose current step a roll answers, the unit a move moves — and a whole
+// whose current step a roll answers and the edition's own part, the unit a move moves — and a whole
 // clone only for a ruling (which refolds the match, and whose line
 // compares what was skipped before and after). Names, profiles and the
 // ids of the attack do not change in place. Cloning the whole state for
@@ -105,7 +105,13 @@ func beforeOf(s *projector.State, p events.Payload) *projector.State {
 	case *events.RulingMade:
 		return s.Clone()
 	case *events.DiceRolled:
+		// The roll's explanation reads the step it answers, which the
+		// edition may keep in its own part (6e's charge stage) and change
+		// in place.
 		c.Attack = s.Attack.Clone()
+		if s.Ext != nil {
+			c.Ext = s.Ext.CloneExt()
+		}
 	case *events.ModelMoved:
 		for i, u := range s.Units {
 			if u.ID == p.Unit {

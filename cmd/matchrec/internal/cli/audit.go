@@ -516,6 +516,7 @@ func printReport(w io.Writer, r replay.Report, discarded []uint64, bus *busCheck
 	if rc := c.Receipts; rc != nil {
 		check(replay.CheckReceipts, rc.OK, "receipts: %d of the recorder's receipts checked against the log", rc.Checked)
 	}
+	printBusCheck(w, bus)
 	if len(r.Disputes) > 0 {
 		fmt.Fprintln(w, "\ndisputes and rulings:")
 		for _, d := range r.Disputes {
@@ -546,7 +547,6 @@ func printReport(w io.Writer, r replay.Report, discarded []uint64, bus *busCheck
 			}
 		}
 	}
-	printBusCheck(w, bus)
 	verdict := r.Verdict
 	switch {
 	case verdict == verdictIncomplete:
