@@ -248,6 +248,9 @@ func (p *MatchCreated) decodeMsgpack(r *reader) {
 		case "rules":
 			p.Rules = int(r.int())
 			return 9
+		case "geometry":
+			p.Geometry = r.str()
+			return 10
 		}
 		return -1
 	})

@@ -35,6 +35,7 @@ var core = []Family{
 	{Name: "core", Types: coreTypes(), New: corePayload, Upcast: upcast},
 	{Name: "audit", Types: auditTypes(), New: auditPayload, Upcast: upcast},
 	{Name: "branch", Types: branchTypes(), New: branchPayload, Upcast: upcast},
+	{Name: "geometry", Types: geometryTypes(), New: geometryPayload, Upcast: upcast},
 }
 
 // Core is the vocabulary of the core, audit and branch event types: enough

@@ -120,7 +120,7 @@ type Commander interface {
 
 // CommonCommands are the command types every edition takes.
 var CommonCommands = []string{CmdNextTurn, CmdPhase, CmdMove, CmdRoll, CmdEnd, CmdConcede,
-	CmdSeedCommit, CmdSeedReveal, CmdConfirm, CmdContest, CmdDispute, CmdRule, CmdReveal, CmdExcuse}
+	CmdSeedCommit, CmdSeedReveal, CmdConfirm, CmdContest, CmdDispute, CmdRule, CmdReveal, CmdExcuse, CmdMeasure}
 
 // CommandTypes lists the command types an edition takes, its own first.
 func CommandTypes(r Rules) []string {

@@ -80,8 +80,17 @@ type Command struct {
 	Match string            `json:"match,omitempty"`
 	Name  string            `json:"name,omitempty"`
 	Keys  map[string]string `json:"keys,omitempty"`
+	// Facts are the facts measured at the table that a declaration
+	// carries (a measured match, or a player who prefers the tape), or
+	// that a measure command answers its step with (docs/events.md).
+	Facts []events.Fact `json:"facts,omitempty"`
 	// Source of a roll: set by the recorder, never by a client.
 	Source string `json:"-"`
+	// Transcribe, in a declaration decided from positions, records the
+	// facts the positions imply (a geometry.measured event before it):
+	// what the same declaration carries at a table. Never sent by a
+	// client; tests of measured play compare the two.
+	Transcribe bool `json:"-"`
 }
 
 // Refusal is Decide's answer when a command may not become events.

@@ -149,6 +149,10 @@ type State struct {
 	// Rules is the revision of the edition's rules the match is played
 	// under (MatchCreated.Rules, Revisioner).
 	Rules int `json:"rules,omitempty"`
+	// Geometry is GeometryMeasured in a match measured at a physical
+	// table (MatchCreated.Geometry): its rules read the facts the players
+	// measured, never the models' positions (measure.go).
+	Geometry string `json:"geometry,omitempty"`
 
 	Turn   int    `json:"turn"`
 	Active string `json:"active_player,omitempty"`
@@ -168,6 +172,9 @@ type State struct {
 	// Dice, witnesses and disputes (docs/dice.md).
 	Dice     DiceState      `json:"dice"`
 	Disputes []Dispute      `json:"disputes,omitempty"`
+	// Measures are the measurements taken at the table (geometry.measured),
+	// with their facts as ruled and what the opponent said of them.
+	Measures []Measure `json:"measures,omitempty"`
 	Skipped  []SkippedEvent `json:"skipped,omitempty"`
 	// Ext is the edition's own part of the state (Extension), nil for an
 	// edition that has none.

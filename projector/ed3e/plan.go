@@ -1,7 +1,6 @@
 package ed3e
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -34,7 +33,7 @@ type plan struct {
 // the Heavy weapon stays silent, the rest of the unit fires) — unless
 // exact: the fold of a recorded declaration, which names every firing
 // model.
-func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]string, exact bool) (plan, error) {
+func planShooting(tbl *kit.Table, u, t *projector.Unit, choice map[string]string, exact bool) (plan, error) {
 	for _, mid := range slices.Sorted(maps.Keys(choice)) { // sorted: the first bad entry named is always the same
 		wid := choice[mid]
 		m := u.Model(mid)
@@ -54,19 +53,11 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 				u.DisplayName(), mid, w.DisplayName(), kit.NoWeapon)
 		}
 	}
-	world := s.World(WoodsVisibility)
-	targets := t.AliveModels()
-	tb := make([]geom.Body, len(targets))
-	for i, m := range targets {
-		tb[i] = projector.Body(t, m)
-	}
+	sg := tbl.Sighting(u, t)
+	targets := sg.Targets()
 	pl := plan{weapons: map[string]string{}}
-	type firer struct {
-		body  geom.Body
-		reach float64
-	}
 	var (
-		firers []firer
+		firers []kit.Reach
 		quiet  []string // models left silent by their Heavy weapon
 	)
 	for _, m := range u.AliveModels() {
@@ -82,42 +73,29 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 			return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "model %s carries weapon %q, which unit %s does not define", m.ID, wid, u.DisplayName())
 		}
 		reach := reachOf(w, u.Moved)
-		fb := projector.Body(u, m)
-		// The closest visible target model decides whether the model fires
-		// and how often: look at target models nearest first and stop at
-		// the first one it can see, or once they are out of reach.
-		closest := -1
-		for _, i := range byDistance(fb, tb) {
-			if geom.BaseDistance(fb, tb[i]) > reach+geom.Eps {
-				break
-			}
-			if world.CanSee(fb, tb[i], u.Player, t.ID) {
-				closest = i
-				break
-			}
-		}
-		if closest < 0 {
+		// The closest target model it sees decides whether the model fires
+		// and how often.
+		closest, ok := sg.Range(m, reach)
+		if !ok {
 			continue
 		}
-		firers = append(firers, firer{fb, reach})
+		firers = append(firers, kit.Reach{Model: m, Reach: reach})
 		pl.weapons[m.ID] = wid
 		pl.shooters = append(pl.shooters, projector.Shooter{
-			Model: m.ID, Weapon: wid, Shots: shots(w, geom.BaseDistance(fb, tb[closest])), BS: m.BS, S: w.S, AP: w.AP, Range: reach,
+			Model: m.ID, Weapon: wid, Shots: shots(w, closest), BS: m.BS, S: w.S, AP: w.AP, Range: reach,
 		})
 	}
 	if len(pl.shooters) == 0 {
-		return plan{}, whyNoShooter(world, u, t, tb, choice, exact, quiet)
+		return plan{}, whyNoShooter(sg, u, t, choice, exact, quiet)
 	}
 	// A target model may become a casualty if some firer both sees it and
 	// has it within reach.
 	for i, m := range targets {
-		for _, f := range firers {
-			if geom.BaseDistance(f.body, tb[i]) <= f.reach+geom.Eps && world.CanSee(f.body, tb[i], u.Player, t.ID) {
-				pl.eligible = append(pl.eligible, m.ID)
-				break
-			}
+		if sg.InRange(i, firers) {
+			pl.eligible = append(pl.eligible, m.ID)
 		}
 	}
+	sg.Check()
 	return pl, nil
 }
 
@@ -149,29 +127,11 @@ func heavyOnly(u *projector.Unit, m *projector.Model, choice map[string]string, 
 	return m.ID + "'s " + u.Weapon(m.Weapons[0]).DisplayName()
 }
 
-// byDistance orders target bodies nearest first (ties by index).
-func byDistance(from geom.Body, tb []geom.Body) []int {
-	type near struct {
-		i int
-		d float64
-	}
-	ns := make([]near, len(tb))
-	for i := range tb {
-		ns[i] = near{i, geom.BaseDistance(from, tb[i])}
-	}
-	slices.SortStableFunc(ns, func(a, b near) int { return cmp.Compare(a.d, b.d) })
-	idx := make([]int, len(ns))
-	for k, n := range ns {
-		idx[k] = n.i
-	}
-	return idx
-}
-
 // whyNoShooter explains a declaration no model can fire: every model with
 // a weapon was silenced by its Heavy weapon after moving, or nothing of
 // the target is visible, or nothing visible is in range. It is only
 // computed for a refusal, so it may look at every pair.
-func whyNoShooter(world geom.World, u, t *projector.Unit, tb []geom.Body, choice map[string]string, exact bool, quiet []string) error {
+func whyNoShooter(sg *kit.Sighting, u, t *projector.Unit, choice map[string]string, exact bool, quiet []string) error {
 	var why kit.Reasons
 	armed := false
 	for _, m := range u.AliveModels() {
@@ -181,10 +141,11 @@ func whyNoShooter(world geom.World, u, t *projector.Unit, tb []geom.Body, choice
 			continue
 		}
 		armed = true
-		v := kit.Look(world, projector.Body(u, m), tb, u.Player, t.ID)
-		why.NoteSight(v.Why)
-		if i := v.First(); i >= 0 {
-			why.NoteRange("%s's %s reaches %g\" but %s is %.1f\" away", m.ID, w.DisplayName(), reachOf(w, u.Moved), tb[i].ID, v.Dist[i])
+		seen, whyNot := sg.Sees(m)
+		why.NoteSight(whyNot)
+		if seen {
+			id, d := sg.FirstSeen(m)
+			why.NoteRange("%s's %s reaches %g\" but %s is %.1f\" away", m.ID, w.DisplayName(), reachOf(w, u.Moved), id, d)
 		}
 	}
 	if !armed && len(quiet) > 0 {

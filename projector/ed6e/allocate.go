@@ -5,7 +5,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/projector/geom"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // Allocation (docs/rules/6e.md#allocating-wounds): each wound goes to the target model closest to
@@ -96,25 +96,10 @@ func candidates(s *projector.State, a *projector.Attack) []*projector.Model {
 }
 
 // closest is the candidate closest to the attacking models (their bases,
-// where they stood when they attacked); the first in unit order on a tie.
+// where they stood when they attacked); the first in unit order on a tie
+// (kit.Table.Closest: measured, the order facts).
 func closest(s *projector.State, a *projector.Attack, cands []*projector.Model) *projector.Model {
-	u, t := s.Unit(a.Firer), s.Unit(a.Target)
-	var from []geom.Body
-	for _, sh := range a.Shooters {
-		if m := u.Model(sh.Model); m != nil {
-			from = append(from, projector.Body(u, m))
-		}
-	}
-	best, bd := cands[0], -1.0
-	for _, m := range cands {
-		b := projector.Body(t, m)
-		for _, f := range from {
-			if d := geom.BaseDistance(f, b); bd < 0 || d < bd-eps {
-				best, bd = m, d
-			}
-		}
-	}
-	return best
+	return kit.ForAttack(s, a, world(s)).Closest(s.Unit(a.Firer), s.Unit(a.Target), a.Shooters, cands)
 }
 
 // bestSave is the best of m's armour save (lost to an AP of its value or

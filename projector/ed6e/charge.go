@@ -93,11 +93,15 @@ func decideOverwatch(s *projector.State, actor events.Actor, c projector.Command
 	if c.Unit != "" && c.Unit != t.ID {
 		return nil, projector.Refuse(projector.CodeNotEligible, "only the charged unit, %s, may fire Overwatch", t.DisplayName())
 	}
-	pl, err := planShooting(s, t, u, c.Weapons, fire{snapAll: true, overwatch: true})
+	tbl, err := kit.ForCommand(s, c, world(s))
 	if err != nil {
 		return nil, err
 	}
-	return []events.Payload{&OverwatchDeclared{Unit: t.ID, Target: u.ID, Weapons: pl.weapons}}, nil
+	pl, err := planShooting(tbl, t, u, c.Weapons, fire{snapAll: true, overwatch: true})
+	if err := tbl.Err(shootWhat("the Overwatch", t, u), err); err != nil {
+		return nil, err
+	}
+	return tbl.Record(CmdOverwatch, &OverwatchDeclared{Unit: t.ID, Target: u.ID, Weapons: pl.weapons}), nil
 }
 
 // evolveOverwatch starts the Overwatch attack: normal shooting (range,
@@ -109,11 +113,13 @@ func evolveOverwatch(s *projector.State, seq uint64, p *OverwatchDeclared) error
 		return fmt.Errorf("no Overwatch by %s is offered", p.Unit)
 	}
 	u, t := s.Unit(p.Unit), s.Unit(p.Target)
-	pl, err := planShooting(s, u, t, p.Weapons, fire{snapAll: true, overwatch: true, exact: true})
-	if err != nil {
+	tbl, m := kit.ForDeclared(s, CmdOverwatch, world(s))
+	pl, err := planShooting(tbl, u, t, p.Weapons, fire{snapAll: true, overwatch: true, exact: true})
+	if err := tbl.Err(shootWhat("the Overwatch", u, t), err); err != nil {
 		return fmt.Errorf("declaration no longer valid: %w", err)
 	}
 	a := newAttack(seq, projector.AttackOverwatch, u, t, pl)
+	measuredBy(a, m)
 	a.Kind = KindSnap
 	start(s, a, shootingSpecs(u, pl))
 	return nil
