@@ -2,8 +2,8 @@ package ed6e
 
 import (
 	"fmt"
-	"math"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/matchrec/matchrec/events"

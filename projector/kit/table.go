@@ -122,7 +122,9 @@ func (t *Table) World() geom.World {
 	return *t.w
 }
 
-func sameKey(a, b events.Fact) bool { return a.Kind == b.Kind && a.Model == b.Model && a.From == b.From }
+func sameKey(a, b events.Fact) bool {
+	return a.Kind == b.Kind && a.Model == b.Model && a.From == b.From
+}
 
 // lookup finds the fact n asks for, marking it asked; ok false (and n
 // noted missing unless optional) when it was not given.
