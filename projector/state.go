@@ -170,11 +170,8 @@ type State struct {
 	// Branch is set on a branch: where it forked.
 	Branch *BranchInfo `json:"branch,omitempty"`
 	// Dice, witnesses and disputes (docs/dice.md).
-	Dice     DiceState `json:"dice"`
-	Disputes []Dispute `json:"disputes,omitempty"`
-	// Measures are the measurements taken at the table (geometry.measured),
-	// with their facts as ruled and what the opponent said of them.
-	Measures []Measure      `json:"measures,omitempty"`
+	Dice     DiceState      `json:"dice"`
+	Disputes []Dispute      `json:"disputes,omitempty"`
 	Skipped  []SkippedEvent `json:"skipped,omitempty"`
 	// Ext is the edition's own part of the state (Extension), nil for an
 	// edition that has none.
@@ -185,6 +182,9 @@ type State struct {
 	areaCache    []geom.Area
 	areaCacheVis float64
 	Winner       string `json:"winner,omitempty"`
+	// Measures are the measurements taken at the table (geometry.measured),
+	// with their facts as ruled and what the opponent said of them.
+	Measures []Measure `json:"measures,omitempty"`
 }
 
 // Unit returns the unit with id, or nil.
