@@ -97,6 +97,9 @@ type Command struct {
 type Refusal struct {
 	Code   Code   `json:"code"` // one of the refusal codes (codes.go)
 	Reason string `json:"reason"`
+	// Facts, on the refusal of a declaration decided from positions with
+	// Command.Transcribe, are the facts the positions implied.
+	Facts []events.Fact `json:"-"`
 }
 
 func (r *Refusal) Error() string { return r.Reason }

@@ -28,6 +28,7 @@ const (
 	FactOrder    = "order"    // of a target model: its rank of closeness to the attacking models, 1 the closest
 	FactDepth    = "depth"    // of a target model, from a woods piece: inches of the wood the sight line crosses (optional)
 	FactDistance = "distance" // from a model or unit to a model or unit: inches between the closest points of their bases
+	FactVisible  = "visible"  // from a firing model to a target model: yes when it sees it
 	FactFirst    = "first"    // of a charging unit: its model closest to the target unit
 	FactUnder    = "under"    // of a target model: yes when the template or blast marker covers any part of its base
 	FactFriendly = "friendly" // of a template: yes when it touches a friendly model
@@ -35,7 +36,6 @@ const (
 	FactFights   = "fights"   // of a model: yes when it fights at this Initiative step
 	FactEdge     = "edge"     // from a unit: inches from its model closest to its own table edge
 	FactMoved    = "moved"    // of a model, or of a unit (every model): inches from where it stood at the start of the phase
-	FactAdvanced = "advanced" // the same, for an advance move (11e)
 	FactEngaged  = "engaged"  // of a unit (11e): the enemy units it is engaged with, or none
 	FactSpotted  = "spotted"  // (11e indirect fire): yes when another unit of the firing side sees the target
 )
@@ -84,6 +84,7 @@ var FactKinds = []FactKind{
 	{FactOrder, ValueRank, nil, "of a target model: its rank of closeness to the attacking models, 1 the closest (6e allocation)"},
 	{FactDepth, ValueInches, nil, "of a target model, from a woods piece: how far into the wood the sight line runs (optional)"},
 	{FactDistance, ValueInches, nil, "from a model or unit to a model or unit: the distance between the closest points of their bases"},
+	{FactVisible, ValueYesNo, nil, "from a firing model to a target model: whether it sees it"},
 	{FactFirst, ValueModel, nil, "of a charging unit: its model closest to the target unit, which moves first"},
 	{FactUnder, ValueYesNo, nil, "of a target model: whether the template or blast marker covers any part of its base"},
 	{FactFriendly, ValueYesNo, nil, "of a template: whether it touches a friendly model"},
@@ -91,7 +92,6 @@ var FactKinds = []FactKind{
 	{FactFights, ValueYesNo, nil, "of a model: whether it fights at this Initiative step (6e: in base contact, or within 2\" of a model of its unit that is)"},
 	{FactEdge, ValueInches, nil, "from a unit: the distance from its model closest to its own table edge"},
 	{FactMoved, ValueInches, nil, "of a model or a unit: how far it moved from where it stood at the start of the phase"},
-	{FactAdvanced, ValueInches, nil, "the same, for an advance move (11e)"},
 	{FactEngaged, ValueUnits, nil, "of a unit: the enemy units it is engaged with after its move (11e)"},
 	{FactSpotted, ValueYesNo, nil, "whether another unit of the firing side sees the target (11e indirect fire)"},
 }
@@ -314,6 +314,13 @@ func MatchNeeds(s *State, what string, needs []FactNeed, facts []events.Fact) ([
 		}
 		got[i] = &nf
 	}
+	for _, f := range got {
+		if f != nil && f.Kind == FactEngaged {
+			if err := checkEngaged(s, *f); err != nil {
+				return nil, err
+			}
+		}
+	}
 	out := make([]events.Fact, 0, len(needs))
 	var missing []FactNeed
 	for i, n := range needs {
@@ -328,6 +335,22 @@ func MatchNeeds(s *State, what string, needs []FactNeed, facts []events.Fact) ([
 		return nil, Missing(what, missing)
 	}
 	return out, nil
+}
+
+// checkEngaged refuses an engaged fact naming a unit that is not an enemy
+// unit on the table.
+func checkEngaged(s *State, f events.Fact) error {
+	u := s.Unit(f.Model)
+	for _, id := range FactUnits(f.Value) {
+		v := s.Unit(id)
+		switch {
+		case v == nil || v.Destroyed():
+			return Refuse(CodeFactUnknownModel, "fact %s: %s is no unit on the table", FactName(f), id)
+		case u != nil && v.Player == u.Player:
+			return Refuse(CodeFactsInconsistent, "fact %s: %s is a unit of the same side, not an enemy it can be engaged with", FactName(f), id)
+		}
+	}
+	return nil
 }
 
 // kindOnce is the index of the one need of kind, or -1.

@@ -66,7 +66,7 @@ func (s *State) JustMeasured(command string) *Measure {
 // applyMeasured folds a measurement: its witness record, and what the
 // common rules read of it (the moves of a measured match).
 func applyMeasured(s *State, e *events.Event, p *events.Measured) error {
-	if p.For == CmdMove {
+	if p.For == CmdMove || p.For == MeasuredAdvance {
 		if err := applyMeasuredMove(s, p); err != nil {
 			return err
 		}
@@ -83,9 +83,8 @@ func applyMeasured(s *State, e *events.Event, p *events.Measured) error {
 }
 
 // decideMeasure answers a measure step: the pending player, exactly the
-// facts it lists (MatchNeeds), then the edition's check of what they say
-// (MeasureChecker).
-func decideMeasure(r Rules, s *State, actor events.Actor, c Command) ([]events.Payload, error) {
+// facts it lists (MatchNeeds).
+func decideMeasure(s *State, actor events.Actor, c Command) ([]events.Payload, error) {
 	p := s.Pending
 	if p.Kind != WaitMeasure {
 		return nil, Refuse(CodeWrongStep, "no measurement is asked for now; the match waits for: %s", p.Text)
@@ -100,21 +99,7 @@ func decideMeasure(r Rules, s *State, actor events.Actor, c Command) ([]events.P
 	if err != nil {
 		return nil, err
 	}
-	m := &events.Measured{For: p.Purpose, Facts: facts}
-	if mc, ok := r.(MeasureChecker); ok {
-		if err := mc.CheckMeasure(s, m); err != nil {
-			return nil, err
-		}
-	}
-	return []events.Payload{m}, nil
-}
-
-// MeasureChecker is an optional ability of an edition whose measure steps
-// need more of their facts than their form (a template must cover a
-// target model): a refusal, facts_inconsistent, when they contradict
-// the rules' premises.
-type MeasureChecker interface {
-	CheckMeasure(s *State, m *events.Measured) error
+	return []events.Payload{&events.Measured{For: p.Purpose, Facts: facts}}, nil
 }
 
 // PendingMeasure is the step that waits for player to measure needs, for
@@ -131,10 +116,7 @@ func decideMeasuredMove(r Rules, s *State, u *Unit, c Command) ([]events.Payload
 	if c.X != nil || c.Y != nil {
 		return nil, Refuse(CodeMeasuredMatch, "this match is measured at the table: a move gives the distance moved (fact %s), not x and y", FactMoved)
 	}
-	kind, subject := FactMoved, u.ID
-	if c.Advance {
-		kind = FactAdvanced
-	}
+	subject := u.ID
 	models := u.AliveModels()
 	if c.Model != "" {
 		m := u.Model(c.Model)
@@ -143,7 +125,7 @@ func decideMeasuredMove(r Rules, s *State, u *Unit, c Command) ([]events.Payload
 		}
 		subject, models = m.ID, []*Model{m}
 	}
-	facts, err := MatchNeeds(s, "the move of "+subject, []FactNeed{Need(kind, subject, "")}, c.Facts)
+	facts, err := MatchNeeds(s, "the move of "+subject, append([]FactNeed{Need(FactMoved, subject, "")}, MoveNeeds(r, s, u)...), c.Facts)
 	if err != nil {
 		return nil, err
 	}
@@ -157,13 +139,35 @@ func decideMeasuredMove(r Rules, s *State, u *Unit, c Command) ([]events.Payload
 			return nil, Refuse(CodeMoveTooFar, "model %s may move %g\" this phase; %s\" is farther", m.ID, allow, facts[0].Value)
 		}
 	}
-	return []events.Payload{&events.Measured{For: CmdMove, Facts: facts}}, nil
+	what := CmdMove
+	if c.Advance {
+		what = MeasuredAdvance
+	}
+	return []events.Payload{&events.Measured{For: what, Facts: facts}}, nil
+}
+
+// MeasuredAdvance is what a measured advance move is for (11e): the
+// distance it moved, and its unit has advanced.
+const MeasuredAdvance = "advance"
+
+// MoveMeasurer is an optional ability of an edition whose measured moves
+// say more than how far (11e: what the unit is engaged with after it).
+type MoveMeasurer interface {
+	MoveNeeds(s *State, u *Unit) []FactNeed
+}
+
+// MoveNeeds are the facts a measured move of u needs besides its distance.
+func MoveNeeds(r Rules, s *State, u *Unit) []FactNeed {
+	if mm, ok := r.(MoveMeasurer); ok {
+		return mm.MoveNeeds(s, u)
+	}
+	return nil
 }
 
 // applyMeasuredMove marks the units a measured move moved (and advanced).
 func applyMeasuredMove(s *State, p *events.Measured) error {
 	for _, f := range p.Facts {
-		if f.Kind != FactMoved && f.Kind != FactAdvanced {
+		if f.Kind != FactMoved {
 			continue
 		}
 		u := s.Unit(f.Model)
@@ -174,7 +178,7 @@ func applyMeasuredMove(s *State, p *events.Measured) error {
 			return fmt.Errorf("a move of %s, which is no unit or model of the match", f.Model)
 		}
 		u.Moved = true
-		u.Advanced = u.Advanced || f.Kind == FactAdvanced
+		u.Advanced = u.Advanced || p.For == MeasuredAdvance
 	}
 	s.Pending = s.PendingDeclare()
 	return nil

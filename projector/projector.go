@@ -195,8 +195,11 @@ func decide(r Rules, s *State, actor events.Actor, c Command, h History) ([]even
 	if c.Type == CmdEnd || c.Type == CmdConcede {
 		return decideEnd(s, actor, c) // the same in every edition, whatever step is pending
 	}
-	if c.Type == CmdMeasure {
-		return decideMeasure(r, s, actor, c)
+	if c.Type == CmdMeasure && s.Pending.Kind == WaitMeasure {
+		return decideMeasure(s, actor, c)
+	}
+	if s.Pending.Kind == WaitMeasure {
+		return nil, Refuse(CodeWrongStep, "measure first (measure): the match waits for: %s", s.Pending.Text)
 	}
 	out, err := r.Decide(s, actor, c)
 	if !errors.Is(err, ErrNotHandled) {
@@ -209,15 +212,17 @@ func decide(r Rules, s *State, actor events.Actor, c Command, h History) ([]even
 // (a declaration that reads them records them first, as a measurement):
 // a fact nothing asked for is never silently dropped.
 func unmeasured(c Command, out []events.Payload) error {
-	if len(c.Facts) == 0 || len(out) == 0 {
+	if len(c.Facts) == 0 {
 		return nil
 	}
-	switch p := out[0].(type) {
-	case *events.Measured:
-		return nil
-	case *events.RulingMade:
-		if p.Facts != nil {
+	for _, p := range out {
+		switch p := p.(type) {
+		case *events.Measured:
 			return nil
+		case *events.RulingMade:
+			if p.Facts != nil {
+				return nil
+			}
 		}
 	}
 	return Refuse(CodeFactNotAsked, "%s takes no measured facts; %s was given", c.Type, FactName(c.Facts[0]))
@@ -225,6 +230,8 @@ func unmeasured(c Command, out []events.Payload) error {
 
 func decideCommon(r Rules, s *State, actor events.Actor, c Command) ([]events.Payload, error) {
 	switch c.Type {
+	case CmdMeasure:
+		return decideMeasure(s, actor, c) // nothing asks for it: refused, saying what the match waits for
 	case CmdNextTurn:
 		return decideNextTurn(s, actor)
 	case CmdPhase:

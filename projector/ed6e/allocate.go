@@ -49,12 +49,28 @@ func allocate(s *projector.State, a *projector.Attack) {
 		}
 		m := closest(s, a, cands)
 		x.Wound = &Wound{Model: m.ID}
-		if isCharacter(m) && len(lookOutSirRecipients(s, a, m)) > 0 {
-			x.Wound.Character = m.ID
-			a.Stage = stageOffer
+		if isCharacter(m) && !offerLookOutSir(s, a, m) {
 			return
 		}
 	}
+}
+
+// offerLookOutSir offers Look Out, Sir for the wound just allocated to
+// character m, when another model of its unit is within range: the
+// attack then waits (false). Measured, the distances are measured first
+// (the attack waits for them); allocation goes on from here once they
+// are (resumeLookOutSir).
+func offerLookOutSir(s *projector.State, a *projector.Attack, m *projector.Model) bool {
+	if len(lookOutSirNeeds(s, a, m)) > 0 {
+		edAttack(a).Measuring = measureLookOutSir
+		return false
+	}
+	if len(lookOutSirRecipients(s, a, m)) > 0 {
+		edAttack(a).Wound.Character = m.ID
+		a.Stage = stageOffer
+		return false
+	}
+	return true
 }
 
 // pool is the pool being resolved.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/projector/geom"
 	"github.com/matchrec/matchrec/projector/kit"
 	"github.com/matchrec/matchrec/projector/rules"
 )
@@ -60,10 +59,46 @@ func decideCharge(s *projector.State, actor events.Actor, c projector.Command) (
 	if err != nil {
 		return nil, err
 	}
-	if _, d := nearest(u, t); d > ChargeRange+eps {
-		return nil, projector.Refuse(projector.CodeOutOfRange, "%s is %.1f\" from %s: a charge reaches at most %g\"", u.DisplayName(), d, t.DisplayName(), ChargeRange)
+	tbl, err := kit.ForCommand(s, c, world(s))
+	if err != nil {
+		return nil, err
 	}
-	return []events.Payload{&ChargeDeclared{Unit: u.ID, Target: t.ID}}, nil
+	var far error
+	if _, d := tbl.Gap(u, t); d > ChargeRange+eps {
+		far = projector.Refuse(projector.CodeOutOfRange, "%s is %.1f\" from %s: a charge reaches at most %g\"", u.DisplayName(), d, t.DisplayName(), ChargeRange)
+	}
+	if err := tbl.Err(chargeWhat(u, t), far); err != nil {
+		return nil, err
+	}
+	return tbl.Record(CmdCharge, &ChargeDeclared{Unit: u.ID, Target: t.ID}), nil
+}
+
+// chargeWhat names a charge, for the refusals of its facts.
+func chargeWhat(u, t *projector.Unit) string {
+	return "the charge of " + u.DisplayName() + " against " + t.DisplayName()
+}
+
+// chargeGap is how far the charge's unit is from its target and its
+// first charger: from positions, or from the charge's measurement.
+func chargeGap(s *projector.State, ch *Charge) (*projector.Model, float64) {
+	return kit.ForMeasure(s, ch.Measure, world(s)).Gap(s.Unit(ch.Unit), s.Unit(ch.Target))
+}
+
+// chargeNeeds are the facts a measured charge's roll needs again when its
+// first charger fell to Overwatch: none while it stands (or from
+// positions).
+func chargeNeeds(s *projector.State, ch *Charge) []projector.FactNeed {
+	if ch.Measure == 0 && !s.Measured() {
+		return nil
+	}
+	u := s.Unit(ch.Unit)
+	if first, _ := chargeGap(s, ch); ch.Measure != 0 && first != nil && first.Alive() {
+		return nil
+	}
+	if u.Destroyed() {
+		return nil // Overwatch left no charger: the charge fails without a roll
+	}
+	return []projector.FactNeed{projector.Need(projector.FactDistance, ch.Target, ch.Unit), projector.Need(projector.FactFirst, ch.Unit, "")}
 }
 
 func evolveCharge(s *projector.State, seq uint64, p *ChargeDeclared) error {
@@ -72,7 +107,15 @@ func evolveCharge(s *projector.State, seq uint64, p *ChargeDeclared) error {
 		return fmt.Errorf("unknown unit %s or target %s", p.Unit, p.Target)
 	}
 	closeOpen(s)
+	tbl, m := kit.ForDeclared(s, CmdCharge, world(s))
+	tbl.Gap(u, t)
+	if err := tbl.Err(chargeWhat(u, t), nil); err != nil {
+		return fmt.Errorf("declaration no longer valid: %w", err)
+	}
 	ch := &Charge{Seq: seq, Unit: u.ID, Target: t.ID, Stage: chargeRoll}
+	if m != nil {
+		ch.Measure = m.Seq
+	}
 	if !locked(s, t) && !slices.Contains(ed(s).Overwatched, t.ID) && armed(t) {
 		ch.Stage = chargeOverwatch // once per phase, and not from inside a combat
 	}
@@ -158,8 +201,8 @@ func evolveChargeRoll(s *projector.State, seq uint64, p *events.DiceRolled) erro
 	}
 	ch.RollSeq, ch.Dice = seq, slices.Clone(p.Values)
 	ch.Distance = chargeDistance(u, p.Values)
-	first, needed := nearest(u, t)
-	if first == nil {
+	first, needed := chargeGap(s, ch)
+	if first == nil || u.Destroyed() || t.Destroyed() {
 		ch.Stage = chargeFailed // Overwatch left no charger, or no target
 		return nil
 	}
@@ -169,6 +212,13 @@ func evolveChargeRoll(s *projector.State, seq uint64, p *events.DiceRolled) erro
 		return nil
 	}
 	ch.Success, ch.Stage = true, chargeFirst
+	if s.Measured() {
+		// At the table the chargers move themselves: the first reaches
+		// base contact, the two units are locked, and the rest follow.
+		ch.Stage = chargeDone
+		lock(u, t)
+		return nil
+	}
 	for _, m := range u.AliveModels() {
 		ed(s).Moves = append(ed(s).Moves, AssaultMove{Kind: moveCharge, Unit: u.ID, Model: m.ID, X: m.X, Y: m.Y, Allow: ch.Distance})
 	}
@@ -242,23 +292,6 @@ func modelCharge(m *projector.Model) rules.Expr {
 		}
 	}
 	return rules.Expr{N: ChargeDice, Sides: 6}
-}
-
-// nearest is u's model closest to any model of t and that distance
-// (base to base), the first in unit order on a tie; nil when either unit
-// has no model left.
-func nearest(u, t *projector.Unit) (*projector.Model, float64) {
-	var best *projector.Model
-	bd := math.Inf(1)
-	for _, m := range u.AliveModels() {
-		mb := projector.Body(u, m)
-		for _, o := range t.AliveModels() {
-			if d := geom.BaseDistance(mb, projector.Body(t, o)); d < bd-eps {
-				best, bd = m, d
-			}
-		}
-	}
-	return best, bd
 }
 
 // lock records that two units are locked in combat.

@@ -7,6 +7,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/geom"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // Templates and blasts (docs/rules/6e.md#templates-and-blasts): each shot
@@ -87,12 +88,13 @@ func markerShape(s *projector.State, a *projector.Attack, m *Marker, pos geom.Po
 	return tm, nil
 }
 
-// under are the target unit's models the marker covers, in unit order.
-func under(s *projector.State, a *projector.Attack, mk geom.Marker) []string {
-	t := s.Unit(a.Target)
+// under are the target unit's models the marker covers, in unit order
+// (asked of tbl: measured, the under facts; mk is then not read).
+func under(tbl *kit.Table, a *projector.Attack, mk geom.Marker) []string {
+	t := tbl.State().Unit(a.Target)
 	var out []string
 	for _, m := range t.AliveModels() {
-		if mk.Covers(projector.Body(t, m)) {
+		if tbl.YesNo(projector.FactUnder, m.ID, "", false, func() bool { return mk.Covers(projector.Body(t, m)) }) {
 			out = append(out, m.ID)
 		}
 	}
@@ -108,17 +110,31 @@ func decidePlace(s *projector.State, actor events.Actor, c projector.Command) ([
 	if c.Model != "" && c.Model != m.Model {
 		return nil, projector.Refuse(projector.CodeWrongStep, "the marker of %s's shot is placed first", m.Model)
 	}
-	if c.X == nil || c.Y == nil {
+	tbl, err := kit.ForCommand(s, c, world(s))
+	if err != nil {
+		return nil, err
+	}
+	var pos geom.Point
+	switch {
+	case tbl.Measured() && (c.X != nil || c.Y != nil):
+		return nil, projector.Refuse(projector.CodeMeasuredMatch, "a marker placed with the tape gives the facts of where it lies, not x and y: %s", placeWhat(m))
+	case tbl.Measured():
+	case c.X == nil || c.Y == nil:
 		return nil, projector.Refuse(projector.CodeBadCommand, "place needs x and y: %s", placeWhat(m))
+	default:
+		pos = geom.Point{X: *c.X, Y: *c.Y}
+		if math.IsNaN(pos.X) || math.IsNaN(pos.Y) {
+			return nil, projector.Refuse(projector.CodeBadCommand, "x and y must be numbers")
+		}
 	}
-	pos := geom.Point{X: *c.X, Y: *c.Y}
-	if math.IsNaN(pos.X) || math.IsNaN(pos.Y) {
-		return nil, projector.Refuse(projector.CodeBadCommand, "x and y must be numbers")
+	var bad error
+	if why := placementProblem(tbl, a, m, pos); why != "" {
+		bad = projector.Refuse(projector.CodeNotEligible, "%s", why)
 	}
-	if why := placementProblem(s, a, m, pos); why != "" {
-		return nil, projector.Refuse(projector.CodeNotEligible, "%s", why)
+	if err := tbl.Err("the placement of "+m.Model+"'s marker", bad); err != nil {
+		return nil, err
 	}
-	return []events.Payload{&MarkerPlaced{Model: m.Model, Weapon: m.Weapon, X: pos.X, Y: pos.Y}}, nil
+	return tbl.Record(CmdPlace, &MarkerPlaced{Model: m.Model, Weapon: m.Weapon, X: pos.X, Y: pos.Y}), nil
 }
 
 // placeWhat says what a placement of m names.
@@ -129,45 +145,75 @@ func placeWhat(m *Marker) string {
 	return "the point the template is aimed at from its firer's base"
 }
 
-// placementProblem says why marker m may not be placed at pos, or "".
-func placementProblem(s *projector.State, a *projector.Attack, m *Marker, pos geom.Point) string {
+// placementProblem says why marker m may not be placed at pos (from
+// positions), or as tbl's facts say it lies (measured), or "".
+func placementProblem(tbl *kit.Table, a *projector.Attack, m *Marker, pos geom.Point) string {
+	s := tbl.State()
 	u, t := s.Unit(a.Firer), s.Unit(a.Target)
 	firer := u.Model(m.Model)
 	fb := projector.Body(u, firer)
+	at := fmt.Sprintf("(%.1f, %.1f)", pos.X, pos.Y)
+	if tbl.Measured() {
+		at = "where it is laid"
+	}
 	if m.Kind == markerBlast {
 		w := u.Weapon(m.Weapon)
-		world := s.World(WoodsVisibility)
-		for _, tm := range t.AliveModels() {
-			tb := projector.Body(t, tm)
-			if geom.Dist(pos, tb.Pos) > max(tb.Radius, BaseContact)+eps {
-				continue
+		id := tbl.Choice(projector.FactCentre, "", m.Model, "", func() string {
+			for _, tm := range t.AliveModels() {
+				if tb := projector.Body(t, tm); geom.Dist(pos, tb.Pos) <= max(tb.Radius, BaseContact)+eps {
+					return tm.ID
+				}
 			}
-			switch {
-			case geom.BaseDistance(fb, tb) > w.Range+eps:
-				return fmt.Sprintf("the blast is centred over %s, %.1f\" from %s: beyond the %s's %g\"", tm.ID, geom.BaseDistance(fb, tb), firer.ID, w.DisplayName(), w.Range)
-			case !world.CanSee(fb, tb, u.Player, t.ID):
-				return fmt.Sprintf("the blast is centred over %s, which %s cannot see", tm.ID, firer.ID)
-			}
+			return projector.ValueNone
+		})
+		tm := t.Model(id)
+		switch {
+		case id == projector.ValueNone:
+			return fmt.Sprintf("a blast marker is centred over the base of a model of %s; %s is over none", t.DisplayName(), at)
+		case tm == nil || !tm.Alive():
+			tbl.Inconsistent("the blast is centred over %s, which is no model of %s on the table", id, t.DisplayName())
 			return ""
 		}
-		return fmt.Sprintf("a blast marker is centred over the base of a model of %s; (%.1f, %.1f) is over none", t.DisplayName(), pos.X, pos.Y)
-	}
-	mk, err := markerShape(s, a, m, pos)
-	if err != nil {
-		return err.Error()
-	}
-	if len(under(s, a, mk)) == 0 {
-		return fmt.Sprintf("a template aimed at (%.1f, %.1f) from %s covers no model of %s", pos.X, pos.Y, firer.ID, t.DisplayName())
-	}
-	for _, o := range s.Units {
-		if o.Player != u.Player {
-			continue
+		d := tbl.Distance(u, firer, t, tm)
+		switch {
+		case d > w.Range+eps:
+			return fmt.Sprintf("the blast is centred over %s, %.1f\" from %s: beyond the %s's %g\"", tm.ID, d, firer.ID, w.DisplayName(), w.Range)
+		case !tbl.YesNo(projector.FactVisible, tm.ID, firer.ID, true, func() bool {
+			return tbl.World().CanSee(fb, projector.Body(t, tm), u.Player, t.ID)
+		}):
+			return fmt.Sprintf("the blast is centred over %s, which %s cannot see", tm.ID, firer.ID)
 		}
-		for _, f := range o.AliveModels() {
-			if (o != u || f != firer) && mk.Covers(projector.Body(o, f)) {
-				return fmt.Sprintf("a template aimed at (%.1f, %.1f) from %s would touch %s, a friendly model", pos.X, pos.Y, firer.ID, f.ID)
+		return ""
+	}
+	var mk geom.Marker
+	if !tbl.Measured() {
+		var err error
+		if mk, err = markerShape(s, a, m, pos); err != nil {
+			return err.Error()
+		}
+	}
+	if len(under(tbl, a, mk)) == 0 {
+		return fmt.Sprintf("a template aimed at %s from %s covers no model of %s", at, firer.ID, t.DisplayName())
+	}
+	friend := ""
+	if tbl.YesNo(projector.FactFriendly, "", m.Model, false, func() bool {
+		for _, o := range s.Units {
+			if o.Player != u.Player {
+				continue
+			}
+			for _, f := range o.AliveModels() {
+				if (o != u || f != firer) && mk.Covers(projector.Body(o, f)) {
+					friend = f.ID
+					return true
+				}
 			}
 		}
+		return false
+	}) {
+		if friend == "" {
+			friend = "a model of " + s.PlayerName(u.Player)
+		}
+		return fmt.Sprintf("a template aimed at %s from %s would touch %s, a friendly model", at, firer.ID, friend)
 	}
 	return ""
 }
@@ -192,16 +238,27 @@ func evolvePlaced(s *projector.State, p *MarkerPlaced) error {
 		return err
 	}
 	m.Placed, m.X, m.Y = true, p.X, p.Y
+	tbl, mm := kit.ForDeclared(s, CmdPlace, world(s))
+	if mm != nil {
+		m.Measure = mm.Seq
+		a.Measures = append(a.Measures, mm.Seq)
+	}
 	if m.Kind == markerBlast {
 		addStep(a, a.Next, projector.DiceStep{Purpose: purposeScatter, Label: fmt.Sprintf("%s's %s blast", m.Model, weaponName(s.Unit(a.Firer).Weapon(m.Weapon))),
 			Dice: ScatterDice}, Step{})
 		return nil
 	}
-	mk, err := markerShape(s, a, m, geom.Point{X: p.X, Y: p.Y})
-	if err != nil {
-		return err
+	var mk geom.Marker
+	if !tbl.Measured() {
+		if mk, err = markerShape(s, a, m, geom.Point{X: p.X, Y: p.Y}); err != nil {
+			return err
+		}
 	}
-	markerLands(s, a, m, under(s, a, mk))
+	hit := under(tbl, a, mk)
+	if err := tbl.Err("the placement of "+m.Model+"'s marker", nil); err != nil {
+		return fmt.Errorf("placement no longer valid: %w", err)
+	}
+	markerLands(s, a, m, hit)
 	stages.Advance(s, a)
 	return nil
 }
@@ -232,8 +289,22 @@ func resolveScatter(s *projector.State, a *projector.Attack, d *projector.DiceSt
 		to := geom.Point{X: m.X, Y: m.Y}.Add(geom.Bearing(float64(m.Bearing)).Scale(m.Drift))
 		m.FinalX, m.FinalY = to.X, to.Y
 	}
+	if len(underNeeds(s, a, m)) > 0 {
+		edAttack(a).Measuring = measureUnder // at the table: the models under it where it landed
+		return
+	}
 	mk, _ := markerShape(s, a, m, geom.Point{X: m.FinalX, Y: m.FinalY}) // a blast: never an error
-	markerLands(s, a, m, under(s, a, mk))
+	markerLands(s, a, m, under(kit.ForMeasure(s, m.Measure, world(s)), a, mk))
+}
+
+// underNeeds are the facts a measured blast needs where it landed: is
+// each model of the target under it (none from positions).
+func underNeeds(s *projector.State, a *projector.Attack, m *Marker) []projector.FactNeed {
+	var needs []projector.FactNeed
+	for _, tm := range s.Unit(a.Target).AliveModels() {
+		needs = append(needs, projector.Need(projector.FactUnder, tm.ID, ""))
+	}
+	return kit.ForMeasure(s, m.Measure, world(s)).Lacks(needs)
 }
 
 // firerBS is the BS of the model that fired a marker.

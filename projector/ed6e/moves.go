@@ -45,6 +45,9 @@ func decideMove(s *projector.State, actor events.Actor, c projector.Command) ([]
 }
 
 func decideAssaultMove(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
+	if s.Measured() {
+		return nil, projector.Refuse(projector.CodeMeasuredMatch, "in a match measured at the table, charge, pile-in and consolidation moves are made at the table and not recorded")
+	}
 	if s.Attack != nil {
 		return nil, projector.Refuse(projector.CodeWrongStep, "an attack is in progress: %s", s.Pending.Text)
 	}

@@ -42,6 +42,11 @@ type Table struct {
 
 	record     bool
 	transcript []events.Fact
+
+	// folding: the facts were recorded (checked when decided), so one no
+	// rule asks for now is no problem (a declaration's fold asks only
+	// about the models it names).
+	folding bool
 }
 
 // NewPositions is a Table answering from positions; world is the edition's
@@ -88,7 +93,7 @@ func ForDeclared(s *projector.State, command string, world func() geom.World) (*
 	if m == nil && !s.Measured() {
 		return NewPositions(s, world), nil
 	}
-	t := &Table{s: s, measured: true}
+	t := &Table{s: s, measured: true, folding: true}
 	if m != nil {
 		t.facts = m.Facts // normal: recorded by Decide (or amended by a ruling, checked there)
 	}
@@ -102,7 +107,7 @@ func ForAttack(s *projector.State, a *projector.Attack, world func() geom.World)
 	if len(a.Measures) == 0 && !s.Measured() {
 		return NewPositions(s, world)
 	}
-	t := &Table{s: s, measured: true, facts: s.MeasuredFacts(a.Measures)}
+	t := &Table{s: s, measured: true, facts: s.MeasuredFacts(a.Measures), folding: true}
 	t.used = make([]bool, len(t.facts))
 	return t
 }
@@ -251,7 +256,7 @@ func (t *Table) Distance(fu *projector.Unit, from *projector.Model, tu *projecto
 // measured first charger must be a model of u on the table.
 func (t *Table) Gap(u, tu *projector.Unit) (*projector.Model, float64) {
 	if !t.measured {
-		first, d := nearest(u, tu)
+		first, d := Nearest(u, tu)
 		if first != nil {
 			t.note(projector.FactDistance, tu.ID, u.ID, inchesText(d))
 			t.note(projector.FactFirst, u.ID, "", first.ID)
@@ -277,10 +282,10 @@ func (t *Table) Gap(u, tu *projector.Unit) (*projector.Model, float64) {
 	return m, d
 }
 
-// nearest is u's model closest to any model of t and that distance (base
+// Nearest is u's model closest to any model of t and that distance (base
 // to base), the first in unit order on a tie; nil when either unit has no
 // model left.
-func nearest(u, t *projector.Unit) (*projector.Model, float64) {
+func Nearest(u, t *projector.Unit) (*projector.Model, float64) {
 	var best *projector.Model
 	bd := math.Inf(1)
 	for _, m := range u.AliveModels() {
@@ -301,6 +306,9 @@ func nearest(u, t *projector.Unit) (*projector.Model, float64) {
 // sound; nil for a positioned table that found nothing.
 func (t *Table) Err(what string, rule error) error {
 	if !t.measured {
+		if r, ok := projector.AsRefusal(rule); ok && t.record {
+			r.Facts = slices.Clone(t.transcript)
+		}
 		return rule
 	}
 	if len(t.missing) > 0 {
@@ -309,7 +317,7 @@ func (t *Table) Err(what string, rule error) error {
 	if len(t.problems) > 0 {
 		return projector.Refuse(projector.CodeFactsInconsistent, "the facts of %s contradict each other: %s", what, strings.Join(t.problems, "; "))
 	}
-	if rule != nil {
+	if rule != nil || t.folding {
 		return rule
 	}
 	for i, f := range t.facts {
@@ -435,4 +443,19 @@ func (t *Table) Order(fu, tu *projector.Unit, shooters []projector.Shooter, cand
 			left = slices.DeleteFunc(left, func(o *projector.Model) bool { return o == m })
 		}
 	}
+}
+
+// ForMeasure is the Table of one measurement's facts (seq, as ruled), or
+// of positions when seq is 0 in a positioned match: a step that reads a
+// measurement of its own (a charge's, a blast's where it landed).
+func ForMeasure(s *projector.State, seq uint64, world func() geom.World) *Table {
+	if seq == 0 && !s.Measured() {
+		return NewPositions(s, world)
+	}
+	t := &Table{s: s, measured: true, folding: true}
+	if m := s.Measure(seq); m != nil {
+		t.facts = m.Facts
+	}
+	t.used = make([]bool, len(t.facts))
+	return t
 }
