@@ -145,6 +145,7 @@ func planShooting(tbl *kit.Table, u, t *projector.Unit, kind string, choice map[
 		}
 	}
 	if len(pl.shooters) == 0 {
+		sg.Check()
 		return plan{}, why.Refuse(u, t, "weapon")
 	}
 	sg.Check()

@@ -86,6 +86,7 @@ func planShooting(tbl *kit.Table, u, t *projector.Unit, choice map[string]string
 		})
 	}
 	if len(pl.shooters) == 0 {
+		sg.Check()
 		return plan{}, whyNoShooter(sg, u, t, choice, exact, quiet)
 	}
 	// A target model may become a casualty if some firer both sees it and

@@ -120,6 +120,7 @@ func planShooting(tbl *kit.Table, u, t *projector.Unit, choice map[string]string
 	case armed == 0:
 		return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "no model of %s carries a ranged weapon", u.DisplayName())
 	case len(pl.shooters) == 0:
+		sg.Check()
 		return plan{}, why.Refuse(u, t, "model")
 	}
 	var eligible []*projector.Model

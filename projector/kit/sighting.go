@@ -309,11 +309,11 @@ func (sg *Sighting) Spotted(pos func() bool) bool {
 	return sg.tbl.YesNo(projector.FactSpotted, "", "", false, pos)
 }
 
-// Check finds, once the rule has asked what it needs, what the measured
-// facts of the sighting contradict: a target model in range while no
-// firing model reaches one, a firing model that reaches a model while
-// none is in range, a model seen while every firing model sees none.
-// Nothing for positions.
+// Check finds, once the rule has asked what it needs (or refused the
+// declaration), what the measured facts of the sighting contradict: a
+// target model in range while no firing model reaches one, a firing model
+// that reaches a model while none is in range, a model seen while every
+// firing model sees none. Nothing for positions.
 func (sg *Sighting) Check() {
 	t := sg.tbl
 	if !t.measured {
@@ -329,16 +329,19 @@ func (sg *Sighting) Check() {
 		}
 	}
 	inRange, seen := "", ""
-	for j, st := range sg.stand {
-		switch st {
+	for _, f := range t.facts { // as given: a rule that refused early asked none of them
+		if f.Kind != projector.FactTarget || !slices.ContainsFunc(sg.targets, func(m *projector.Model) bool { return m.ID == f.Model }) {
+			continue
+		}
+		switch f.Value {
 		case projector.StandingInRange:
 			if inRange == "" {
-				inRange = sg.targets[j].ID
+				inRange = f.Model
 			}
 			fallthrough
 		case projector.StandingOutOfRange:
 			if seen == "" {
-				seen = sg.targets[j].ID
+				seen = f.Model
 			}
 		}
 	}

@@ -65,7 +65,7 @@ func (g *Game) Try(actor events.Actor, c projector.Command) error {
 
 func (g *Game) try(actor events.Actor, c projector.Command) error {
 	g.T.Helper()
-	ps, err := projector.Decide(g.Rules, g.State, actor, c)
+	ps, err := projector.DecideWith(g.Rules, g.State, actor, c, g.history)
 	if err != nil {
 		return err
 	}
@@ -106,6 +106,15 @@ func (g *Game) Refused(actor events.Actor, c projector.Command, code projector.C
 func (g *Game) Roll(values ...int) {
 	g.T.Helper()
 	g.Do(Player(g.State.Pending.Player), projector.Command{Type: projector.CmdRoll, Values: values})
+}
+
+// history reads an earlier event (a ruling that amends one needs it).
+func (g *Game) history(seq uint64) (events.Payload, bool) {
+	if seq < 1 || seq > uint64(len(g.Events)) {
+		return nil, false
+	}
+	p, err := projector.Vocabulary(g.Rules).Decode(g.Events[seq-1])
+	return p, err == nil
 }
 
 // Refold folds every recorded event from scratch and returns the state.

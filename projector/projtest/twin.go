@@ -43,8 +43,8 @@ type twin struct {
 // twinOf starts the twin of g (just created from setup), or nil.
 func twinOf(g *Game, setup events.MatchCreated, recorded bool) *twin {
 	m, ok := g.Rules.(projector.Measurer)
-	if !ok {
-		return nil
+	if !ok || setup.Geometry == projector.GeometryMeasured {
+		return nil // a measured match is its own twin
 	}
 	su := measuredSetup(setup)
 	tg := &Game{T: g.T, Rules: g.Rules, State: projector.New("m1")}
@@ -325,7 +325,7 @@ func (tw *twin) refold() {
 	if tw.dead {
 		return
 	}
-	tw.g.State = tw.g.refoldAsRuled()
+	tw.g.State = tw.g.AsRuled()
 }
 
 // Outcome is what a match stands at, positions and event numbers left
