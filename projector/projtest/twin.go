@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"testing"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
@@ -390,4 +391,29 @@ func lineDiff(a, b string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// Facts are the facts g's positions imply for command c by actor: what
+// the same command carries in a match measured at the table.
+func (g *Game) Facts(actor events.Actor, c projector.Command) []events.Fact {
+	g.T.Helper()
+	c.Transcribe = true
+	ps, err := projector.Decide(g.Rules, g.State, actor, c)
+	if r, ok := projector.AsRefusal(err); ok && r.Facts != nil {
+		return r.Facts
+	}
+	for _, p := range ps {
+		if m, ok := p.(*events.Measured); ok {
+			return m.Facts
+		}
+	}
+	g.T.Fatalf("%s %+v implies no facts (%v)", actor, c, err)
+	return nil
+}
+
+// Measured is a game of the same setup as g's, measured at the table
+// (nothing of where anything stands in it), for tests of measured play.
+func Measured(t testing.TB, r projector.Rules, setup events.MatchCreated) *Game {
+	t.Helper()
+	return New(t, r, measuredSetup(setup))
 }
