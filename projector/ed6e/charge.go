@@ -92,7 +92,8 @@ func chargeNeeds(s *projector.State, ch *Charge) []projector.FactNeed {
 		return nil
 	}
 	u := s.Unit(ch.Unit)
-	if first, _ := chargeGap(s, ch); ch.Measure != 0 && first != nil && first.Alive() {
+	first := kit.ForMeasure(s, ch.Measure, world(s)).Choice(projector.FactFirst, u.ID, "", "", nil)
+	if m := u.Model(first); ch.Measure != 0 && m != nil && m.Alive() {
 		return nil
 	}
 	if u.Destroyed() {

@@ -108,6 +108,20 @@ func (g *Game) Roll(values ...int) {
 	g.Do(Player(g.State.Pending.Player), projector.Command{Type: projector.CmdRoll, Values: values})
 }
 
+// recorded records p as the recorder does, undecided, in g and its twin.
+func (g *Game) recorded(actor events.Actor, p events.Payload) {
+	g.T.Helper()
+	if err := g.record(actor, p); err != nil {
+		g.T.Fatal(err)
+	}
+	if tw := g.twin; tw != nil && !tw.dead {
+		if err := tw.g.record(actor, p); err != nil {
+			tw.fail("%s: %v", p.EventType(), err)
+		}
+		tw.seqs[g.State.Seq] = tw.g.State.Seq
+	}
+}
+
 // history reads an earlier event (a ruling that amends one needs it).
 func (g *Game) history(seq uint64) (events.Payload, bool) {
 	if seq < 1 || seq > uint64(len(g.Events)) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/script"
 )
 
 // Every rules test is also a test of measured play. A Game whose edition
@@ -39,6 +40,9 @@ type twin struct {
 	m    projector.Measurer
 	seqs map[uint64]uint64 // the game's event → the twin's
 	dead bool
+	// steps are the twin's commands, as a measured match script plays
+	// them (TwinSteps).
+	steps []script.Step
 }
 
 // twinOf starts the twin of g (just created from setup), or nil.
@@ -153,6 +157,7 @@ func (tw *twin) mirror(g *Game, actor events.Actor, c projector.Command) error {
 		}
 		tn := len(tw.g.Events)
 		terr := tw.g.try(actor, tc)
+		tw.note(actor, tc, terr)
 		if tw.differ(err, terr, c, tc) {
 			return err
 		}
@@ -304,7 +309,10 @@ func (tw *twin) answer(g *Game) {
 			}
 			facts = append(facts, events.Fact{Kind: need.Kind, Model: need.Model, From: need.From, Value: v})
 		}
-		if err := tw.g.try(Player(p.Player), projector.Command{Type: projector.CmdMeasure, Facts: facts}); err != nil {
+		mc := projector.Command{Type: projector.CmdMeasure, Facts: facts}
+		err := tw.g.try(Player(p.Player), mc)
+		tw.note(Player(p.Player), mc, err)
+		if err != nil {
 			tw.fail("its measurement (%s) is refused: %v", p.Text, err)
 		}
 	}
@@ -319,6 +327,27 @@ func (tw *twin) compare(g *Game) {
 	if a, b := Outcome(g.State), Outcome(tw.g.State); a != b {
 		tw.fail("after event %d the match stands otherwise measured:\n%s", g.State.Seq, lineDiff(a, b))
 	}
+}
+
+// note keeps a command the twin made (or had refused) as a script step.
+func (tw *twin) note(actor events.Actor, c projector.Command, err error) {
+	st := script.Step{As: actor.ID, Cmd: c}
+	if actor.Kind == events.ActorJudge {
+		st.As = script.RoleJudge
+	}
+	if r, ok := projector.AsRefusal(err); ok {
+		st.ExpectRefusal = r.Code
+	}
+	tw.steps = append(tw.steps, st)
+}
+
+// TwinSteps are the commands g's measured twin made so far, as the steps
+// of a script of the same match measured at the table.
+func (g *Game) TwinSteps() []script.Step {
+	if g.twin == nil {
+		return nil
+	}
+	return slices.Clone(g.twin.steps)
 }
 
 // refold refolds the twin as ruled (the game did: Void).

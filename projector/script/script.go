@@ -46,13 +46,17 @@ type Setup struct {
 	Units       []events.UnitSpec    `json:"units"`
 	Terrain     []events.TerrainSpec `json:"terrain,omitempty"`
 	FirstPlayer string               `json:"first_player,omitempty"`
+	// Geometry is "measured" for a match measured at a physical table
+	// (each declaration carries its facts: docs/events.md#measured-geometry),
+	// "positioned" or nothing for the models' positions.
+	Geometry string `json:"geometry,omitempty"`
 }
 
 // Created returns the match.created payload of the setup (without tokens).
 func (s Setup) Created() events.MatchCreated {
 	return events.MatchCreated{
 		Edition: s.Edition, Name: s.Name, Table: s.Table, Players: s.Players,
-		Units: s.Units, Terrain: s.Terrain, FirstPlayer: s.FirstPlayer,
+		Units: s.Units, Terrain: s.Terrain, FirstPlayer: s.FirstPlayer, Geometry: s.Geometry,
 	}
 }
 

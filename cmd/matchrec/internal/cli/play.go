@@ -281,6 +281,7 @@ func (a *app) playStep(ctx context.Context, c *recorderAPI, match string, who ma
 func (a *app) newCmd() *cobra.Command {
 	var (
 		id, name, edition, first string
+		geometry                 string
 		players                  []string
 		kf                       keyFlags
 		maxBytes                 int64
@@ -333,6 +334,9 @@ keys directory, and prints where; hand each to its participant.`,
 			if first != "" {
 				setup.FirstPlayer = first
 			}
+			if geometry != "" {
+				setup.Geometry = geometry
+			}
 			for _, p := range players {
 				spec, pub, hasKey := strings.Cut(p, "=")
 				pid, pname, _ := strings.Cut(spec, ":")
@@ -378,6 +382,7 @@ keys directory, and prints where; hand each to its participant.`,
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&geometry, "geometry", "", "how the rules learn distances, sight and cover: measured (facts measured at a physical table, with each declaration) or positioned (the models' x and y, the default)")
 	f.StringVar(&id, "id", "", "match id (default: a new random id)")
 	f.StringVar(&name, "name", "", "match name")
 	f.StringVar(&edition, "edition", "", "edition id, e.g. 3e")
