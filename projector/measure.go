@@ -41,6 +41,9 @@ type Measure struct {
 	Reason string        `json:"reason,omitempty"`
 	Hash   events.Hash   `json:"hash"`
 	By     uint64        `json:"by,omitempty"` // the event that confirmed or contested it
+	// Turn and Phase it was taken in.
+	Turn  int    `json:"turn,omitempty"`
+	Phase string `json:"phase,omitempty"`
 }
 
 // Measure returns the measurement recorded at seq, or nil.
@@ -78,7 +81,7 @@ func applyMeasured(s *State, e *events.Event, p *events.Measured) error {
 		return fmt.Errorf("measures for %s, but the match waits for: %s", p.For, s.Pending.Text)
 	}
 	s.Measures = append(s.Measures, Measure{Seq: e.Seq, Player: e.Actor.ID, For: p.For, Facts: slices.Clone(p.Facts),
-		Status: RollUnconfirmed, Hash: e.Hash})
+		Status: RollUnconfirmed, Hash: e.Hash, Turn: s.Turn, Phase: s.Phase})
 	return nil
 }
 

@@ -36,7 +36,10 @@ import (
 // weapon_damage, toughness, save); rolls.strength and toughness;
 // matches.score and models_lost; the match_players table; 11e's
 // exp_unsaved is unsaved wounds.
-const SchemaVersion = 3
+//
+// 4: the measurements table (facts measured at the table, as played and
+// as ruled).
+const SchemaVersion = 4
 
 // MemoryLimit is the memory DuckDB may use for the tables and every query
 // together, and TempLimit the disk it may spill to beyond it: a query that
