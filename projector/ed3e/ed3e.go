@@ -117,6 +117,7 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if err != nil {
 		return nil, err
 	}
+	tbl.WoodsVisibility = WoodsVisibility
 	pl, err := planShooting(tbl, u, t, c.Weapons, false)
 	if err := tbl.Err(shootWhat(u, t), err); err != nil {
 		return nil, err
@@ -140,6 +141,7 @@ func evolveDeclared(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 		return fmt.Errorf("unknown unit %s or target %s", p.Unit, p.Target)
 	}
 	tbl, m := kit.ForDeclared(s, projector.CmdShoot, world(s))
+	tbl.WoodsVisibility = WoodsVisibility
 	pl, err := planShooting(tbl, u, t, p.Weapons, true)
 	if err := tbl.Err(shootWhat(u, t), err); err != nil {
 		return fmt.Errorf("declaration no longer valid: %w", err)

@@ -192,3 +192,34 @@ func TestMeasurementWitnessedAndAmended(t *testing.T) {
 		}
 	}
 }
+
+// The optional depth of a target model inside woods is held to the
+// wood's visibility: more than 6" inside Grot Wood, it cannot be in range.
+func TestMeasuredDepthInWoods(t *testing.T) {
+	su := setup(marines("tac", 3, 10, boltgun()), boyz("boyz", 3, 20))
+	su.Geometry = projector.GeometryMeasured
+	su.Terrain = []events.TerrainSpec{{ID: "grot-wood", Kind: events.TerrainWoods}, {ID: "hab", Kind: events.TerrainBlocking}}
+	in, hidden := projector.StandingInRange, projector.StandingHidden
+	facts := shootFacts([3]string{"10", "10", "10"}, [3]string{in, in, in})
+	for _, c := range []struct {
+		name  string
+		depth events.Fact
+		code  projector.Code
+	}{
+		{"deeper than the wood shows", fact(projector.FactDepth, "boyz-3", "grot-wood", "7"), projector.CodeFactsInconsistent},
+		{"a depth in no wood", fact(projector.FactDepth, "boyz-3", "hab", "2"), projector.CodeFactsInconsistent},
+		{"a wood that is not there", fact(projector.FactDepth, "boyz-3", "marsh", "2"), projector.CodeFactUnknownModel},
+	} {
+		g := newGameFrom(t, su)
+		toShooting(g)
+		r := g.Refused(alice, measuredShoot(plus(facts, c.depth)), c.code)
+		t.Logf("%s: %s", c.name, r.Reason)
+	}
+	g := newGameFrom(t, su)
+	toShooting(g)
+	g.Do(alice, measuredShoot(plus(shootFacts([3]string{"10", "10", "10"}, [3]string{in, in, hidden}), fact(projector.FactDepth, "boyz-3", "grot-wood", "7"),
+		fact(projector.FactDepth, "boyz-2", "grot-wood", "5.5"))))
+	if el := g.State.Attack.Eligible; strings.Join(el, ",") != "boyz-1,boyz-2" {
+		t.Fatalf("eligible %v", el)
+	}
+}

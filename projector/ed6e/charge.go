@@ -141,6 +141,7 @@ func decideOverwatch(s *projector.State, actor events.Actor, c projector.Command
 	if err != nil {
 		return nil, err
 	}
+	tbl.WoodsVisibility = WoodsVisibility
 	pl, err := planShooting(tbl, t, u, c.Weapons, fire{snapAll: true, overwatch: true})
 	if err := tbl.Err(shootWhat("the Overwatch", t, u), err); err != nil {
 		return nil, err
@@ -158,6 +159,7 @@ func evolveOverwatch(s *projector.State, seq uint64, p *OverwatchDeclared) error
 	}
 	u, t := s.Unit(p.Unit), s.Unit(p.Target)
 	tbl, m := kit.ForDeclared(s, CmdOverwatch, world(s))
+	tbl.WoodsVisibility = WoodsVisibility
 	pl, err := planShooting(tbl, u, t, p.Weapons, fire{snapAll: true, overwatch: true, exact: true})
 	if err := tbl.Err(shootWhat("the Overwatch", u, t), err); err != nil {
 		return fmt.Errorf("declaration no longer valid: %w", err)

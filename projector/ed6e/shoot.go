@@ -65,6 +65,7 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if err != nil {
 		return nil, err
 	}
+	tbl.WoodsVisibility = WoodsVisibility
 	pl, err := planShooting(tbl, u, t, c.Weapons, fire{snapAll: snap})
 	if err := tbl.Err(shootWhat("the shoot", u, t), err); err != nil {
 		return nil, err
@@ -93,6 +94,7 @@ func evolveShooting(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 		return err
 	}
 	tbl, m := kit.ForDeclared(s, projector.CmdShoot, world(s))
+	tbl.WoodsVisibility = WoodsVisibility
 	pl, err := planShooting(tbl, u, t, p.Weapons, fire{snapAll: p.Snap, exact: true})
 	if err := tbl.Err(shootWhat("the shoot", u, t), err); err != nil {
 		return fmt.Errorf("declaration no longer valid: %w", err)

@@ -346,6 +346,7 @@ func (sg *Sighting) Check() {
 		}
 	}
 	asked := slices.ContainsFunc(sg.stand, func(s string) bool { return s != "" })
+	sg.checkDepth()
 	switch {
 	case seen != "" && !seesAny:
 		t.Inconsistent("%s is seen, but no firing model sees any model of %s (every range is none)", seen, sg.t.DisplayName())
@@ -353,6 +354,51 @@ func (sg *Sighting) Check() {
 		t.Inconsistent("%s is in range, but no firing model has a target model within its reach", inRange)
 	case asked && reaches != "" && inRange == "":
 		t.Inconsistent("%s, yet no model of %s is in range", reaches, sg.t.DisplayName())
+	}
+}
+
+// checkDepth holds the optional depth facts to the woods they are in: a
+// target model more than its wood's visibility inside it cannot be seen
+// (docs/rules/3e.md#woods-and-jungle), so it must be hidden.
+func (sg *Sighting) checkDepth() {
+	t := sg.tbl
+	for _, tm := range sg.targets {
+		for _, f := range t.facts {
+			if f.Kind != projector.FactDepth || f.Model != tm.ID {
+				continue
+			}
+			n := projector.Need(projector.FactDepth, tm.ID, f.From)
+			n.Optional = true
+			t.lookup(n) // asked: an optional fact of the sighting
+			var wood *events.TerrainSpec
+			for i := range t.s.Terrain {
+				if p := &t.s.Terrain[i]; p.ID == f.From && p.Kind == events.TerrainWoods {
+					wood = p
+				}
+			}
+			if wood == nil {
+				if !t.s.OnTable(f.From) {
+					t.missingModel = append(t.missingModel, f)
+				} else {
+					t.Inconsistent("%s's depth is measured from %s, which is no woods piece of the table", tm.ID, f.From)
+				}
+				continue
+			}
+			vis := wood.Visibility
+			if vis == 0 {
+				vis = t.WoodsVisibility
+			}
+			standing := ""
+			for _, g := range t.facts {
+				if g.Kind == projector.FactTarget && g.Model == tm.ID {
+					standing = g.Value
+				}
+			}
+			if projector.FactInches(f.Value) > vis+geom.Eps && standing != projector.StandingHidden {
+				t.Inconsistent("%s stands %s\" inside %s, which hides beyond %s\": it cannot be seen, so it is hidden, not %s",
+					tm.ID, f.Value, f.From, inchesText(vis), standing)
+			}
+		}
 	}
 }
 

@@ -39,6 +39,8 @@ type Table struct {
 	order    []int // measured: indices of facts in the order asked
 	missing  []projector.FactNeed
 	problems []string
+	// missingModel are facts about something that is not on the table.
+	missingModel []events.Fact
 
 	record     bool
 	transcript []events.Fact
@@ -47,6 +49,11 @@ type Table struct {
 	// rule asks for now is no problem (a declaration's fold asks only
 	// about the models it names).
 	folding bool
+
+	// WoodsVisibility is how far sight goes into a woods piece that does
+	// not say, in the edition asking (the optional depth facts are held
+	// to it).
+	WoodsVisibility float64
 }
 
 // NewPositions is a Table answering from positions; world is the edition's
@@ -310,6 +317,9 @@ func (t *Table) Err(what string, rule error) error {
 			r.Facts = slices.Clone(t.transcript)
 		}
 		return rule
+	}
+	if len(t.missingModel) > 0 {
+		return projector.NotAsked(t.s, what, nil, t.missingModel[0])
 	}
 	if len(t.missing) > 0 {
 		return projector.Missing(what, t.missing)
