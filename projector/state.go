@@ -301,4 +301,10 @@ func (s *State) Hash() (events.Hash, error) {
 // weapons silent rather than refused; 6e markers, fall backs, Morale and
 // Pinning from shooting, per-model Heavy snap shots (new parts of its
 // Ext); 11e advances made by the move, not the roll.
-const StateVersion = 5
+//
+// 6: measured geometry (issue 26): State.Geometry and Measures,
+// Attack.Measures, Pending.Facts, Dispute.Facts; 6e's charges, markers and
+// fall backs keep their measurement, its attacks what they wait to have
+// measured; 11e's engagement measured. A positioned match folds to the
+// same bytes as under 5.
+const StateVersion = 6
