@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
@@ -56,11 +55,11 @@ func (Rules) Answer(s *projector.State, n projector.FactNeed) (string, bool) {
 		fu, from := s.FindModel(n.From)
 		tu, to := s.FindModel(n.Model)
 		if from != nil && to != nil {
-			return inches(tbl.Distance(fu, from, tu, to)), true
+			return kit.InchesValue(tbl.Distance(fu, from, tu, to)), true
 		}
 		if u, t := s.Unit(n.From), s.Unit(n.Model); u != nil && t != nil {
 			_, d := kit.Nearest(u, t)
-			return inches(d), true
+			return kit.InchesValue(d), true
 		}
 	case projector.FactFirst:
 		if u, t := s.Unit(n.Model), chargedUnit(s); u != nil && t != nil {
@@ -79,7 +78,7 @@ func (Rules) Answer(s *projector.State, n projector.FactNeed) (string, bool) {
 				left, _ := toEdge(s, projector.Body(u, m), fb.Edge)
 				d = min(d, left)
 			}
-			return inches(d), true
+			return kit.InchesValue(d), true
 		}
 	case projector.FactUnder:
 		for _, a := range []*projector.Attack{s.Attack, s.LastAttack} {
@@ -87,7 +86,7 @@ func (Rules) Answer(s *projector.State, n projector.FactNeed) (string, bool) {
 				continue
 			}
 			if m := lastLanded(a); m != nil {
-				return yesNo(slices.Contains(m.Under, n.Model)), true
+				return kit.YesNoValue(slices.Contains(m.Under, n.Model)), true
 			}
 		}
 	}
@@ -111,20 +110,6 @@ func lastLanded(a *projector.Attack) *Marker {
 		}
 	}
 	return last
-}
-
-func inches(v float64) string {
-	if math.IsInf(v, 1) {
-		return projector.ValueNone
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
-}
-
-func yesNo(v bool) string {
-	if v {
-		return projector.ValueYes
-	}
-	return projector.ValueNo
 }
 
 // evolveMeasured folds a measurement: a measured move (the models that

@@ -116,7 +116,7 @@ func (sg *Sighting) Range(m *projector.Model, within float64) (d float64, seen b
 			}
 		}
 	}
-	t.note(projector.FactRange, "", m.ID, inchesText(d))
+	t.note(projector.FactRange, "", m.ID, InchesValue(d))
 	return d, d <= within+geom.Eps
 }
 
@@ -286,7 +286,7 @@ func (sg *Sighting) Covered(m *projector.Model, reach float64) bool {
 			cover = cover && v.Sight[j].Obscured
 		}
 	}
-	t.note(projector.FactCovered, "", m.ID, yesNo(cover))
+	t.note(projector.FactCovered, "", m.ID, YesNoValue(cover))
 	return cover
 }
 
@@ -325,7 +325,7 @@ func (sg *Sighting) Check() {
 			seesAny = true
 		}
 		if sg.reaches[i] > 0 && sg.ranges[i] <= sg.reaches[i]+geom.Eps && reaches == "" {
-			reaches = fmt.Sprintf("%s's closest target model is %s\" away, within its %s\"", m.ID, inchesText(sg.ranges[i]), inchesText(sg.reaches[i]))
+			reaches = fmt.Sprintf("%s's closest target model is %s\" away, within its %s\"", m.ID, InchesValue(sg.ranges[i]), InchesValue(sg.reaches[i]))
 		}
 	}
 	inRange, seen := "", ""
@@ -396,7 +396,7 @@ func (sg *Sighting) checkDepth() {
 			}
 			if projector.FactInches(f.Value) > vis+geom.Eps && standing != projector.StandingHidden {
 				t.Inconsistent("%s stands %s\" inside %s, which hides beyond %s\": it cannot be seen, so it is hidden, not %s",
-					tm.ID, f.Value, f.From, inchesText(vis), standing)
+					tm.ID, f.Value, f.From, InchesValue(vis), standing)
 			}
 		}
 	}

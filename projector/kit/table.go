@@ -196,7 +196,7 @@ func (t *Table) Inconsistent(format string, args ...any) {
 func (t *Table) Inches(kind, model, from string, def float64, pos func() float64) float64 {
 	if !t.measured {
 		v := pos()
-		t.note(kind, model, from, inchesText(v))
+		t.note(kind, model, from, InchesValue(v))
 		return v
 	}
 	v, ok := t.lookup(projector.Need(kind, model, from))
@@ -210,7 +210,7 @@ func (t *Table) Inches(kind, model, from string, def float64, pos func() float64
 func (t *Table) YesNo(kind, model, from string, def bool, pos func() bool) bool {
 	if !t.measured {
 		v := pos()
-		t.note(kind, model, from, yesNo(v))
+		t.note(kind, model, from, YesNoValue(v))
 		return v
 	}
 	v, ok := t.lookup(projector.Need(kind, model, from))
@@ -265,7 +265,7 @@ func (t *Table) Gap(u, tu *projector.Unit) (*projector.Model, float64) {
 	if !t.measured {
 		first, d := Nearest(u, tu)
 		if first != nil {
-			t.note(projector.FactDistance, tu.ID, u.ID, inchesText(d))
+			t.note(projector.FactDistance, tu.ID, u.ID, InchesValue(d))
 			t.note(projector.FactFirst, u.ID, "", first.ID)
 		}
 		return first, d
@@ -370,14 +370,16 @@ func (t *Table) Record(command string, ps ...events.Payload) []events.Payload {
 	return ps
 }
 
-func inchesText(v float64) string {
+// InchesValue is a distance as a fact's value: exactly, or none for +Inf.
+func InchesValue(v float64) string {
 	if math.IsInf(v, 1) {
 		return projector.ValueNone
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
-func yesNo(v bool) string {
+// YesNoValue is a yes-or-no fact's value.
+func YesNoValue(v bool) string {
 	if v {
 		return projector.ValueYes
 	}
