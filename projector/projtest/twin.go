@@ -28,7 +28,8 @@ import (
 //   - a measure step of the twin is answered from the positions of the
 //     game at the same point (projector.Measurer.Answer);
 //   - a command about an event (confirm, contest, dispute, rule) names the
-//     twin's event.
+//     twin's event; after a ruling that voids one (Void) the twin stops
+//     (see refold).
 //
 // After every command both must have been accepted, or refused with the
 // same code, and must stand the same: the same models on the table with
@@ -350,12 +351,17 @@ func (g *Game) TwinSteps() []script.Step {
 	return slices.Clone(g.twin.steps)
 }
 
-// refold refolds the twin as ruled (the game did: Void).
+// refold follows a ruling that voided an event (Void): as ruled, facts
+// measured on the board as it was played need not cover the board as
+// ruled (a model the ruling keeps alive was never measured), so a
+// measured match and its positioned twin may part from there, each by its
+// own rules. The twin refolds as ruled and stops comparing.
 func (tw *twin) refold() {
 	if tw.dead {
 		return
 	}
 	tw.g.State = tw.g.AsRuled()
+	tw.dead = true
 }
 
 // Outcome is what a match stands at, positions and event numbers left

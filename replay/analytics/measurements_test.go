@@ -20,15 +20,7 @@ import (
 // Bob's edge distance and the judge upholds it.
 func TestMeasurementsTableAndReport(t *testing.T) {
 	e := newEnv(t)
-	sc, err := script.Read(filepath.Join("..", "..", "examples", "6e-measured-grot-wood.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = generate.Script(context.Background(), generate.Direct{Recorder: e.rec}, editions.Lookup, sc,
-		api.CreateRequest{Match: "tape", RequestID: strings.Repeat("0", 31) + "1", Secret: strings.Repeat("a measured match ", 3)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.measured(t, "tape")
 	catchUp(t, e.up)
 	row := query(t, e.db, `SELECT value, ruled, inches, contested, ruled_against, decision, status, player, "for", turn
 		FROM measurements WHERE match = 'tape' AND seq = 19 AND kind = 'range' AND "from" = 'tac-10'`)
@@ -62,5 +54,19 @@ func TestMeasurementsTableAndReport(t *testing.T) {
 	}
 	if b := by["bob"]; b.Contested != 1 || b.RuledAgainst != 0 || b.UpheldContests != 1 {
 		t.Fatalf("bob %+v", b)
+	}
+}
+
+// measured records the measured Grot Wood assault as match id.
+func (e *env) measured(t testing.TB, id string) {
+	t.Helper()
+	sc, err := script.Read(filepath.Join("..", "..", "examples", "6e-measured-grot-wood.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = generate.Script(context.Background(), generate.Direct{Recorder: e.rec}, editions.Lookup, sc,
+		api.CreateRequest{Match: id, RequestID: strings.Repeat("0", 31) + "1", Secret: strings.Repeat("a measured match ", 3)})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
