@@ -122,7 +122,11 @@ func printJudging(w io.Writer, s *projector.State) {
 	}
 	fmt.Fprintln(w)
 	if len(unconfirmed) > 0 {
-		fmt.Fprintf(w, "unconfirmed physical rolls and measurements: events %s\n", seqs(unconfirmed))
+		what := "physical rolls"
+		if slices.ContainsFunc(unconfirmed, func(q uint64) bool { return s.Measure(q) != nil }) {
+			what += " and measurements"
+		}
+		fmt.Fprintf(w, "unconfirmed %s: events %s\n", what, seqs(unconfirmed))
 	}
 	for _, m := range contested {
 		what := "roll"
