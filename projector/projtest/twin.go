@@ -52,6 +52,9 @@ func twinOf(g *Game, setup events.MatchCreated, recorded bool) *twin {
 	if !ok || setup.Geometry == projector.GeometryMeasured {
 		return nil // a measured match is its own twin
 	}
+	if _, bench := g.T.(*testing.B); bench {
+		return nil // a benchmark measures the game, not its twin
+	}
 	su := measuredSetup(setup)
 	tg := &Game{T: g.T, Rules: g.Rules, State: projector.New("m1")}
 	if recorded {
