@@ -2,6 +2,7 @@ package analytics_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,6 +56,46 @@ func TestMeasurementsTableAndReport(t *testing.T) {
 	if b := by["bob"]; b.Contested != 1 || b.RuledAgainst != 0 || b.UpheldContests != 1 {
 		t.Fatalf("bob %+v", b)
 	}
+}
+
+// The measurements queries of docs/analytics.md (the block the docs test
+// skips, generated matches having no measurements) return rows on the
+// measured example.
+func TestDocumentedMeasurementQueries(t *testing.T) {
+	e := newEnv(t)
+	e.measured(t, "tape")
+	catchUp(t, e.up)
+	qs := measurementQueries(t)
+	if len(qs) < 2 {
+		t.Fatalf("docs/analytics.md: %d measurements queries found", len(qs))
+	}
+	for _, q := range qs {
+		if rows := query(t, e.db, q); len(rows) == 0 {
+			t.Errorf("no rows:\n%s", q)
+		}
+	}
+}
+
+// measurementQueries are the statements of docs/analytics.md's ```sql
+// block marked as run by this file.
+func measurementQueries(t *testing.T) []string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "analytics.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(doc), "measurements_test.go runs these on the measured example) -->\n```sql\n")
+	if !ok {
+		t.Fatal("docs/analytics.md: no measurements block")
+	}
+	block, _, _ := strings.Cut(after, "```")
+	var out []string
+	for _, stmt := range strings.Split(block, ";") {
+		if strings.TrimSpace(stmt) != "" {
+			out = append(out, strings.TrimSpace(stmt))
+		}
+	}
+	return out
 }
 
 // measured records the measured Grot Wood assault as match id.
