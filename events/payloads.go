@@ -153,6 +153,11 @@ type MatchCreated struct {
 	// always re-decides and refolds under the rules it was played with
 	// (docs/rules/README.md#revisions).
 	Rules int `json:"rules,omitempty"`
+	// Geometry is how the rules learn distances, sight and cover:
+	// "measured" at a physical table, from the facts each declaration
+	// carries (geometry.measured); "" from the models' positions, x and y
+	// (a declaration may still carry measured facts).
+	Geometry string `json:"geometry,omitempty"`
 }
 
 func (MatchCreated) EventType() Type       { return TypeMatchCreated }

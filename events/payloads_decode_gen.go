@@ -164,6 +164,9 @@ func (p *MatchCreated) decodeMsgpack(r *reader) {
 		case "rules":
 			f = 10
 			p.Rules = int(r.int())
+		case "geometry":
+			f = 11
+			p.Geometry = r.str()
 		default:
 			r.fail(errFallback)
 			return

@@ -117,6 +117,9 @@ func (p *MatchCreated) encodeMsgpack(w *writer) {
 	if !(p.Rules == 0) {
 		n++
 	}
+	if !(p.Geometry == "") {
+		n++
+	}
 	w.mapLen(n)
 	w.str("edition")
 	w.str(p.Edition)
@@ -172,6 +175,10 @@ func (p *MatchCreated) encodeMsgpack(w *writer) {
 	if !(p.Rules == 0) {
 		w.str("rules")
 		w.int(int64(p.Rules))
+	}
+	if !(p.Geometry == "") {
+		w.str("geometry")
+		w.str(p.Geometry)
 	}
 }
 

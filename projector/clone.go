@@ -32,6 +32,7 @@ func (s *State) Clone() *State {
 	c.Dice.PlayerSeeds = slices.Clone(s.Dice.PlayerSeeds)
 	c.Dice.Manual = slices.Clone(s.Dice.Manual)
 	c.Disputes = slices.Clone(s.Disputes)
+	c.Measures = slices.Clone(s.Measures) // their facts are never changed in place
 	c.Skipped = slices.Clone(s.Skipped)
 	if s.Ext != nil {
 		c.Ext = s.Ext.CloneExt()
@@ -74,6 +75,7 @@ func (a *Attack) Clone() *Attack {
 	c.Eligible = slices.Clone(a.Eligible)
 	c.Assigned = slices.Clone(a.Assigned)
 	c.Casualties = slices.Clone(a.Casualties)
+	c.Measures = slices.Clone(a.Measures)
 	if a.Ext != nil {
 		c.Ext = a.Ext.CloneExt()
 	}

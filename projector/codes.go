@@ -45,6 +45,15 @@ const (
 	CodeBadJoinCode         Code = "bad_join_code"        // a join code that is not the role's of the match
 	CodeJoinUsed            Code = "join_used"            // a join code used twice, or after the match started
 
+	// Measured geometry (projector/facts.go, docs/events.md#measured-geometry):
+	// the facts a declaration or a measure step carries. Each names the fact.
+	CodeFactMissing       Code = "fact_missing"       // a fact the rule at hand needs was not given
+	CodeFactNotAsked      Code = "fact_not_asked"     // a fact the rule at hand does not ask for
+	CodeFactUnknownModel  Code = "fact_unknown_model" // a fact about a model, unit or terrain piece that is not on the table
+	CodeBadFact           Code = "bad_fact"           // a value its kind does not take (a negative distance, "far"), or a fact given twice
+	CodeFactsInconsistent Code = "facts_inconsistent" // facts that contradict one another (out of range yet the closest in range)
+	CodeMeasuredMatch     Code = "measured_match"     // coordinates in a match measured at the table: give the facts instead
+
 	// The API's (store/api), over NATS and to the CLI.
 	CodeBadRequest   Code = "bad_request"  // malformed JSON or invalid arguments
 	CodeUnknownVerb  Code = "unknown_verb" // no such matchrec.api.<verb>

@@ -155,6 +155,10 @@ type State struct {
 	// Rules is the revision of the edition's rules the match is played
 	// under (MatchCreated.Rules, Revisioner).
 	Rules int `json:"rules,omitempty"`
+	// Geometry is GeometryMeasured in a match measured at a physical
+	// table (MatchCreated.Geometry): its rules read the facts the players
+	// measured, never the models' positions (measure.go).
+	Geometry string `json:"geometry,omitempty"`
 
 	Turn   int    `json:"turn"`
 	Active string `json:"active_player,omitempty"`
@@ -189,6 +193,9 @@ type State struct {
 	// memo is what an edition derived from the table as it is (Memo).
 	memo   memo
 	Winner string `json:"winner,omitempty"`
+	// Measures are the measurements taken at the table (geometry.measured),
+	// with their facts as ruled and what the opponent said of them.
+	Measures []Measure `json:"measures,omitempty"`
 }
 
 // Unit returns the unit with id, or nil.
@@ -310,4 +317,9 @@ func (s *State) Hash() (events.Hash, error) {
 // 7: rules round 3 (issue 24): an attack's HitOdds and WoundOdds; 6e's
 // own table edges, charge bonus, blast hits on other units (Reached,
 // Marker.Others, Strays) and revision 2.
-const StateVersion = 7
+// 8: measured geometry (issue 26): State.Geometry and Measures,
+// Attack.Measures, Pending.Facts, Dispute.Facts; 6e's charges, markers and
+// fall backs keep their measurement, its attacks what they wait to have
+// measured; 11e's engagement measured. A positioned match folds to the
+// same bytes as under 7.
+const StateVersion = 8

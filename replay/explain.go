@@ -33,6 +33,10 @@ type Explanation struct {
 	// Ruled is the roll as ruled, when a ruling changed it (Produced and
 	// Successes above are as played).
 	Ruled *RollRuling `json:"ruled,omitempty"`
+	// Measured are the facts measured at the table that decided the
+	// attack the roll belongs to (a measured match, or a declaration that
+	// carried them): as measured, as ruled, and witnessed.
+	Measured []MeasuredFacts `json:"measured,omitempty"`
 }
 
 // Explain folds match to just before event seq, which must be a roll, and
@@ -87,6 +91,9 @@ func Explain(match string, evs []events.Event, lineage []events.BranchPoint, loo
 		x.For, x.Inputs, x.Rule, x.Decided = why.For, why.Inputs, why.Rule, decided(roll, why)
 		x.Produced = produced(roll, why, f.State)
 		x.Ruled, err = asRuled(f, evs, e, roll, before)
+		if err == nil && before.Attack != nil {
+			x.Measured = measuredFacts(f, f.State, before.Attack)
+		}
 		return x, err
 	}
 	return nil, fmt.Errorf("the match has no event %d", seq)

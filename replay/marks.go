@@ -26,15 +26,21 @@ import (
 // other event.
 func Witness(s *projector.State, seq uint64) string {
 	for _, m := range s.Dice.Manual {
-		if m.Seq != seq {
-			continue
+		if m.Seq == seq {
+			return witnessText(m.Status, m.Reason)
 		}
-		if m.Status == projector.RollContested {
-			return "CONTESTED: " + m.Reason
-		}
-		return m.Status
+	}
+	if m := s.Measure(seq); m != nil {
+		return witnessText(m.Status, m.Reason)
 	}
 	return ""
+}
+
+func witnessText(status, reason string) string {
+	if status == projector.RollContested {
+		return "CONTESTED: " + reason
+	}
+	return status
 }
 
 // Mark sets v's judge's marks from everything the narrator has folded so
@@ -116,6 +122,10 @@ func AmendEffect(d projector.Dispute, p events.Payload) string {
 		if d.Models != nil {
 			return strings.Join(p.Models, ", ") + " → " + strings.Join(d.Models, ", ")
 		}
+	case *events.Measured:
+		if d.Facts != nil {
+			return FactsChanged(p.Facts, d.Facts)
+		}
 	}
 	switch {
 	case d.Values != nil:
@@ -124,6 +134,24 @@ func AmendEffect(d projector.Dispute, p events.Payload) string {
 		return "models read as " + strings.Join(d.Models, ", ")
 	}
 	return "amended"
+}
+
+// FactsChanged tells an amended measurement: each fact whose value the
+// ruling changed, "range from tac-1: 11.5 → 12.5; target boy-2:
+// out-of-range → in-range" ("no fact changed" when none did).
+func FactsChanged(played, ruled []events.Fact) string {
+	var out []string
+	for _, r := range ruled {
+		for _, p := range played {
+			if p.Kind == r.Kind && p.Model == r.Model && p.From == r.From && p.Value != r.Value {
+				out = append(out, fmt.Sprintf("%s: %s → %s", projector.FactName(p), p.Value, r.Value))
+			}
+		}
+	}
+	if len(out) == 0 {
+		return "no fact changed"
+	}
+	return strings.Join(out, "; ")
 }
 
 // successNoun names what the successes of a roll are: hits, wounds, saves.

@@ -140,7 +140,7 @@ func (f *Folder) Resume(s *projector.State, r projector.Rules) {
 		}
 		f.ruled = true
 		if f.Mode == AsRuled {
-			f.rulings[d.Event] = &events.RulingMade{Dispute: d.Seq, Event: d.Event, Decision: d.Decision, Values: d.Values, Models: d.Models, Note: d.Note}
+			f.rulings[d.Event] = &events.RulingMade{Dispute: d.Seq, Event: d.Event, Decision: d.Decision, Values: d.Values, Models: d.Models, Facts: d.Facts, Note: d.Note}
 		}
 	}
 }

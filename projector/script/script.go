@@ -49,6 +49,10 @@ type Setup struct {
 	// Deploy sets units on the table as formations (deploy.go): applied
 	// by Placed, after any units read from rosters are added.
 	Deploy []Deployment `json:"deploy,omitempty"`
+	// Geometry is "measured" for a match measured at a physical table
+	// (each declaration carries its facts: docs/events.md#measured-geometry),
+	// "positioned" or nothing for the models' positions.
+	Geometry string `json:"geometry,omitempty"`
 }
 
 // Created returns the match.created payload of the setup (without tokens),
@@ -56,7 +60,7 @@ type Setup struct {
 func (s Setup) Created() events.MatchCreated {
 	return events.MatchCreated{
 		Edition: s.Edition, Name: s.Name, Table: s.Table, Players: s.Players,
-		Units: s.Units, Terrain: s.Terrain, FirstPlayer: s.FirstPlayer,
+		Units: s.Units, Terrain: s.Terrain, FirstPlayer: s.FirstPlayer, Geometry: s.Geometry,
 	}
 }
 

@@ -30,6 +30,7 @@ func couldNotRun(err error) error {
 func (a *app) auditCmd() *cobra.Command {
 	var (
 		roll        uint64
+		measure     uint64
 		recorderKey string
 	)
 	cmd := &cobra.Command{
@@ -58,7 +59,12 @@ func (a *app) auditCmd() *cobra.Command {
 
 With --roll SEQ it explains one roll instead: the declaration that caused
 it, the firer, weapon and target, the target number with every input to
-it and the rule it comes from, the dice, and what they produced.
+it and the rule it comes from, the dice, what they produced, and the
+facts measured at the table that decided its attack (as measured, as
+ruled). With --measure SEQ it explains one measurement: who measured
+what for which declaration or step, what the facts decided, what the
+opponent said of them, and — once a judge ruled — the facts as ruled and
+what those decide.
 
 When a recorder is reached, it also compares the match's copy on the bus
 (matchrec.events.<match>) with the record, naming the first event where
@@ -71,6 +77,7 @@ record; 2 the audit could not run; 3 UNRESOLVED: the record is sound, but
 a dispute or a contested roll has no ruling.`,
 		Example: `  matchrec audit 3fa9c2e1b7d0
   matchrec audit 3fa9c2e1b7d0 --roll 17
+  matchrec audit 3fa9c2e1b7d0 --measure 16
   matchrec --json audit 3fa9c2e1b7d0 | jq .chain`,
 		Args: exactArgs("MATCH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -90,11 +97,11 @@ a dispute or a contested roll has no ruling.`,
 				if err != nil {
 					return err
 				}
-				req := api.BundleRequest{Match: args[0], VerifySnapshots: roll == 0}
+				req := api.BundleRequest{Match: args[0], VerifySnapshots: roll == 0 && measure == 0}
 				if kept != nil {
 					req.LogFrom = []int64{kept.Size}
 				}
-				if b, err = fetchBundleReq(ctx, c, req); err != nil || roll != 0 {
+				if b, err = fetchBundleReq(ctx, c, req); err != nil || roll != 0 || measure != 0 {
 					return err
 				}
 				bus.run(ctx, c, args[0])
@@ -127,10 +134,14 @@ a dispute or a contested roll has no ruling.`,
 			if roll != 0 {
 				return a.explainRoll(b, roll)
 			}
+			if measure != 0 {
+				return a.explainMeasure(b, measure)
+			}
 			return a.report(rep, discarded, &bus)
 		},
 	}
 	cmd.Flags().Uint64Var(&roll, "roll", 0, "explain the roll recorded as event SEQ")
+	cmd.Flags().Uint64Var(&measure, "measure", 0, "explain the measurement recorded as event SEQ (a match measured at the table)")
 	cmd.Flags().StringVar(&recorderKey, "recorder-key", "", "the recorder's public key the receipts must be signed with (default: the one first seen)")
 	return cmd
 }
@@ -582,6 +593,12 @@ func (a *app) explainRoll(b *api.Bundle, seq uint64) error {
 	if x.Roll.Reroll != nil {
 		fmt.Fprintf(w, "re-roll of event %d dice %v\n", x.Roll.Reroll.Seq, x.Roll.Reroll.Indices)
 	}
+	for _, m := range x.Measured {
+		fmt.Fprintf(w, "measured at the table by %s for the %s (event %d, %s): %s\n", m.By, m.For, m.Seq, m.Witness, kit.FactList(m.Facts))
+		if m.Ruled != nil {
+			fmt.Fprintf(w, "  as ruled: %s\n", replay.FactsChanged(m.Facts, m.Ruled))
+		}
+	}
 	if r := x.Ruled; r != nil {
 		fmt.Fprintf(w, "as played, produced: %s\n", x.Produced)
 		switch r.Decision {
@@ -598,5 +615,43 @@ func (a *app) explainRoll(b *api.Bundle, seq uint64) error {
 		return nil
 	}
 	fmt.Fprintf(w, "produced: %s\n", x.Produced)
+	return nil
+}
+
+func (a *app) explainMeasure(b *api.Bundle, seq uint64) error {
+	evs, err := bundleEvents(b)
+	if err != nil {
+		return couldNotRun(err)
+	}
+	x, err := replay.ExplainMeasure(b.Match, evs, b.Lineage, editions.Lookup, seq)
+	if err != nil {
+		return &cliError{exit: ExitUsage, code: projector.CodeBadRequest, msg: err.Error()}
+	}
+	if a.json {
+		return a.printJSON(x)
+	}
+	w := a.stdout
+	fmt.Fprintf(w, "event %d (%s): %s measures at the table, for %s\n", x.Seq, x.Edition, x.By, x.Answers)
+	fmt.Fprintln(w, "facts:")
+	for _, f := range x.Facts {
+		fmt.Fprintf(w, "  - %s\n", projector.FactText(f))
+	}
+	fmt.Fprintf(w, "witnessed: %s\n", x.Witness)
+	fmt.Fprintf(w, "decided: %s\n", x.Decided)
+	if len(x.Rolls) > 0 {
+		fmt.Fprintf(w, "the rolls its attack made: events %s\n", seqs(x.Rolls))
+	}
+	if r := x.Ruled; r != nil {
+		switch r.Decision {
+		case events.RulingVoid:
+			fmt.Fprintf(w, "as ruled: VOIDED by ruling %d on dispute %d — %s\n", r.Ruling, r.Dispute, r.Decided)
+		default:
+			fmt.Fprintf(w, "as ruled: AMENDED by ruling %d on dispute %d — %s\n", r.Ruling, r.Dispute, r.Changed)
+			fmt.Fprintf(w, "  decided as ruled: %s\n", r.Decided)
+		}
+		if r.Note != "" {
+			fmt.Fprintf(w, "the judge's note: %s\n", r.Note)
+		}
+	}
 	return nil
 }

@@ -50,6 +50,12 @@ func printState(w io.Writer, s *projector.State) {
 		fmt.Fprintf(w, "turn %d, %s's %s phase\n", s.Turn, s.PlayerName(s.Active), s.Phase)
 	}
 	fmt.Fprintf(w, "waiting for: %s\n", s.Pending.Text)
+	if s.Measured() {
+		fmt.Fprintln(w, "measured at the table: each declaration carries its facts (--fact)")
+	}
+	for _, n := range s.Pending.Facts {
+		fmt.Fprintf(w, "  fact %s\n", n)
+	}
 	if ids := eligible(s); len(ids) > 0 {
 		fmt.Fprintf(w, "eligible models: %s\n", strings.Join(ids, ", "))
 	}
@@ -97,7 +103,7 @@ func printState(w io.Writer, s *projector.State) {
 func printJudging(w io.Writer, s *projector.State) {
 	var unconfirmed []uint64
 	var contested []projector.ManualRoll
-	for _, m := range s.Dice.Manual {
+	for _, m := range replay.Witnessed(s) {
 		switch m.Status {
 		case projector.RollUnconfirmed:
 			unconfirmed = append(unconfirmed, m.Seq)
@@ -116,10 +122,18 @@ func printJudging(w io.Writer, s *projector.State) {
 	}
 	fmt.Fprintln(w)
 	if len(unconfirmed) > 0 {
-		fmt.Fprintf(w, "unconfirmed physical rolls: events %s\n", seqs(unconfirmed))
+		what := "physical rolls"
+		if slices.ContainsFunc(unconfirmed, func(q uint64) bool { return s.Measure(q) != nil }) {
+			what += " and measurements"
+		}
+		fmt.Fprintf(w, "unconfirmed %s: events %s\n", what, seqs(unconfirmed))
 	}
 	for _, m := range contested {
-		fmt.Fprintf(w, "CONTESTED roll: event %d by %s: %s\n", m.Seq, s.PlayerName(m.Roller), m.Reason)
+		what := "roll"
+		if s.Measure(m.Seq) != nil {
+			what = "measurement"
+		}
+		fmt.Fprintf(w, "CONTESTED %s: event %d by %s: %s\n", what, m.Seq, s.PlayerName(m.Roller), m.Reason)
 	}
 	for _, d := range open {
 		fmt.Fprintf(w, "OPEN dispute %d by %s on event %d: %s\n", d.Seq, s.PlayerName(d.By), d.Event, d.Reason)

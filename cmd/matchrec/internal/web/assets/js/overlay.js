@@ -59,6 +59,10 @@ export class Overlay {
     if (roll && prev && roll.seq !== prev.last_roll?.seq) this.card('roll', rollCard(state, roll));
     const atk = state.last_attack;
     if (atk && prev && atk.seq !== prev.last_attack?.seq) this.card('attack', attackCard(state, atk));
+    const ms = state.measures || [];
+    const m = ms[ms.length - 1];
+    const pm = (prev?.measures || [])[(prev?.measures || []).length - 1];
+    if (m && prev && m.seq !== pm?.seq) this.card('measure', measureCard(state, m));
     for (const d of state.disputes || []) {
       const before = (prev?.disputes || []).find((x) => x.seq === d.seq);
       if (prev && d.ruling && !before?.ruling) this.card('ruling', rulingCard(d));
@@ -106,6 +110,15 @@ function attackCard(state, atk) {
   const head = n === 0 ? `${name}: nothing removed` : n === 1 ? `1 model of ${name} removed` : `${n} ${name} removed`;
   const line = `${atk.hits} ${atk.hits === 1 ? 'hit' : 'hits'} · ${atk.wounds} ${atk.wounds === 1 ? 'wound' : 'wounds'} · ${atk.saves} saved`;
   return el('div', sideOf(state, atk.attacker), [el('div', 'card-head', head), el('div', 'card-line', line)], {seq: atk.seq});
+}
+
+// measureCard shows what a player measured at the table (a match measured
+// there, or a declaration that carried facts): its first few facts.
+function measureCard(state, m) {
+  const facts = (m.facts || []).slice(0, 4).map((f) => `${f.kind} ${f.from ? f.from + (f.model ? '→' + f.model : '') : f.model || ''}: ${f.value}`);
+  const more = (m.facts || []).length > 4 ? ` +${m.facts.length - 4} more` : '';
+  return el('div', sideOf(state, m.player), [el('div', 'card-head', `${playerName(state, m.player)} measures for ${m.for}`),
+    el('div', 'card-line', facts.join(' · ') + more)], {seq: m.seq});
 }
 
 function rulingCard(d) {
