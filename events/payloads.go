@@ -157,6 +157,11 @@ type MatchCreated struct {
 	// the web pages' stable URL per table follows the match live on it
 	// (/tables/N). Not the table's size, which is Table.
 	TableNumber int `json:"table_number,omitempty"`
+	// Geometry is how the rules learn distances, sight and cover:
+	// "measured" at a physical table, from the facts each declaration
+	// carries (geometry.measured); "" from the models' positions, x and y
+	// (a declaration may still carry measured facts).
+	Geometry string `json:"geometry,omitempty"`
 }
 
 func (MatchCreated) EventType() Type       { return TypeMatchCreated }

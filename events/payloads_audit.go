@@ -143,7 +143,10 @@ type RulingMade struct {
 	Decision string   `json:"decision"`
 	Values   []int    `json:"values,omitempty"`
 	Models   []string `json:"models,omitempty"`
-	Note     string   `json:"note,omitempty"`
+	// Facts, on an amendment of a measurement (geometry.measured), are
+	// its facts as ruled: the same facts, with the values the judge found.
+	Facts []Fact `json:"facts,omitempty"`
+	Note  string `json:"note,omitempty"`
 }
 
 func (RulingMade) EventType() Type       { return TypeRulingMade }

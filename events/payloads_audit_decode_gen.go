@@ -171,8 +171,11 @@ func (p *RulingMade) decodeMsgpack(r *reader) {
 		case "models":
 			f = 4
 			p.Models = r.strings()
-		case "note":
+		case "facts":
 			f = 5
+			p.Facts = list[Fact](r)
+		case "note":
+			f = 6
 			p.Note = r.str()
 		default:
 			r.fail(errFallback)

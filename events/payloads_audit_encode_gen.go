@@ -108,6 +108,9 @@ func (p *RulingMade) encodeMsgpack(w *writer) {
 	if !(len(p.Models) == 0) {
 		n++
 	}
+	if !(len(p.Facts) == 0) {
+		n++
+	}
 	if !(p.Note == "") {
 		n++
 	}
@@ -125,6 +128,17 @@ func (p *RulingMade) encodeMsgpack(w *writer) {
 	if !(len(p.Models) == 0) {
 		w.str("models")
 		w.strings(p.Models)
+	}
+	if !(len(p.Facts) == 0) {
+		w.str("facts")
+		if p.Facts == nil {
+			w.nil()
+		} else {
+			w.arrayLen(len(p.Facts))
+			for i := range p.Facts {
+				p.Facts[i].encodeMsgpack(w)
+			}
+		}
 	}
 	if !(p.Note == "") {
 		w.str("note")

@@ -167,6 +167,9 @@ func (p *MatchCreated) decodeMsgpack(r *reader) {
 		case "table_number":
 			f = 11
 			p.TableNumber = int(r.int())
+		case "geometry":
+			f = 12
+			p.Geometry = r.str()
 		default:
 			r.fail(errFallback)
 			return

@@ -120,6 +120,9 @@ func (p *MatchCreated) encodeMsgpack(w *writer) {
 	if !(p.TableNumber == 0) {
 		n++
 	}
+	if !(p.Geometry == "") {
+		n++
+	}
 	w.mapLen(n)
 	w.str("edition")
 	w.str(p.Edition)
@@ -179,6 +182,10 @@ func (p *MatchCreated) encodeMsgpack(w *writer) {
 	if !(p.TableNumber == 0) {
 		w.str("table_number")
 		w.int(int64(p.TableNumber))
+	}
+	if !(p.Geometry == "") {
+		w.str("geometry")
+		w.str(p.Geometry)
 	}
 }
 

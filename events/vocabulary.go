@@ -36,6 +36,7 @@ var core = []Family{
 	{Name: "audit", Types: auditTypes(), New: auditPayload, Upcast: upcast},
 	{Name: "branch", Types: branchTypes(), New: branchPayload, Upcast: upcast},
 	{Name: "join", Types: joinTypes(), New: joinPayload, Upcast: upcast},
+	{Name: "geometry", Types: geometryTypes(), New: geometryPayload, Upcast: upcast},
 }
 
 // Core is the vocabulary of the core, audit and branch event types: enough

@@ -130,6 +130,19 @@ type Charges interface {
 	ChargeRolled(s *State, roll *events.DiceRolled) (ChargeRoll, bool)
 }
 
+// Measurer is an optional ability of an edition that plays matches
+// measured at the table (projector/facts.go): Answer is what the models'
+// positions in s say of a fact a measure step of its asks for (need), for
+// a positioned match's transcripts and the tests that play every
+// positioned scenario measured too; ok false for a fact positions cannot
+// answer. PositionsOnly lists the pending kinds only a positioned match
+// has (moves the table makes in a measured one: a charge move, a fall
+// back).
+type Measurer interface {
+	Answer(s *State, need FactNeed) (value string, ok bool)
+	PositionsOnly() []string
+}
+
 // Commander is an optional ability of an edition: the command types its
 // Decide takes besides the common ones (CommonCommands), so a refusal of an
 // unknown type can list what is valid.
@@ -139,7 +152,7 @@ type Commander interface {
 
 // CommonCommands are the command types every edition takes.
 var CommonCommands = []string{CmdNextTurn, CmdPhase, CmdMove, CmdRoll, CmdEnd, CmdConcede,
-	CmdSeedCommit, CmdSeedReveal, CmdConfirm, CmdContest, CmdDispute, CmdRule, CmdReveal, CmdExcuse}
+	CmdSeedCommit, CmdSeedReveal, CmdConfirm, CmdContest, CmdDispute, CmdRule, CmdReveal, CmdExcuse, CmdMeasure}
 
 // CommandTypes lists the command types an edition takes, its own first.
 func CommandTypes(r Rules) []string {

@@ -120,16 +120,16 @@ func checkActor(r Rules, s *State, e *events.Event, p events.Payload) error {
 		if err := player(""); err != nil {
 			return err
 		}
-		if m := s.Dice.manual(p.Roll); p.Upto == 0 && m != nil && m.Roller == a.ID {
-			return fmt.Errorf("%s confirms their own roll %d", s.PlayerName(a.ID), p.Roll)
+		if m, ok := s.witnessable(p.Roll); p.Upto == 0 && ok && m.owner == a.ID {
+			return fmt.Errorf("%s confirms their own %s %d", s.PlayerName(a.ID), m.what, p.Roll)
 		}
 		return nil
 	case *events.RollContested:
 		if err := player(""); err != nil {
 			return err
 		}
-		if m := s.Dice.manual(p.Roll); m != nil && m.Roller == a.ID {
-			return fmt.Errorf("%s contests their own roll %d", s.PlayerName(a.ID), p.Roll)
+		if m, ok := s.witnessable(p.Roll); ok && m.owner == a.ID {
+			return fmt.Errorf("%s contests their own %s %d", s.PlayerName(a.ID), m.what, p.Roll)
 		}
 		return nil
 	case *events.MatchEnded:

@@ -23,6 +23,7 @@ func game(t *testing.T) *projtest.Game {
 	g := projtest.New(t, ed3e.Rules{}, projtest.Setup("3e",
 		projtest.Column(events.UnitSpec{ID: "tac", Player: "alice", Weapons: gun}, 2, 10, m, "bg"),
 		projtest.Column(events.UnitSpec{ID: "boyz", Player: "bob", Weapons: gun}, 2, 20, m, "bg")))
+	g.Solo("its tests forge events into the record by hand")
 	forge(t, g, system, &events.DiceCommitted{Epoch: 0, Commit: dice.Commit(make([]byte, 32)), Scheme: dice.SchemeV2}, nil)
 	g.ToPhase(projector.PhaseShooting)
 	return g

@@ -64,6 +64,10 @@ type Attack struct {
 	// Ext is the edition's own part of the attack (Extension), nil for an
 	// edition that has none.
 	Ext Ext `json:"ext,omitempty"`
+	// Measures are the measurements (geometry.measured events) whose facts
+	// the attack's rules read, in a measured match or a declaration that
+	// carried facts: the declaration's, and any taken at its steps.
+	Measures []uint64 `json:"measures,omitempty"`
 }
 
 // Attack types (Attack.Type).

@@ -38,6 +38,7 @@ func (s *State) Clone() *State {
 		rr.Indices = slices.Clone(r.Indices)
 		c.Pending.Reroll = &rr
 	}
+	c.Pending.Facts = slices.Clone(s.Pending.Facts)
 	c.Attack = s.Attack.Clone()
 	c.LastAttack = s.LastAttack.Clone()
 	c.Tally = slices.Clone(s.Tally)
@@ -60,6 +61,11 @@ func (s *State) Clone() *State {
 	for i := range c.Disputes {
 		c.Disputes[i].Values = slices.Clone(c.Disputes[i].Values)
 		c.Disputes[i].Models = slices.Clone(c.Disputes[i].Models)
+		c.Disputes[i].Facts = slices.Clone(c.Disputes[i].Facts)
+	}
+	c.Measures = slices.Clone(s.Measures)
+	for i := range c.Measures {
+		c.Measures[i].Facts = slices.Clone(c.Measures[i].Facts)
 	}
 	c.Skipped = slices.Clone(s.Skipped)
 	if s.Ext != nil {
@@ -106,6 +112,7 @@ func (a *Attack) Clone() *Attack {
 	c.Eligible = slices.Clone(a.Eligible)
 	c.Assigned = slices.Clone(a.Assigned)
 	c.Casualties = slices.Clone(a.Casualties)
+	c.Measures = slices.Clone(a.Measures)
 	if a.Ext != nil {
 		c.Ext = a.Ext.CloneExt()
 	}

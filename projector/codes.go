@@ -47,6 +47,15 @@ const (
 	CodeEndPending          Code = "end_pending"          // a player's end proposal while their own earlier one still stands
 	CodeNotDisputable       Code = "not_disputable"       // a dispute of an event no ruling could change: the dice's bookkeeping, a join, a witness, a dispute, a ruling (rulings.go)
 
+	// Measured geometry (projector/facts.go, docs/events.md#measured-geometry):
+	// the facts a declaration or a measure step carries. Each names the fact.
+	CodeFactMissing       Code = "fact_missing"       // a fact the rule at hand needs was not given
+	CodeFactNotAsked      Code = "fact_not_asked"     // a fact the rule at hand does not ask for
+	CodeFactUnknownModel  Code = "fact_unknown_model" // a fact about a model, unit or terrain piece that is not on the table
+	CodeBadFact           Code = "bad_fact"           // a value its kind does not take (a negative distance, "far"), or a fact given twice
+	CodeFactsInconsistent Code = "facts_inconsistent" // facts that contradict one another (out of range yet the closest in range)
+	CodeMeasuredMatch     Code = "measured_match"     // coordinates in a match measured at the table: give the facts instead
+
 	// The API's (store/api), over NATS and to the CLI.
 	CodeBadRequest   Code = "bad_request"  // malformed JSON or invalid arguments
 	CodeUnknownVerb  Code = "unknown_verb" // no such matchrec.api.<verb>

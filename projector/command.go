@@ -90,14 +90,26 @@ type Command struct {
 	VRF      string `json:"vrf,omitempty"`
 	Proof    string `json:"proof,omitempty"`
 	Role     string `json:"role,omitempty"`
+	// Facts are the facts measured at the table that a declaration
+	// carries (a measured match, or a player who prefers the tape), or
+	// that a measure command answers its step with (docs/events.md).
+	Facts []events.Fact `json:"facts,omitempty"`
 	// Source of a roll: set by the recorder, never by a client.
 	Source string `json:"-"`
+	// Transcribe, in a declaration decided from positions, records the
+	// facts the positions imply (a geometry.measured event before it):
+	// what the same declaration carries at a table. Never sent by a
+	// client; tests of measured play compare the two.
+	Transcribe bool `json:"-"`
 }
 
 // Refusal is Decide's answer when a command may not become events.
 type Refusal struct {
 	Code   Code   `json:"code"` // one of the refusal codes (codes.go)
 	Reason string `json:"reason"`
+	// Facts, on the refusal of a declaration decided from positions with
+	// Command.Transcribe, are the facts the positions implied.
+	Facts []events.Fact `json:"-"`
 }
 
 func (r *Refusal) Error() string { return r.Reason }

@@ -38,6 +38,16 @@
 //     each firing model sees and why none could fire (kit.Look, Reasons),
 //     and its attack as a kit.Machine of stages (with Awaited, Rolled,
 //     Roller, Fired);
+//   - every geometric question asked of a kit.Table (kit.ForCommand for a
+//     declaration, ForDeclared in its fold, ForAttack and ForMeasure at
+//     its steps): a range, a line of sight, a cover, the closest model, a
+//     distance — answered from positions, or from the facts the players
+//     measured at the table (projector/facts.go). A new rule asks the
+//     Table (Inches, YesNo, Choice, Rank, or the typed questions:
+//     Sighting, Gap, Distance, Closest, Order); a new kind of fact is one
+//     line of projector.FactKinds. The Measurer ability says what
+//     positions answer to the edition's measure steps, for the twin tests
+//     (projtest plays every rules test measured too);
 //   - its rules tests, on projtest: in-memory games, the shared fixtures
 //     (Alice and Bob, Setup, Column, ToPhase, Shoot, Move, Same) and the
 //     worked numbers through projtest.CheckMeanUnsaved.

@@ -95,6 +95,13 @@ func checkCommandLimits(c Command) error {
 	for _, m := range c.Models {
 		l.text("model", m, MaxIDLen)
 	}
+	l.count("facts", len(c.Facts), MaxList)
+	for _, f := range c.Facts {
+		l.text("fact kind", f.Kind, MaxIDLen)
+		l.text("fact model", f.Model, MaxIDLen)
+		l.text("fact from", f.From, MaxIDLen)
+		l.text("fact value", f.Value, MaxNameLen)
+	}
 	for _, m := range slices.Sorted(maps.Keys(c.Weapons)) { // sorted: the refusal names the same entry every time
 		l.text("model", m, MaxIDLen)
 		l.text("weapon", c.Weapons[m], MaxIDLen)

@@ -15,6 +15,7 @@ const (
 	WaitDistribute = "distribute" // the defender distributes hits over a mixed unit
 	WaitCasualties = "casualties" // the defender chooses casualties
 	WaitEnded      = "ended"
+	WaitMeasure    = "measure" // a player measures what Pending.Facts lists (measure)
 )
 
 // Pending is the step the match waits for: who must act, and how.
@@ -29,6 +30,9 @@ type Pending struct {
 	// Reroll, on a pending re-roll, names the dice it replaces; the roll
 	// event records it so each re-roll is linked to the die it replaces.
 	Reroll *events.Reroll `json:"reroll,omitempty"`
+	// Facts, on a measure step (WaitMeasure), are the facts it asks for,
+	// as Dice says how many dice a roll takes; Purpose says what for.
+	Facts []FactNeed `json:"facts,omitempty"`
 }
 
 // PendingRoll builds the pending step for a dice step of the attack.

@@ -108,6 +108,8 @@ func applyCommon(r Rules, s *State, e *events.Event, p events.Payload) error {
 		u.Advanced = u.Advanced || p.Advance
 	case *events.MatchEnded:
 		s.Ended, s.Winner, s.Attack = true, p.Winner, nil
+	case *events.Measured:
+		return applyMeasured(s, e, p) // a measure step's pending is its edition's to set
 	case *events.BranchCreated:
 		// The branch goes on from the parent's state at the fork, with
 		// its own participants' tokens; nothing else changes.
@@ -122,7 +124,7 @@ func applyCommon(r Rules, s *State, e *events.Event, p events.Payload) error {
 }
 
 func initState(s *State, match string, p *events.MatchCreated) {
-	*s = State{Match: match, Edition: p.Edition, Name: p.Name, Table: p.Table, First: p.FirstPlayer, Tokens: p.Tokens, Keys: p.Keys, Joins: p.Joins, Rules: p.Rules}
+	*s = State{Match: match, Edition: p.Edition, Name: p.Name, Table: p.Table, First: p.FirstPlayer, Tokens: p.Tokens, Keys: p.Keys, Joins: p.Joins, Rules: p.Rules, Geometry: p.Geometry}
 	for _, pl := range p.Players {
 		s.Players = append(s.Players, Player{ID: pl.ID, Name: pl.Name})
 		s.Tally = append(s.Tally, Tally{Player: pl.ID})
@@ -159,7 +161,13 @@ type History func(seq uint64) (events.Payload, bool)
 // DecideWith is Decide with access to the match's earlier events.
 func DecideWith(r Rules, s *State, actor events.Actor, c Command, h History) ([]events.Payload, error) {
 	out, err := decide(r, s, actor, c, h)
-	return out, withSuggestion(s, c, err)
+	if err == nil {
+		err = unmeasured(c, out)
+	}
+	if err != nil {
+		return nil, withSuggestion(s, c, err)
+	}
+	return out, nil
 }
 
 func decide(r Rules, s *State, actor events.Actor, c Command, h History) ([]events.Payload, error) {
@@ -202,11 +210,43 @@ func decide(r Rules, s *State, actor events.Actor, c Command, h History) ([]even
 	if c.Type == CmdEnd || c.Type == CmdConcede {
 		return decideEnd(s, actor, c) // the same in every edition, whatever step is pending
 	}
+	if c.Type == CmdMeasure && s.Pending.Kind == WaitMeasure {
+		return decideMeasure(s, actor, c)
+	}
+	if s.Pending.Kind == WaitMeasure {
+		return nil, Refuse(CodeWrongStep, "measure first (measure): the match waits for: %s", s.Pending.Text)
+	}
 	out, err := r.Decide(s, actor, c)
 	if !errors.Is(err, ErrNotHandled) {
 		return out, err
 	}
+	return decideCommon(r, s, actor, c)
+}
+
+// unmeasured refuses a command that carries facts its rules did not read
+// (a declaration that reads them records them first, as a measurement):
+// a fact nothing asked for is never silently dropped.
+func unmeasured(c Command, out []events.Payload) error {
+	if len(c.Facts) == 0 {
+		return nil
+	}
+	for _, p := range out {
+		switch p := p.(type) {
+		case *events.Measured:
+			return nil
+		case *events.RulingMade:
+			if p.Facts != nil {
+				return nil
+			}
+		}
+	}
+	return Refuse(CodeFactNotAsked, "%s takes no measured facts; %s was given", c.Type, FactName(c.Facts[0]))
+}
+
+func decideCommon(r Rules, s *State, actor events.Actor, c Command) ([]events.Payload, error) {
 	switch c.Type {
+	case CmdMeasure:
+		return decideMeasure(s, actor, c) // nothing asks for it: refused, saying what the match waits for
 	case CmdNextTurn:
 		return decideNextTurn(s, actor)
 	case CmdPhase:
@@ -300,6 +340,9 @@ func decideMove(r Rules, s *State, actor events.Actor, c Command) ([]events.Payl
 	}
 	if u.Player != actor.ID {
 		return nil, Refuse(CodeWrongPlayer, "unit %s belongs to %s", u.DisplayName(), s.PlayerName(u.Player))
+	}
+	if s.Measured() {
+		return decideMeasuredMove(r, s, u, c)
 	}
 	m := u.Model(c.Model)
 	if m == nil || !m.Alive() {

@@ -93,7 +93,14 @@ func SetupDefaults(p *events.MatchCreated) {
 	if p.FirstPlayer == "" && len(p.Players) > 0 {
 		p.FirstPlayer = p.Players[0].ID
 	}
+	if p.Geometry == GeometryPositioned {
+		p.Geometry = "" // the default, recorded as nothing
+	}
 }
+
+// GeometryPositioned names, in a setup, the default geometry: the rules
+// read the models' positions. It is recorded as "".
+const GeometryPositioned = "positioned"
 
 // ValidateSetup checks a match.created payload before anything is recorded:
 // every id unique and referenced consistently, profiles sane, models on the
@@ -103,6 +110,9 @@ func ValidateSetup(p *events.MatchCreated) error {
 	SetupDefaults(p)
 	if err := CheckSetupLimits(p); err != nil {
 		return err
+	}
+	if p.Geometry != "" && p.Geometry != GeometryMeasured {
+		return fmt.Errorf("geometry %q: a match is %s (the models' positions) or %s (facts measured at the table)", p.Geometry, GeometryPositioned, GeometryMeasured)
 	}
 	if p.Table.W <= 0 || p.Table.H <= 0 {
 		return fmt.Errorf("table %gx%g: both sides must be positive", p.Table.W, p.Table.H)
@@ -189,7 +199,9 @@ func ValidateSetup(p *events.MatchCreated) error {
 			return fmt.Errorf("terrain id %q is empty or used twice", t.ID)
 		}
 		terrain[t.ID] = true
-		if len(t.Polygon) < 3 {
+		if len(t.Polygon) < 3 && (p.Geometry != GeometryMeasured || len(t.Polygon) > 0) {
+			// A measured match may name a piece without drawing it: facts
+			// say where models stand in it.
 			return fmt.Errorf("terrain %s: a polygon needs at least 3 points", t.ID)
 		}
 		if t.Visibility < 0 {

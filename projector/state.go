@@ -155,6 +155,10 @@ type State struct {
 	// Rules is the revision of the edition's rules the match is played
 	// under (MatchCreated.Rules, Revisioner).
 	Rules int `json:"rules,omitempty"`
+	// Geometry is GeometryMeasured in a match measured at a physical
+	// table (MatchCreated.Geometry): its rules read the facts the players
+	// measured, never the models' positions (measure.go).
+	Geometry string `json:"geometry,omitempty"`
 
 	Turn   int    `json:"turn"`
 	Active string `json:"active_player,omitempty"`
@@ -189,6 +193,9 @@ type State struct {
 	// memo is what an edition derived from the table as it is (Memo).
 	memo   memo
 	Winner string `json:"winner,omitempty"`
+	// Measures are the measurements taken at the table (geometry.measured),
+	// with their facts as ruled and what the opponent said of them.
+	Measures []Measure `json:"measures,omitempty"`
 }
 
 // Unit returns the unit with id, or nil.
@@ -313,4 +320,10 @@ func (s *State) Hash() (events.Hash, error) {
 // 8: the ruling in force (issue 25): a dispute's ruling replaced by a
 // later one on the same event is Superseded; a manual roll names its
 // Witness and the ruling that Settled its contest.
-const StateVersion = 8
+// 9: measured geometry (issue 26): State.Geometry and Measures (with
+// their Witness and Settled), Attack.Measures, Pending.Facts,
+// Dispute.Facts; 6e's charges, markers and fall backs keep their
+// measurement, its attacks what they wait to have measured; 11e's
+// engagement measured. A positioned match folds to the same bytes as
+// under 8.
+const StateVersion = 9

@@ -2,6 +2,7 @@ package projector
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/matchrec/matchrec/events"
@@ -50,7 +51,9 @@ type Dispute struct {
 	Decision string   `json:"decision,omitempty"`
 	Values   []int    `json:"values,omitempty"`
 	Models   []string `json:"models,omitempty"`
-	Note     string   `json:"note,omitempty"`
+	// Facts are an amended measurement's facts as ruled.
+	Facts []events.Fact `json:"facts,omitempty"`
+	Note  string        `json:"note,omitempty"`
 	// Superseded is the later ruling on the same event that replaced this
 	// one: only the ruling in force counts (rulings.go).
 	Superseded uint64 `json:"superseded,omitempty"`
@@ -95,22 +98,27 @@ func applyWitness(s *State, e *events.Event, p events.Payload) (bool, error) {
 					m.Status, m.By, m.Witness = RollConfirmed, e.Seq, e.Actor.ID
 				}
 			}
+			for i := range s.Measures {
+				if m := &s.Measures[i]; m.Status == RollUnconfirmed && m.Player != e.Actor.ID {
+					m.Status, m.By, m.Witness = RollConfirmed, e.Seq, e.Actor.ID
+				}
+			}
 			return true, nil
 		}
-		m, err := vouched(s, e, p.Roll, p.Hash)
+		w, err := vouched(s, e, p.Roll, p.Hash)
 		if err != nil {
 			return true, err
 		}
-		if m != nil {
-			m.Status, m.By, m.Witness = RollConfirmed, e.Seq, e.Actor.ID
+		if w.status != nil {
+			*w.status, *w.by, *w.witness = RollConfirmed, e.Seq, e.Actor.ID
 		}
 	case *events.RollContested:
-		m, err := vouched(s, e, p.Roll, p.Hash)
+		w, err := vouched(s, e, p.Roll, p.Hash)
 		if err != nil {
 			return true, err
 		}
-		if m != nil {
-			m.Status, m.Reason, m.By, m.Witness = RollContested, p.Reason, e.Seq, e.Actor.ID
+		if w.status != nil {
+			*w.status, *w.reason, *w.by, *w.witness = RollContested, p.Reason, e.Seq, e.Actor.ID
 		}
 	case *events.DisputeRaised:
 		s.Disputes = append(s.Disputes, Dispute{Seq: e.Seq, By: e.Actor.ID, Event: p.Event, Reason: p.Reason})
@@ -126,20 +134,41 @@ func applyWitness(s *State, e *events.Event, p events.Payload) (bool, error) {
 	return true, nil
 }
 
-// vouched finds the manual roll a confirmation or contest names and checks
-// the hash it vouches for (required since envelope v2).
-func vouched(s *State, e *events.Event, roll uint64, hash string) (*ManualRoll, error) {
-	m := s.Dice.manual(roll)
-	if m == nil {
+// witnessed is what a confirmation or contest may vouch for: a physical
+// roll (ManualRoll) or a measurement (Measure), by whoever made it.
+type witnessed struct {
+	status, reason, witness *string
+	by                      *uint64
+	hash                    events.Hash
+	owner                   string // the player who rolled or measured
+	what                    string // "roll" or "measurement"
+}
+
+// witnessable is the physical roll or measurement recorded at seq.
+func (s *State) witnessable(seq uint64) (witnessed, bool) {
+	if m := s.Dice.manual(seq); m != nil {
+		return witnessed{&m.Status, &m.Reason, &m.Witness, &m.By, m.Hash, m.Roller, "roll"}, true
+	}
+	if m := s.Measure(seq); m != nil {
+		return witnessed{&m.Status, &m.Reason, &m.Witness, &m.By, m.Hash, m.Player, "measurement"}, true
+	}
+	return witnessed{}, false
+}
+
+// vouched finds the manual roll or measurement a confirmation or contest
+// names and checks the hash it vouches for (required since envelope v2).
+func vouched(s *State, e *events.Event, roll uint64, hash string) (witnessed, error) {
+	w, ok := s.witnessable(roll)
+	if !ok {
 		if e.Legacy {
-			return nil, nil // v1 folded a witness of an unknown roll as nothing
+			return w, nil // v1 folded a witness of an unknown roll as nothing
 		}
-		return nil, fmt.Errorf("event %d is not a manual roll", roll)
+		return w, fmt.Errorf("event %d is not a manual roll or a measurement", roll)
 	}
-	if (hash == "" && !e.Legacy) || (hash != "" && hash != m.Hash.String()) {
-		return nil, fmt.Errorf("vouches for hash %q, but roll %d's hash is %s", hash, roll, m.Hash)
+	if (hash == "" && !e.Legacy) || (hash != "" && hash != w.hash.String()) {
+		return witnessed{}, fmt.Errorf("vouches for hash %q, but %s %d's hash is %s", hash, w.what, roll, w.hash)
 	}
-	return m, nil
+	return w, nil
 }
 
 // decideWitness decides the witness and dispute commands; handled is
@@ -155,25 +184,25 @@ func decideWitness(s *State, actor events.Actor, c Command, lookup func(seq uint
 			out, err := decideConfirmUpto(s, actor, c)
 			return out, true, err
 		}
-		m := s.Dice.manual(c.Event)
-		if m == nil {
-			return nil, true, Refuse(CodeBadCommand, "event %d is not a manual roll", c.Event)
+		m, ok := s.witnessable(c.Event)
+		if !ok {
+			return nil, true, Refuse(CodeBadCommand, "event %d is not a manual roll or a measurement", c.Event)
 		}
-		if actor.ID == m.Roller {
-			return nil, true, Refuse(CodeWrongPlayer, "only %s's opponent may confirm or contest roll %d", s.PlayerName(m.Roller), c.Event)
+		if actor.ID == m.owner {
+			return nil, true, Refuse(CodeWrongPlayer, "only %s's opponent may confirm or contest %s %d", s.PlayerName(m.owner), m.what, c.Event)
 		}
-		if m.Status != RollUnconfirmed {
-			return nil, true, Refuse(CodeWrongStep, "roll %d is already %s", c.Event, m.Status)
+		if *m.status != RollUnconfirmed {
+			return nil, true, Refuse(CodeWrongStep, "%s %d is already %s", m.what, c.Event, *m.status)
 		}
-		if c.Hash != "" && c.Hash != m.Hash.String() {
-			return nil, true, Refuse(CodeBadCommand, "roll %d's hash is %s, not %s: look at it again", c.Event, m.Hash, c.Hash)
+		if c.Hash != "" && c.Hash != m.hash.String() {
+			return nil, true, Refuse(CodeBadCommand, "%s %d's hash is %s, not %s: look at it again", m.what, c.Event, m.hash, c.Hash)
 		}
-		hash := m.Hash.String()
+		hash := m.hash.String()
 		if c.Type == CmdConfirm {
 			return []events.Payload{&events.RollConfirmed{Roll: c.Event, Hash: hash}}, true, nil
 		}
 		if strings.TrimSpace(c.Reason) == "" {
-			return nil, true, Refuse(CodeBadCommand, "say why roll %d is contested", c.Event)
+			return nil, true, Refuse(CodeBadCommand, "say why %s %d is contested", m.what, c.Event)
 		}
 		return []events.Payload{&events.RollContested{Roll: c.Event, Hash: hash, Reason: c.Reason}}, true, nil
 	case CmdDispute:
@@ -215,8 +244,13 @@ func decideConfirmUpto(s *State, actor events.Actor, c Command) ([]events.Payloa
 			n++
 		}
 	}
+	for _, m := range s.Measures {
+		if m.Status == RollUnconfirmed && m.Player != actor.ID {
+			n++
+		}
+	}
 	if n == 0 {
-		return nil, Refuse(CodeWrongStep, "no roll of the other player is waiting for confirmation")
+		return nil, Refuse(CodeWrongStep, "no roll or measurement of the other player is waiting for confirmation")
 	}
 	return []events.Payload{&events.RollConfirmed{Upto: s.Seq, Hash: s.Head.String()}}, nil
 }
@@ -259,6 +293,12 @@ func decideRuling(s *State, actor events.Actor, c Command, lookup func(uint64) (
 				return nil, Refuse(CodeBadCommand, "an amended choice needs models")
 			}
 			r.Models = append([]string(nil), c.Models...)
+		case *events.Measured:
+			facts, err := amendedFacts(s, d.Event, p, c.Facts)
+			if err != nil {
+				return nil, err
+			}
+			r.Facts = facts
 		default:
 			return nil, Refuse(CodeBadCommand, "event %d (%s) has no values or models to amend: uphold or void it", d.Event, p.EventType())
 		}
@@ -286,8 +326,40 @@ func Amend(p events.Payload, r *events.RulingMade) events.Payload {
 		if r.Models != nil {
 			return &events.HitsDistributed{Models: r.Models}
 		}
+	case *events.Measured:
+		if r.Facts != nil {
+			return &events.Measured{For: p.For, Facts: r.Facts}
+		}
 	}
 	return p
+}
+
+// amendedFacts checks a judge's amendment of measurement seq, p as
+// recorded: the judge finds other values for the facts it measured (any
+// of them, each named once), never other facts. The facts as ruled keep
+// the recorded order.
+func amendedFacts(s *State, seq uint64, p *events.Measured, given []events.Fact) ([]events.Fact, error) {
+	if len(given) == 0 {
+		return nil, Refuse(CodeFactMissing, "an amended measurement gives the facts as the judge found them")
+	}
+	needs := make([]FactNeed, len(p.Facts))
+	for i, f := range p.Facts {
+		needs[i] = Need(f.Kind, f.Model, f.From)
+		needs[i].Optional = true // a fact the judge does not name keeps its value
+	}
+	found, err := MatchNeeds(s, fmt.Sprintf("the measurement of event %d", seq), needs, given)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(p.Facts)
+	for _, f := range found {
+		for i := range out {
+			if out[i].Kind == f.Kind && out[i].Model == f.Model && out[i].From == f.From {
+				out[i].Value = f.Value
+			}
+		}
+	}
+	return out, nil
 }
 
 // Skip advances s past an event that does not count (voided by a ruling,

@@ -1,8 +1,10 @@
 package replay
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/matchrec/matchrec/events"
@@ -232,7 +234,7 @@ func isWitness(p events.Payload) bool {
 // events).
 func witnesses(f *fold.Folder, discarded map[uint64][]uint64, r *Report) {
 	s := f.State
-	for _, m := range s.Dice.Manual {
+	for _, m := range Witnessed(s) {
 		if m.Status == projector.RollConfirmed {
 			continue
 		}
@@ -260,6 +262,18 @@ func witnesses(f *fold.Folder, discarded map[uint64][]uint64, r *Report) {
 			r.Unresolved = append(r.Unresolved, Unresolved{Seq: d.Seq, Code: "open_dispute", Message: fmt.Sprintf("a dispute of event %d with no ruling", d.Event)})
 		}
 	}
+}
+
+// Witnessed are the records an opponent confirms or contests — the
+// physical rolls and the measurements taken at the table — in the order
+// they were recorded, with what the opponent said of each.
+func Witnessed(s *projector.State) []projector.ManualRoll {
+	out := slices.Clone(s.Dice.Manual)
+	for _, m := range s.Measures {
+		out = append(out, projector.ManualRoll{Seq: m.Seq, Roller: m.Player, Status: m.Status, Reason: m.Reason, Hash: m.Hash, By: m.By, Witness: m.Witness, Settled: m.Settled})
+	}
+	slices.SortStableFunc(out, func(a, b projector.ManualRoll) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out
 }
 
 // checkRollStep compares what a roll event says it answered with what the

@@ -40,6 +40,10 @@ type Explanation struct {
 	// the one in force included (InForce), those it replaced (Superseded)
 	// and upholds.
 	Rulings []RollRuling `json:"rulings,omitempty"`
+	// Measured are the facts measured at the table that decided the
+	// attack the roll belongs to (a measured match, or a declaration that
+	// carried them): as measured, as ruled, and witnessed.
+	Measured []MeasuredFacts `json:"measured,omitempty"`
 }
 
 // Explain folds match to just before event seq, which must be a roll, and
@@ -75,6 +79,9 @@ func Explain(match string, evs []events.Event, lineage []events.BranchPoint, loo
 		}
 		x.outcome(f.Rules, roll, before, f.State)
 		x.Ruled, x.Rulings, err = asRuled(f, evs, e, roll, before)
+		if err == nil && before.Attack != nil {
+			x.Measured = measuredFacts(f, f.State, before.Attack)
+		}
 		return x, err
 	}
 	return nil, fmt.Errorf("the match has no event %d", seq)

@@ -54,7 +54,10 @@ func checkRule(t *testing.T, edition, rule string, known []string) {
 // 6e charge roll from the state after it ("rolled 4 5").
 func explainAll(t *testing.T, g *projtest.Game) map[string][]*replay.Explanation {
 	t.Helper()
-	evs := projtest.Relabel("x", g.Events)
+	// Under the game's own match id: relabelled, the hashes a contest or
+	// a confirmation vouches for (the measured example contests one of
+	// its measurements) would no longer be the events'.
+	evs := g.Events
 	out := map[string][]*replay.Explanation{}
 	n := replay.NewNarratorFor(editions.Lookup)
 	for _, e := range evs {
@@ -69,7 +72,7 @@ func explainAll(t *testing.T, g *projtest.Game) map[string][]*replay.Explanation
 		if err != nil {
 			t.Fatalf("view of event %d: %v", e.Seq, err)
 		}
-		x, err := replay.Explain("x", evs, nil, editions.Lookup, e.Seq)
+		x, err := replay.Explain(e.Match, evs, nil, editions.Lookup, e.Seq)
 		if err != nil {
 			t.Fatalf("event %d: %v", e.Seq, err)
 		}

@@ -27,22 +27,30 @@ import (
 // ruling 20"), "" for any other event.
 func Witness(s *projector.State, seq uint64) string {
 	for _, m := range s.Dice.Manual {
-		if m.Seq != seq {
-			continue
+		if m.Seq == seq {
+			return witnessText(s, m.Status, m.Reason, m.Witness, m.Settled)
 		}
-		if m.Status != projector.RollContested {
-			return m.Status
-		}
-		by := ""
-		if m.Witness != "" {
-			by = " by " + s.PlayerName(m.Witness)
-		}
-		if m.Settled != 0 {
-			return fmt.Sprintf("contested%s: %s; settled by ruling %d", by, m.Reason, m.Settled)
-		}
-		return "CONTESTED" + by + ": " + m.Reason
+	}
+	if m := s.Measure(seq); m != nil {
+		return witnessText(s, m.Status, m.Reason, m.Witness, m.Settled)
 	}
 	return ""
+}
+
+// witnessText is a physical roll's or measurement's witness state, as
+// Witness tells it.
+func witnessText(s *projector.State, status, reason, witness string, settled uint64) string {
+	if status != projector.RollContested {
+		return status
+	}
+	by := ""
+	if witness != "" {
+		by = " by " + s.PlayerName(witness)
+	}
+	if settled != 0 {
+		return fmt.Sprintf("contested%s: %s; settled by ruling %d", by, reason, settled)
+	}
+	return "CONTESTED" + by + ": " + reason
 }
 
 // Mark sets v's judge's marks from everything the narrator has folded so
@@ -162,6 +170,10 @@ func AmendEffect(d projector.Dispute, p events.Payload) string {
 		if d.Models != nil {
 			return strings.Join(p.Models, ", ") + " → " + strings.Join(d.Models, ", ")
 		}
+	case *events.Measured:
+		if d.Facts != nil {
+			return FactsChanged(p.Facts, d.Facts)
+		}
 	}
 	switch {
 	case d.Values != nil:
@@ -170,6 +182,24 @@ func AmendEffect(d projector.Dispute, p events.Payload) string {
 		return "models read as " + strings.Join(d.Models, ", ")
 	}
 	return "amended"
+}
+
+// FactsChanged tells an amended measurement: each fact whose value the
+// ruling changed, "range from tac-1: 11.5 → 12.5; target boy-2:
+// out-of-range → in-range" ("no fact changed" when none did).
+func FactsChanged(played, ruled []events.Fact) string {
+	var out []string
+	for _, r := range ruled {
+		for _, p := range played {
+			if p.Kind == r.Kind && p.Model == r.Model && p.From == r.From && p.Value != r.Value {
+				out = append(out, fmt.Sprintf("%s: %s → %s", projector.FactName(p), p.Value, r.Value))
+			}
+		}
+	}
+	if len(out) == 0 {
+		return "no fact changed"
+	}
+	return strings.Join(out, "; ")
 }
 
 // successNoun names what the successes of a roll are: hits, wounds, saves.

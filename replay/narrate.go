@@ -209,6 +209,8 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 			kit.Inches(math.Hypot(p.X-m.X, p.Y-m.Y)), kit.Inches(p.X), kit.Inches(p.Y))
 	case *events.ShootingDeclared:
 		return kit.Declared(after, actor, p)
+	case *events.Measured:
+		return kit.Measured(before, actor, p)
 	case *events.DiceRolled:
 		out := rolled(before, e, p)
 		if rn, ok := r.(projector.RollNarration); ok {
@@ -266,11 +268,11 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 		return fmt.Sprintf("%s offers to end the match%s — the other player ends it too to agree", actor, ending(after, p.Winner, p.Reason))
 	case *events.RollConfirmed:
 		if p.Upto != 0 {
-			return fmt.Sprintf("%s confirms every roll of the other player up to event %d", actor, p.Upto)
+			return fmt.Sprintf("%s confirms every roll and measurement of the other player up to event %d", actor, p.Upto)
 		}
-		return fmt.Sprintf("%s confirms the roll of event %d", actor, p.Roll)
+		return fmt.Sprintf("%s confirms the %s of event %d", actor, witnessedNoun(before, p.Roll), p.Roll)
 	case *events.RollContested:
-		return fmt.Sprintf("%s contests the roll of event %d: %s", actor, p.Roll, p.Reason)
+		return fmt.Sprintf("%s contests the %s of event %d: %s", actor, witnessedNoun(before, p.Roll), p.Roll, p.Reason)
 	case *events.DisputeRaised:
 		return fmt.Sprintf("%s disputes event %d: %s", actor, p.Event, p.Reason)
 	case *events.RulingMade:
@@ -289,6 +291,14 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 		return "The match ends" + ending(after, p.Winner, p.Reason)
 	}
 	return genericLine(actor, e, p)
+}
+
+// witnessedNoun is what a witness names at seq: a roll or a measurement.
+func witnessedNoun(s *projector.State, seq uint64) string {
+	if s.Measure(seq) != nil {
+		return "measurement"
+	}
+	return "roll"
 }
 
 // ending tells who wins an ending and why.

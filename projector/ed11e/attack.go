@@ -200,13 +200,16 @@ func evolveAttackRoll(s *projector.State, seq uint64, p *events.DiceRolled) erro
 func finish(s *projector.State, a *projector.Attack) {
 	kit.Fired(s, a)
 	if len(a.Casualties) > 0 { // only a model removed can end an engagement
-		updateEngagement(s)
+		engagementChanged(s, a)
 	}
 	s.Pending = declare(s)
 }
 
 // declare is the active player's free choice, naming the shooting step.
 func declare(s *projector.State) projector.Pending {
+	if ed(s).Measuring != "" && !s.Ended {
+		return engagedPending(s)
+	}
 	p := s.PendingDeclare()
 	if s.Phase == projector.PhaseShooting && s.Active != "" && !s.Ended {
 		if step := ed(s).Step; step != "" {

@@ -136,6 +136,8 @@ func (r Rules) Decide(s *projector.State, actor events.Actor, c projector.Comman
 		return decideDecline(s, actor)
 	case CmdAllocate:
 		return decideAllocate(s, actor, c)
+	case projector.CmdMeasure:
+		return decideEngaged(s, actor, c)
 	}
 	return nil, projector.ErrNotHandled
 }
@@ -144,14 +146,16 @@ func (r Rules) Decide(s *projector.State, actor events.Actor, c projector.Comman
 func (r Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) error {
 	switch p := p.(type) {
 	case *events.MatchCreated:
-		updateEngagement(s)
+		engagementChanged(s, nil)
 	case *events.TurnStarted:
 		*ed(s) = State{}
 	case *events.PhaseStarted:
 		x := ed(s)
 		x.Step, x.Selected = "", nil
 	case *events.ModelMoved:
-		updateEngagement(s) // an advance move has made its unit Advanced (the common fold)
+		engagementChanged(s, nil) // an advance move has made its unit Advanced (the common fold)
+	case *events.Measured:
+		return evolveMeasured(s, p)
 	case *ShootingPhaseStep:
 		return evolveStep(s, p)
 	case *AdvanceDeclared:

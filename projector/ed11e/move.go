@@ -89,12 +89,16 @@ func decideMove(r Rules, s *projector.State, actor events.Actor, c projector.Com
 	// The common check on a copy whose model may move further: the same
 	// checks and messages, with Move + the advance roll.
 	cs := s.Clone()
-	if m := cs.Unit(u.ID).Model(c.Model); m != nil {
+	for _, m := range cs.Unit(u.ID).Models {
+		if m.ID != c.Model && !(s.Measured() && c.Model == "") {
+			continue // positions move one model; a measured move may move them all
+		}
 		if m.Move == 0 {
 			m.Move = Move
 		}
 		m.Move += float64(bonus)
 	}
+	c.Advance = true // every move of a unit that advances is an advance move
 	out, err := projector.Decide(common{r}, cs, actor, c)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package ed11e
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -39,7 +40,8 @@ func sightWorld(s *projector.State) geom.World {
 // target t. choice names weapons per model (comma-separated ids, or
 // "none"); a model left out fires every weapon it may, unless exact (the
 // fold of a recorded declaration, which lists every firing model).
-func planShooting(s *projector.State, u, t *projector.Unit, kind string, choice map[string]string, exact bool) (plan, error) {
+func planShooting(tbl *kit.Table, u, t *projector.Unit, kind string, choice map[string]string, exact bool) (plan, error) {
+	s := tbl.State()
 	keys := make([]string, 0, len(choice))
 	for k := range choice {
 		keys = append(keys, k)
@@ -66,18 +68,11 @@ func planShooting(s *projector.State, u, t *projector.Unit, kind string, choice 
 		}
 		chosen[mid] = ids
 	}
-	world := sightWorld(s)
-	var tb []geom.Body
-	for _, m := range t.AliveModels() {
-		tb = append(tb, projector.Body(t, m))
-	}
+	sg := tbl.Sighting(u, t)
 	pl := plan{weapons: map[string]string{}, engaged: engagedWith(u, t.ID), t: toughness(t)}
 	stat := stationary(u)
 	spot := -1 // lazily: 1 when a friendly unit sees the target
-	var (
-		why kit.Reasons
-		v   kit.View // what the model being planned sees
-	)
+	var why kit.Reasons
 	for _, m := range u.AliveModels() {
 		ids, explicit := chosen[m.ID]
 		if !explicit {
@@ -86,8 +81,10 @@ func planShooting(s *projector.State, u, t *projector.Unit, kind string, choice 
 			}
 			ids = m.Weapons
 		}
-		v.Look(world, projector.Body(u, m), tb, u.Player, t.ID)
-		why.NoteSight(v.Why)
+		sg.Look(m)
+		closest, _ := sg.Range(m, math.Inf(1))
+		seen, whyNot := sg.Sees(m)
+		why.NoteSight(whyNot)
 		mv := isMV(u, m)
 		var fired []string
 		for _, wid := range ids {
@@ -111,32 +108,25 @@ func planShooting(s *projector.State, u, t *projector.Unit, kind string, choice 
 				return plan{}, projector.Refuse(projector.CodeBadCommand, "weapon %s: %v", w.DisplayName(), err)
 			}
 			indirect := kind == Indirect && projector.HasKeyword(w.Keywords, KwIndirect)
-			reach, cover := false, true
-			for i := range tb {
-				if v.Dist[i] > w.Range+geom.Eps {
-					continue
-				}
-				if v.Sight[i].Visible {
-					reach, cover = true, cover && v.Sight[i].Obscured
-				} else if indirect {
-					reach = true // [INDIRECT FIRE] may target units not visible (10.07)
-				}
+			reach := closest <= w.Range+geom.Eps
+			if !reach && indirect {
+				reach = sg.Nearest(m) <= w.Range+geom.Eps // [INDIRECT FIRE] may target units not visible (10.07)
 			}
 			if !reach {
-				if v.Seen() || indirect {
+				if seen || indirect {
 					why.NoteRange("%s's %s reaches %g\", and no target model it may target is that close", m.ID, w.DisplayName(), w.Range)
 				}
 				continue
 			}
 			g := Group{Weapon: w.ID, Name: w.DisplayName(), BS: w.BS, S: w.S, AP: w.AP, D: dmg.String(), Attacks: attacks.String(),
-				Cover: cover || indirect, Indirect: indirect, Reroll: hitReroll(u, w), WReroll: woundReroll(w),
+				Cover: indirect || sg.Covered(m, w.Range), Indirect: indirect, Reroll: hitReroll(u, w), WReroll: woundReroll(w),
 				AttStep: -1, HitStep: -1, WndStep: -1}
 			var mods []string
 			g.Mod, mods = hitMod(u, t, w, kind, mv, pl.engaged, stat)
 			if indirect {
 				g.Reroll = "" // hit rolls cannot be re-rolled (10.07)
 				g.MinUnmod = IndirectMinUnmod
-				if stat && spotted(s, world, u, tb, &spot) {
+				if stat && sg.Spotted(func() bool { return spotted(s, tbl.World(), u, t, &spot) }) {
 					g.MinUnmod = IndirectSpottedMinUnmod
 				}
 			}
@@ -155,8 +145,10 @@ func planShooting(s *projector.State, u, t *projector.Unit, kind string, choice 
 		}
 	}
 	if len(pl.shooters) == 0 {
+		sg.Check()
 		return plan{}, why.Refuse(u, t, "weapon")
 	}
+	sg.Check()
 	return pl, nil
 }
 
@@ -234,8 +226,12 @@ func woundReroll(w *events.WeaponSpec) string {
 // the firing side sees a model of the target (indirect fire's 1–3 rule:
 // seed 003 sets "your unit" apart from the "friendly units" that see the
 // target, so the firing unit does not spot for itself).
-func spotted(s *projector.State, w geom.World, u *projector.Unit, tb []geom.Body, memo *int) bool {
+func spotted(s *projector.State, w geom.World, u, t *projector.Unit, memo *int) bool {
 	if *memo < 0 {
+		var tb []geom.Body
+		for _, m := range t.AliveModels() {
+			tb = append(tb, projector.Body(t, m))
+		}
 		*memo = 0
 		for _, f := range s.Units {
 			if f.Player != u.Player || f.ID == u.ID {

@@ -77,8 +77,10 @@ func TestAllocationToUnwoundedModelRefused(t *testing.T) {
 	toShooting(g)
 	g.Do(alice, shoot("a", "b", Normal))
 	g.Roll(6)
-	u := g.State.Unit("b")
-	u.Model("b-1").WoundsLeft, u.Model("b-2").WoundsLeft = 2, 1
+	g.Both(func(s *projector.State) {
+		u := s.Unit("b")
+		u.Model("b-1").WoundsLeft, u.Model("b-2").WoundsLeft = 2, 1
+	})
 	g.Roll(6)
 	pending(t, g, WaitAllocate, "bob", "", 0, 0)
 	r := g.Refused(bob, allocate("b-3"), projector.CodeBadCasualty)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/geom"
 	"github.com/matchrec/matchrec/projector/kit"
 )
 
@@ -37,12 +38,28 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if why := ineligible(u, c.Kind); why != "" {
 		return nil, projector.Refuse(projector.CodeNotEligible, "%s (eligible: %s)", why, orNone(eligibleTypes(u)))
 	}
-	pl, err := planShooting(s, u, t, c.Kind, c.Weapons, false)
+	tbl, err := kit.ForCommand(s, c, world(s))
 	if err != nil {
 		return nil, err
 	}
+	tbl.WoodsVisibility = WoodsVisibility
+	pl, err := planShooting(tbl, u, t, c.Kind, c.Weapons, false)
+	if err := tbl.Err(shootWhat(u, t), err); err != nil {
+		return nil, err
+	}
 	out := stepsUpTo(s, StepShoot)
-	return append(out, &events.ShootingDeclared{Unit: u.ID, Target: t.ID, Weapons: pl.weapons, Kind: c.Kind}), nil
+	return append(out, tbl.Record(projector.CmdShoot, &events.ShootingDeclared{Unit: u.ID, Target: t.ID, Weapons: pl.weapons, Kind: c.Kind})...), nil
+}
+
+// world is the table as 11e sees it (terrain only: sightWorld), for the
+// questions positions answer.
+func world(s *projector.State) func() geom.World {
+	return func() geom.World { return sightWorld(s) }
+}
+
+// shootWhat names a shooting declaration, for the refusals of its facts.
+func shootWhat(u, t *projector.Unit) string {
+	return "the shoot of " + u.DisplayName() + " at " + t.DisplayName()
 }
 
 func orNone(kinds []string) string {
@@ -62,14 +79,19 @@ func evolveDeclared(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 	if why := ineligible(u, p.Kind); why != "" {
 		return fmt.Errorf("declaration no longer valid: %s", why)
 	}
-	pl, err := planShooting(s, u, t, p.Kind, p.Weapons, true)
-	if err != nil {
+	tbl, m := kit.ForDeclared(s, projector.CmdShoot, world(s))
+	tbl.WoodsVisibility = WoodsVisibility
+	pl, err := planShooting(tbl, u, t, p.Kind, p.Weapons, true)
+	if err := tbl.Err(shootWhat(u, t), err); err != nil {
 		return fmt.Errorf("declaration no longer valid: %w", err)
 	}
 	a := &projector.Attack{
 		Seq: seq, Type: projector.AttackShooting, Kind: p.Kind, Firer: u.ID, Target: t.ID,
 		Attacker: u.Player, Defender: t.Player, Shooters: pl.shooters,
 		Ext: &Attack{Engaged: pl.engaged, T: pl.t, Groups: pl.groups},
+	}
+	if m != nil {
+		a.Measures = []uint64{m.Seq}
 	}
 	for _, m := range t.AliveModels() { // every model of the target may be allocated an attack
 		a.Eligible = append(a.Eligible, m.ID)

@@ -23,6 +23,9 @@ type State struct {
 	AdvancePending string `json:"advance_pending,omitempty"`
 	// Actions are the actions started this turn.
 	Actions []Action `json:"actions,omitempty"`
+	// Measuring, in a measured match, is the unit whose engagement the
+	// match waits to have measured after an attack took models off it.
+	Measuring string `json:"measuring,omitempty"`
 }
 
 // Advance is a unit's advance roll: it may move Move + Inches.

@@ -60,7 +60,7 @@ func TestRefusalWording(t *testing.T) {
 			g.Roll(1, 1)
 		}, As: alice, Cmd: projtest.Shoot("cadians", "gaunts", Normal), Code: projector.CodeAlreadyFired, Reason: "Cadian Guardsmen have already been selected to shoot this phase"},
 		{Name: "an allocation the rules make (the one wounded model)", Before: func(g *projtest.Game) {
-			g.State.Unit("gaunts").Model("gaunts-1").WoundsLeft = 1
+			g.Both(func(s *projector.State) { s.Unit("gaunts").Model("gaunts-1").WoundsLeft = 1 })
 			toShooting(g)
 			g.Do(alice, projtest.Shoot("squad", "gaunts", Normal))
 			g.Roll(6, 6)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/geom"
 	"github.com/matchrec/matchrec/projector/kit"
 )
 
@@ -143,11 +144,26 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if err != nil {
 		return nil, err
 	}
-	pl, err := plannedShooting(s, u, t, c.Weapons, false)
+	tbl, err := kit.ForCommand(s, c, world(s))
 	if err != nil {
 		return nil, err
 	}
-	return []events.Payload{&events.ShootingDeclared{Unit: u.ID, Target: t.ID, Weapons: pl.weapons}}, nil
+	tbl.WoodsVisibility = WoodsVisibility
+	pl, err := plannedShooting(tbl, u, t, c.Weapons, false)
+	if err := tbl.Err(shootWhat(u, t), err); err != nil {
+		return nil, err
+	}
+	return tbl.Record(projector.CmdShoot, &events.ShootingDeclared{Unit: u.ID, Target: t.ID, Weapons: pl.weapons}), nil
+}
+
+// world is the table as 3e sees it, for the questions positions answer.
+func world(s *projector.State) func() geom.World {
+	return func() geom.World { return s.World(WoodsVisibility) }
+}
+
+// shootWhat names a shooting declaration, for the refusals of its facts.
+func shootWhat(u, t *projector.Unit) string {
+	return "the shoot of " + u.DisplayName() + " at " + t.DisplayName()
 }
 
 func evolveDeclared(s *projector.State, seq uint64, p *events.ShootingDeclared) error {
@@ -155,14 +171,19 @@ func evolveDeclared(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 	if u == nil || t == nil {
 		return fmt.Errorf("unknown unit %s or target %s", p.Unit, p.Target)
 	}
-	pl, err := plannedShooting(s, u, t, p.Weapons, true)
-	if err != nil {
+	tbl, m := kit.ForDeclared(s, projector.CmdShoot, world(s))
+	tbl.WoodsVisibility = WoodsVisibility
+	pl, err := plannedShooting(tbl, u, t, p.Weapons, true)
+	if err := tbl.Err(shootWhat(u, t), err); err != nil {
 		return fmt.Errorf("declaration no longer valid: %w", err)
 	}
 	a := &projector.Attack{
 		Seq: seq, Type: projector.AttackShooting, Firer: u.ID, Target: t.ID,
 		Attacker: u.Player, Defender: t.Player,
 		Shooters: pl.shooters, Eligible: pl.eligible, Stage: stageHit,
+	}
+	if m != nil {
+		a.Measures = []uint64{m.Seq}
 	}
 	planHits(s, a)
 	s.Attack = a

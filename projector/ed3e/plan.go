@@ -1,7 +1,6 @@
 package ed3e
 
 import (
-	"cmp"
 	"fmt"
 	"iter"
 	"maps"
@@ -35,29 +34,24 @@ type plan struct {
 // the Heavy weapon stays silent, the rest of the unit fires) — unless
 // exact: the fold of a recorded declaration, which names every firing
 // model.
-func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]string, exact bool) (plan, error) {
+func planShooting(tbl *kit.Table, u, t *projector.Unit, choice map[string]string, exact bool) (plan, error) {
 	// Checked in map order, and again sorted to name the first bad entry
 	// (always the same one) only when there is one: a recorded
 	// declaration's choice is sound, and sorting it cost more than the check.
 	if err := checkChoice(u, choice, maps.Keys(choice)); err != nil {
 		return plan{}, checkChoice(u, choice, slices.Values(slices.Sorted(maps.Keys(choice))))
 	}
-	world := s.World(WoodsVisibility)
-	tb := s.UnitBodies(t) // the target's models on the table, in unit order
-	fbs := s.UnitBodies(u)
-	pl := plan{weapons: make(map[string]string, len(fbs))}
+	sg := tbl.Sighting(u, t)
+	targets := sg.Targets()
+	pl := plan{weapons: make(map[string]string, len(u.Models))}
 	var (
-		eligible = make([]bool, len(tb))
-		quiet    []string // models left silent by their Heavy weapon
-		order    []near
+		firers []kit.Reach
+		quiet  []string // models left silent by their Heavy weapon
 	)
-	j := 0
 	for _, m := range u.Models {
 		if !m.Alive() {
 			continue
 		}
-		fb := fbs[j]
-		j++
 		wid, ok := firingWeapon(u, m, choice, exact)
 		if !ok {
 			if heavy := heavyOnly(u, m, choice, exact); heavy != "" {
@@ -70,49 +64,30 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 			return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "model %s carries weapon %q, which unit %s does not define", m.ID, wid, u.DisplayName())
 		}
 		reach := reachOf(w, u.Moved)
-		// The closest visible target model decides whether the model fires
-		// and how often: look at target models nearest first and stop at
-		// the first one it can see, or once they are out of reach.
-		closest := -1
-		order = byDistance(order, fb, tb)
-		for k, n := range order {
-			if n.d > reach+geom.Eps {
-				break
-			}
-			if world.CanSee(fb, tb[n.i], u.Player, t.ID) {
-				closest = k
-				break
-			}
-		}
-		if closest < 0 {
+		// The closest target model it sees decides whether the model fires
+		// and how often.
+		closest, ok := sg.Range(m, reach)
+		if !ok {
 			continue
 		}
-		// A target model may become a casualty if some firer both sees it
-		// and has it within reach: the closest one it sees, and those
-		// further off within reach that no firer has been seen to see yet
-		// (the nearer ones it cannot see).
-		eligible[order[closest].i] = true
-		for _, n := range order[closest+1:] {
-			if n.d > reach+geom.Eps {
-				break
-			}
-			if !eligible[n.i] && world.CanSee(fb, tb[n.i], u.Player, t.ID) {
-				eligible[n.i] = true
-			}
-		}
+		firers = append(firers, kit.Reach{Model: m, Reach: reach})
 		pl.weapons[m.ID] = wid
 		pl.shooters = append(pl.shooters, projector.Shooter{
-			Model: m.ID, Weapon: wid, Shots: shots(w, order[closest].d), BS: m.BS, S: w.S, AP: w.AP, Range: reach,
+			Model: m.ID, Weapon: wid, Shots: shots(w, closest), BS: m.BS, S: w.S, AP: w.AP, Range: reach,
 		})
 	}
 	if len(pl.shooters) == 0 {
-		return plan{}, whyNoShooter(world, u, t, tb, choice, exact, quiet)
+		sg.Check()
+		return plan{}, whyNoShooter(sg, u, t, choice, exact, quiet)
 	}
-	for i, ok := range eligible {
-		if ok {
-			pl.eligible = append(pl.eligible, tb[i].ID)
+	// A target model may become a casualty if some firer both sees it and
+	// has it within reach.
+	for i, m := range targets {
+		if sg.InRange(i, firers) {
+			pl.eligible = append(pl.eligible, m.ID)
 		}
 	}
+	sg.Check()
 	return pl, nil
 }
 
@@ -169,37 +144,11 @@ func heavyOnly(u *projector.Unit, m *projector.Model, choice map[string]string, 
 	return m.ID + "'s " + u.Weapon(m.Weapons[0]).DisplayName()
 }
 
-// near is a target body's index and its distance from a firer.
-type near struct {
-	i int
-	d float64
-}
-
-// byDistance orders target bodies nearest first (ties by index), into
-// buf's array when it is large enough.
-func byDistance(buf []near, from geom.Body, tb []geom.Body) []near {
-	ns := buf[:0]
-	for i := range tb {
-		ns = append(ns, near{i, geom.BaseDistance(from, tb[i])})
-	}
-	// An insertion sort: stable, allocation-free, and a unit has a few
-	// dozen models at most.
-	for i := 1; i < len(ns); i++ {
-		x := ns[i]
-		j := i
-		for ; j > 0 && cmp.Compare(ns[j-1].d, x.d) > 0; j-- { // as slices.SortStableFunc with cmp.Compare
-			ns[j] = ns[j-1]
-		}
-		ns[j] = x
-	}
-	return ns
-}
-
 // whyNoShooter explains a declaration no model can fire: every model with
 // a weapon was silenced by its Heavy weapon after moving, or nothing of
 // the target is visible, or nothing visible is in range. It is only
 // computed for a refusal, so it may look at every pair.
-func whyNoShooter(world geom.World, u, t *projector.Unit, tb []geom.Body, choice map[string]string, exact bool, quiet []string) error {
+func whyNoShooter(sg *kit.Sighting, u, t *projector.Unit, choice map[string]string, exact bool, quiet []string) error {
 	var why kit.Reasons
 	armed := false
 	for _, m := range u.AliveModels() {
@@ -209,10 +158,11 @@ func whyNoShooter(world geom.World, u, t *projector.Unit, tb []geom.Body, choice
 			continue
 		}
 		armed = true
-		v := kit.Look(world, projector.Body(u, m), tb, u.Player, t.ID)
-		why.NoteSight(v.Why)
-		if i := v.First(); i >= 0 {
-			why.NoteRange("%s's %s reaches %g\" but %s is %.1f\" away", m.ID, w.DisplayName(), reachOf(w, u.Moved), tb[i].ID, v.Dist[i])
+		seen, whyNot := sg.Sees(m)
+		why.NoteSight(whyNot)
+		if seen {
+			id, d := sg.FirstSeen(m)
+			why.NoteRange("%s's %s reaches %g\" but %s is %.1f\" away", m.ID, w.DisplayName(), reachOf(w, u.Moved), id, d)
 		}
 	}
 	if !armed && len(quiet) > 0 {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // plans are the shooting plans worked out on the table as it is
@@ -34,8 +35,16 @@ type planned struct {
 	plan   plan
 }
 
-// plannedShooting is planShooting through the state's plans.
-func plannedShooting(s *projector.State, u, t *projector.Unit, choice map[string]string, exact bool) (plan, error) {
+// plannedShooting is planShooting through the state's plans. Only a
+// table that answers from positions and records nothing is planned
+// through them: a measured declaration's plan is a function of its facts
+// (which the table's models do not show), and a transcript must be taken
+// by asking every question again.
+func plannedShooting(tbl *kit.Table, u, t *projector.Unit, choice map[string]string, exact bool) (plan, error) {
+	if !tbl.Positioned() {
+		return planShooting(tbl, u, t, choice, exact)
+	}
+	s := tbl.State()
 	k := planKey{u.ID, t.ID, u.Moved, exact}
 	if ps, _ := s.Memo().(plans); ps != nil {
 		for _, p := range ps[k] {
@@ -44,7 +53,7 @@ func plannedShooting(s *projector.State, u, t *projector.Unit, choice map[string
 			}
 		}
 	}
-	pl, err := planShooting(s, u, t, choice, exact)
+	pl, err := planShooting(tbl, u, t, choice, exact)
 	if err != nil {
 		return plan{}, err
 	}

@@ -65,7 +65,7 @@ func TestRefusalWording(t *testing.T) {
 			Code: projector.CodeBadDistribute, Reason: "distribute exactly 4 hits (one model id per hit), got 1"},
 		{Name: "casualties before the wounds", Before: shotAt, As: bob, Cmd: projector.Command{Type: projector.CmdCasualties, Models: []string{"boyz-1"}},
 			Code: projector.CodeWrongStep, Reason: "the match waits for: Bob distributes 4 hits over Ork Boyz (mixed Toughness): one per model in turn"},
-		{Name: "an unknown command", As: alice, Cmd: cmd("charge"), Code: projector.CodeUnknownCommand, Reason: "unknown command \"charge\"; 3e takes: shoot, distribute, casualties, next-turn, phase, move, roll, end, concede, seed-commit, seed-reveal, confirm, contest, dispute, rule, reveal, excuse"},
+		{Name: "an unknown command", As: alice, Cmd: cmd("charge"), Code: projector.CodeUnknownCommand, Reason: "unknown command \"charge\"; 3e takes: shoot, distribute, casualties, next-turn, phase, move, roll, end, concede, seed-commit, seed-reveal, confirm, contest, dispute, rule, reveal, excuse, measure"},
 		{Name: "a move too far", Before: func(g *projtest.Game) { g.Do(alice, cmd(projector.CmdNextTurn)) }, As: alice,
 			Cmd: projtest.Move("squad", "squad-1", 20, 10), Code: projector.CodeMoveTooFar, Reason: "model squad-1 may move 6\" this phase; (20.0, 10.0) is 10.0\" from where it started"},
 	})

@@ -161,7 +161,7 @@ func TestNoCasualtyChoice(t *testing.T) {
 // Locked units neither shoot nor are shot at.
 func TestNoShootingIntoOrOutOfCombat(t *testing.T) {
 	g := newGame(t, marines("tac", 1, 10, bolter()), marines("dev", 1, 10, bolter()), boyz("boyz", 1, 20))
-	lock(g.State.Unit("tac"), g.State.Unit("boyz"))
+	g.Both(func(s *projector.State) { lock(s.Unit("tac"), s.Unit("boyz")) })
 	toShooting(g)
 	g.Refused(alice, shoot("tac", "boyz"), projector.CodeNotEligible)
 	g.Refused(alice, shoot("dev", "boyz"), projector.CodeNotEligible)

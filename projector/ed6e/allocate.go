@@ -5,7 +5,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/projector/geom"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // Allocation (docs/rules/6e.md#allocating-wounds): each wound goes to the target model closest to
@@ -49,12 +49,28 @@ func allocate(s *projector.State, a *projector.Attack) {
 		}
 		m := closest(s, a, cands)
 		x.Wound = &Wound{Model: m.ID}
-		if isCharacter(m) && len(lookOutSirRecipients(s, a, m)) > 0 {
-			x.Wound.Character = m.ID
-			a.Stage = stageOffer
+		if isCharacter(m) && !offerLookOutSir(s, a, m) {
 			return
 		}
 	}
+}
+
+// offerLookOutSir offers Look Out, Sir for the wound just allocated to
+// character m, when another model of its unit is within range: the
+// attack then waits (false). Measured, the distances are measured first
+// (the attack waits for them); allocation goes on from here once they
+// are (resumeLookOutSir).
+func offerLookOutSir(s *projector.State, a *projector.Attack, m *projector.Model) bool {
+	if len(lookOutSirNeeds(s, a, m)) > 0 {
+		edAttack(a).Measuring = measureLookOutSir
+		return false
+	}
+	if len(lookOutSirRecipients(s, a, m)) > 0 {
+		edAttack(a).Wound.Character = m.ID
+		a.Stage = stageOffer
+		return false
+	}
+	return true
 }
 
 // pool is the pool being resolved.
@@ -96,25 +112,10 @@ func candidates(s *projector.State, a *projector.Attack) []*projector.Model {
 }
 
 // closest is the candidate closest to the attacking models (their bases,
-// where they stood when they attacked); the first in unit order on a tie.
+// where they stood when they attacked); the first in unit order on a tie
+// (kit.Table.Closest: measured, the order facts).
 func closest(s *projector.State, a *projector.Attack, cands []*projector.Model) *projector.Model {
-	u, t := s.Unit(a.Firer), s.Unit(a.Target)
-	var from []geom.Body
-	for _, sh := range a.Shooters {
-		if m := u.Model(sh.Model); m != nil {
-			from = append(from, projector.Body(u, m))
-		}
-	}
-	best, bd := cands[0], -1.0
-	for _, m := range cands {
-		b := projector.Body(t, m)
-		for _, f := range from {
-			if d := geom.BaseDistance(f, b); bd < 0 || d < bd-eps {
-				best, bd = m, d
-			}
-		}
-	}
-	return best
+	return kit.ForAttack(s, a, world(s)).Closest(s.Unit(a.Firer), s.Unit(a.Target), a.Shooters, cands)
 }
 
 // bestSave is the best of m's armour save (lost to an AP of its value or

@@ -27,7 +27,7 @@ const (
 
 // stages is the 6e attack sequence (what it waits for is derived after
 // every event, in pending.go).
-var stages = kit.Machine{Next: next}
+var stages = kit.Machine{Next: next, Waiting: func(a *projector.Attack) bool { return edAttack(a).Measuring != "" }}
 
 // Roll purposes of this edition's attacks.
 const (

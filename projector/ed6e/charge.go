@@ -8,7 +8,6 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/projector/geom"
 	"github.com/matchrec/matchrec/projector/kit"
 	"github.com/matchrec/matchrec/projector/rules"
 )
@@ -60,10 +59,47 @@ func decideCharge(s *projector.State, actor events.Actor, c projector.Command) (
 	if err != nil {
 		return nil, err
 	}
-	if _, d := nearest(u, t); d > ChargeRange+eps {
-		return nil, projector.Refuse(projector.CodeOutOfRange, "%s %.1f\" from %s: a charge reaches at most %g\"", kit.Does(u.DisplayName(), "is", "are"), d, t.DisplayName(), ChargeRange)
+	tbl, err := kit.ForCommand(s, c, world(s))
+	if err != nil {
+		return nil, err
 	}
-	return []events.Payload{&ChargeDeclared{Unit: u.ID, Target: t.ID}}, nil
+	var far error
+	if _, d := tbl.Gap(u, t); d > ChargeRange+eps {
+		far = projector.Refuse(projector.CodeOutOfRange, "%s %.1f\" from %s: a charge reaches at most %g\"", kit.Does(u.DisplayName(), "is", "are"), d, t.DisplayName(), ChargeRange)
+	}
+	if err := tbl.Err(chargeWhat(u, t), far); err != nil {
+		return nil, err
+	}
+	return tbl.Record(CmdCharge, &ChargeDeclared{Unit: u.ID, Target: t.ID}), nil
+}
+
+// chargeWhat names a charge, for the refusals of its facts.
+func chargeWhat(u, t *projector.Unit) string {
+	return "the charge of " + u.DisplayName() + " against " + t.DisplayName()
+}
+
+// chargeGap is how far the charge's unit is from its target and its
+// first charger: from positions, or from the charge's measurement.
+func chargeGap(s *projector.State, ch *Charge) (*projector.Model, float64) {
+	return kit.ForMeasure(s, ch.Measure, world(s)).Gap(s.Unit(ch.Unit), s.Unit(ch.Target))
+}
+
+// chargeNeeds are the facts a measured charge's roll needs again when its
+// first charger fell to Overwatch: none while it stands (or from
+// positions).
+func chargeNeeds(s *projector.State, ch *Charge) []projector.FactNeed {
+	if ch.Measure == 0 && !s.Measured() {
+		return nil
+	}
+	u := s.Unit(ch.Unit)
+	first := kit.ForMeasure(s, ch.Measure, world(s)).Choice(projector.FactFirst, u.ID, "", "", nil)
+	if m := u.Model(first); ch.Measure != 0 && m != nil && m.Alive() {
+		return nil
+	}
+	if u.Destroyed() {
+		return nil // Overwatch left no charger: the charge fails without a roll
+	}
+	return []projector.FactNeed{projector.Need(projector.FactDistance, ch.Target, ch.Unit), projector.Need(projector.FactFirst, ch.Unit, "")}
 }
 
 func evolveCharge(s *projector.State, seq uint64, p *ChargeDeclared) error {
@@ -72,7 +108,15 @@ func evolveCharge(s *projector.State, seq uint64, p *ChargeDeclared) error {
 		return fmt.Errorf("unknown unit %s or target %s", p.Unit, p.Target)
 	}
 	closeOpen(s)
+	tbl, m := kit.ForDeclared(s, CmdCharge, world(s))
+	tbl.Gap(u, t)
+	if err := tbl.Err(chargeWhat(u, t), nil); err != nil {
+		return fmt.Errorf("declaration no longer valid: %w", err)
+	}
 	ch := &Charge{Seq: seq, Unit: u.ID, Target: t.ID, Stage: chargeRoll}
+	if m != nil {
+		ch.Measure = m.Seq
+	}
 	if !locked(s, t) && !slices.Contains(ed(s).Overwatched, t.ID) && armed(t) {
 		ch.Stage = chargeOverwatch // once per phase, and not from inside a combat
 	}
@@ -93,11 +137,16 @@ func decideOverwatch(s *projector.State, actor events.Actor, c projector.Command
 	if c.Unit != "" && c.Unit != t.ID {
 		return nil, projector.Refuse(projector.CodeNotEligible, "only the charged unit, %s, may fire Overwatch", t.DisplayName())
 	}
-	pl, err := planShooting(s, t, u, c.Weapons, fire{snapAll: true, overwatch: true})
+	tbl, err := kit.ForCommand(s, c, world(s))
 	if err != nil {
 		return nil, err
 	}
-	return []events.Payload{&OverwatchDeclared{Unit: t.ID, Target: u.ID, Weapons: pl.weapons}}, nil
+	tbl.WoodsVisibility = WoodsVisibility
+	pl, err := planShooting(tbl, t, u, c.Weapons, fire{snapAll: true, overwatch: true})
+	if err := tbl.Err(shootWhat("the Overwatch", t, u), err); err != nil {
+		return nil, err
+	}
+	return tbl.Record(CmdOverwatch, &OverwatchDeclared{Unit: t.ID, Target: u.ID, Weapons: pl.weapons}), nil
 }
 
 // evolveOverwatch starts the Overwatch attack: normal shooting (range,
@@ -109,11 +158,14 @@ func evolveOverwatch(s *projector.State, seq uint64, p *OverwatchDeclared) error
 		return fmt.Errorf("no Overwatch by %s is offered", p.Unit)
 	}
 	u, t := s.Unit(p.Unit), s.Unit(p.Target)
-	pl, err := planShooting(s, u, t, p.Weapons, fire{snapAll: true, overwatch: true, exact: true})
-	if err != nil {
+	tbl, m := kit.ForDeclared(s, CmdOverwatch, world(s))
+	tbl.WoodsVisibility = WoodsVisibility
+	pl, err := planShooting(tbl, u, t, p.Weapons, fire{snapAll: true, overwatch: true, exact: true})
+	if err := tbl.Err(shootWhat("the Overwatch", u, t), err); err != nil {
 		return fmt.Errorf("declaration no longer valid: %w", err)
 	}
 	a := newAttack(seq, projector.AttackOverwatch, u, t, pl)
+	measuredBy(a, m)
 	a.Kind = KindSnap
 	start(s, a, shootingSpecs(u, pl))
 	return nil
@@ -152,8 +204,8 @@ func evolveChargeRoll(s *projector.State, seq uint64, p *events.DiceRolled) erro
 	}
 	ch.RollSeq, ch.Dice = seq, slices.Clone(p.Values)
 	ch.Distance = chargeDistance(u, p.Values)
-	first, needed := nearest(u, t)
-	if first == nil {
+	first, needed := chargeGap(s, ch)
+	if first == nil || u.Destroyed() || t.Destroyed() {
 		ch.Stage = chargeFailed // Overwatch left no charger, or no target
 		return nil
 	}
@@ -163,6 +215,13 @@ func evolveChargeRoll(s *projector.State, seq uint64, p *events.DiceRolled) erro
 		return nil
 	}
 	ch.Success, ch.Stage = true, chargeFirst
+	if s.Measured() {
+		// At the table the chargers move themselves: the first reaches
+		// base contact, the two units are locked, and the rest follow.
+		ch.Stage = chargeDone
+		reached(s, ch)
+		return nil
+	}
 	for _, m := range u.AliveModels() {
 		ed(s).Moves = append(ed(s).Moves, AssaultMove{Kind: moveCharge, Unit: u.ID, Model: m.ID, X: m.X, Y: m.Y, Allow: ch.Distance})
 	}
@@ -238,23 +297,6 @@ func modelCharge(m *projector.Model) rules.Expr {
 	return rules.Expr{N: ChargeDice, Sides: 6}
 }
 
-// nearest is u's model closest to any model of t and that distance
-// (base to base), the first in unit order on a tie; nil when either unit
-// has no model left.
-func nearest(u, t *projector.Unit) (*projector.Model, float64) {
-	var best *projector.Model
-	bd := math.Inf(1)
-	for _, m := range u.AliveModels() {
-		mb := projector.Body(u, m)
-		for _, o := range t.AliveModels() {
-			if d := geom.BaseDistance(mb, projector.Body(t, o)); d < bd-eps {
-				best, bd = m, d
-			}
-		}
-	}
-	return best, bd
-}
-
 // lock records that two units are locked in combat.
 func lock(a, b *projector.Unit) {
 	if !slices.Contains(a.Engaged, b.ID) {
@@ -305,4 +347,15 @@ func (Rules) ChargeRolled(s *projector.State, roll *events.DiceRolled) (projecto
 	}
 	return projector.ChargeRoll{Seq: ch.Seq, Unit: ch.Unit, Target: ch.Target, Dice: slices.Clone(ch.Dice),
 		Needed: ch.Needed, Distance: ch.Distance, Success: ch.Success}, true
+}
+
+// reached locks a charge's unit with its target once its first charger is
+// in base contact — its move (moves.go), or at a measured table its roll —
+// and from revision 2 notes that the charge reached, for the unit's
+// charge bonus (chargeBonus).
+func reached(s *projector.State, ch *Charge) {
+	lock(s.Unit(ch.Unit), s.Unit(ch.Target))
+	if x := ed(s); round3(s) && !slices.Contains(x.Reached, ch.Unit) {
+		x.Reached = append(x.Reached, ch.Unit)
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/geom"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // Choose, on the rules, is the optional chooser ability (projector.Chooser):
@@ -67,7 +68,7 @@ func placeChoice(s *projector.State) (projector.Command, error) {
 		return cmp.Compare(geom.BaseDistance(fb, projector.Body(t, x)), geom.BaseDistance(fb, projector.Body(t, y)))
 	})
 	for _, tm := range ms {
-		if placementProblem(s, a, m, geom.Point{X: tm.X, Y: tm.Y}) == "" {
+		if placementProblem(kit.NewPositions(s, world(s)), a, m, geom.Point{X: tm.X, Y: tm.Y}) == "" {
 			x, y := tm.X, tm.Y
 			return projector.Command{Type: CmdPlace, X: &x, Y: &y}, nil
 		}

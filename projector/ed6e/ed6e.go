@@ -201,6 +201,8 @@ func (Rules) Evolve(s *projector.State, e *events.Event, p events.Payload) error
 		err = evolvePlaced(s, p)
 	case *MarkerDeclined:
 		err = evolveDeclinedMarker(s, p)
+	case *events.Measured:
+		err = evolveMeasured(s, e.Seq, p)
 	default:
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/matchrec/matchrec/events"
+	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/projtest"
 )
 
@@ -47,5 +48,30 @@ func TestExampleMatch(t *testing.T) {
 	}
 	if s.Unit("boyz").Engaged != nil || s.Unit("tac").Engaged != nil {
 		t.Error("the Boyz fled: nobody is locked")
+	}
+}
+
+// The same match measured at the table (geometry measured: no positions
+// at all, every declaration with its facts, the measure steps answered,
+// a measurement contested and amended after the end) ends exactly as the
+// positioned one does.
+func TestMeasuredExampleEndsAsThePositionedOne(t *testing.T) {
+	pos := playScript(t, filepath.Join("..", "..", "examples", exampleScript))
+	m := playScript(t, filepath.Join("..", "..", "examples", "6e-measured-grot-wood.yaml"))
+	same(t, m)
+	if !m.State.Measured() || len(m.State.Measures) == 0 {
+		t.Fatal("the measured example measures nothing")
+	}
+	ruled := m.AsRuled()
+	if a, b := projtest.Outcome(pos.State), projtest.Outcome(ruled); a != b {
+		t.Fatalf("the measured example ends otherwise:\n%s\n---\n%s", a, b)
+	}
+	for _, ms := range ruled.Measures {
+		if ms.Status == projector.RollUnconfirmed {
+			t.Errorf("measurement %d was never confirmed", ms.Seq)
+		}
+	}
+	if d := ruled.Disputes; len(d) != 2 || d[0].Decision != events.RulingAmend || d[1].Decision != events.RulingUphold {
+		t.Fatalf("disputes %+v", d)
 	}
 }

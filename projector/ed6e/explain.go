@@ -197,8 +197,13 @@ func scatterInputs(s *projector.State, a *projector.Attack) ([]string, string) {
 	if round3(s) {
 		hit = "every model under the marker where it lands takes a hit, friend or foe (the rulebook's, default)"
 	}
+	placed := fmt.Sprintf("%s's blast marker (%g\" across) was placed at (%s, %s)", m.Model, 2*m.Radius, kit.Inches(m.X), kit.Inches(m.Y))
+	if m.Measure != 0 || s.Measured() {
+		centre := kit.ForMeasure(s, m.Measure, world(s)).Choice(projector.FactCentre, "", m.Model, "", nil)
+		placed = fmt.Sprintf("%s's blast marker (%g\" across) was centred over %s, as measured at the table, where the models under it are measured once it lands", m.Model, 2*m.Radius, centre)
+	}
 	return []string{
-		fmt.Sprintf("%s's blast marker (%g\" across) was placed at (%s, %s)", m.Model, 2*m.Radius, kit.Inches(m.X), kit.Inches(m.Y)),
+		placed,
 		fmt.Sprintf("the first die is the scatter die: 1 to %d is a hit, the marker stays", ScatterHitFaces),
 		fmt.Sprintf("otherwise the first two dice give the arrow's bearing, ((first − 3) × 6 + (second − 1)) × 15° clockwise from the table's +y (%d bearings)", ScatterBearings),
 		fmt.Sprintf("and the last two, less the firer's BS%d (never below 0), the inches it moves", firerBS(a, m.Model)),
@@ -288,13 +293,17 @@ func lookOutSirDecided(w *Wound, need int, values []int) string {
 // explainCharge: the charge dice, the first charger's distance.
 func explainCharge(s *projector.State, ch *Charge) projector.RollReason {
 	u, t := s.Unit(ch.Unit), s.Unit(ch.Target)
-	first, need := nearest(u, t)
+	first, need := chargeGap(s, ch)
 	in := []string{fmt.Sprintf("%dD6\": the charge distance, unless a model charges differently (%dD6 is the source's)", chargeDice(u), ChargeDice)}
 	if r := chargeRate(u); r != "" {
 		in = append(in, strings.TrimPrefix(r, "; "))
 	}
 	if first != nil {
-		in = append(in, fmt.Sprintf("the first charger is %s, the closest to %s: %.1f\" to cover, base to base", first.ID, t.DisplayName(), need))
+		how := "base to base"
+		if ch.Measure != 0 || s.Measured() {
+			how += ", as measured at the table"
+		}
+		in = append(in, fmt.Sprintf("the first charger is %s, the closest to %s: %.1f\" to cover, %s", first.ID, t.DisplayName(), need, how))
 	}
 	in = append(in, "short of it the charge fails and nobody moves")
 	return projector.RollReason{For: fmt.Sprintf("%s's charge distance against %s", u.DisplayName(), t.DisplayName()), Inputs: in, Rule: docCharge}
@@ -316,6 +325,10 @@ func explainCheck(s *projector.State, c *Check) projector.RollReason {
 func explainFallBack(s *projector.State, fb *FallBack) projector.RollReason {
 	u := s.Unit(fb.Unit)
 	in := []string{fb.Why, fmt.Sprintf("%dD6\": every model moves that far straight toward %s's own table edge, the %s edge", FallBackDice, s.PlayerName(u.Player), fb.Edge)}
+	if s.Measured() {
+		in = append(in, "how far its model closest to that edge is from it is measured at the table once rolled: a roll of that or more takes the unit off the table, destroyed")
+		return projector.RollReason{For: fmt.Sprintf("%s's fall-back move", u.DisplayName()), Inputs: in, Rule: docFallBack}
+	}
 	best := -1.0
 	for _, m := range u.AliveModels() {
 		if d, _ := toEdge(s, projector.Body(u, m), fb.Edge); best < 0 || d < best {

@@ -191,15 +191,39 @@ func evolveFallBackRoll(s *projector.State, seq uint64, p *events.DiceRolled) er
 	}
 	fb.Seq, fb.Dice = seq, slices.Clone(p.Values)
 	fb.Distance = float64(sum(p.Values))
-	u := s.Unit(fb.Unit)
-	for _, m := range u.AliveModels() {
-		if left, _ := toEdge(s, projector.Body(u, m), fb.Edge); fb.Distance >= left-eps {
-			fb.Off, fb.Done = true, true
-			destroy(s, u) // it falls back off the table
-			return nil
-		}
+	if len(edgeNeeds(s, fb)) == 0 {
+		fellTo(s, fb)
 	}
 	return nil
+}
+
+// edgeNeeds is the fact a measured fall back needs once rolled: how far
+// the unit is from its table edge (none when measured, or from positions).
+func edgeNeeds(s *projector.State, fb *FallBack) []projector.FactNeed {
+	return kit.ForMeasure(s, fb.Measure, world(s)).Lacks([]projector.FactNeed{projector.Need(projector.FactEdge, "", fb.Unit)})
+}
+
+// fellTo applies a fall back's distance: a roll that reaches the table
+// edge — from the unit's model closest to it — takes the unit off the
+// table; short of it, the models move (in a measured match, at the
+// table: the fall back is over).
+func fellTo(s *projector.State, fb *FallBack) {
+	u := s.Unit(fb.Unit)
+	edge := kit.ForMeasure(s, fb.Measure, world(s)).Inches(projector.FactEdge, "", u.ID, 0, func() float64 {
+		d := math.Inf(1)
+		for _, m := range u.AliveModels() {
+			left, _ := toEdge(s, projector.Body(u, m), fb.Edge)
+			d = min(d, left)
+		}
+		return d
+	})
+	switch {
+	case fb.Distance >= edge-eps:
+		fb.Off, fb.Done = true, true
+		destroy(s, u) // it falls back off the table
+	case s.Measured():
+		fb.Done = true
+	}
 }
 
 // decideFallBackMove checks a falling-back model's move: its owner's, each
@@ -258,6 +282,10 @@ func fallBackPending(s *projector.State, fb *FallBack) projector.Pending {
 	if fb.Seq == 0 {
 		return projector.Pending{Kind: projector.WaitRoll, Player: u.Player, Dice: FallBackDice, Purpose: purposeFallBack,
 			Text: fmt.Sprintf("%s rolls %dD6 for %s's fall-back move (%s) toward the %s table edge", s.PlayerName(u.Player), FallBackDice, u.DisplayName(), fb.Why, fb.Edge)}
+	}
+	if needs := edgeNeeds(s, fb); len(needs) > 0 {
+		return s.PendingMeasure(u.Player, measureEdge, needs,
+			fmt.Sprintf("how far %s is from its own table edge (its model closest to it), falling back %g\"", u.DisplayName(), fb.Distance))
 	}
 	var left []string
 	for _, m := range u.AliveModels() {

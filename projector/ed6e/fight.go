@@ -182,9 +182,13 @@ func atStep(u *projector.Unit, cb *Combat) []*projector.Model {
 }
 
 // openPileIns lets the due units' models of this Initiative that are not
-// in base contact pile in.
+// in base contact pile in (at the table, in a measured match: nothing is
+// recorded of it).
 func openPileIns(s *projector.State, cb *Combat, due []*projector.Unit) {
 	ed(s).Moves = nil
+	if s.Measured() {
+		return
+	}
 	for _, u := range due {
 		for _, m := range atStep(u, cb) {
 			if m.Alive() && !inContact(s, cb, u, m) {
@@ -214,25 +218,57 @@ func inContact(s *projector.State, cb *Combat, u *projector.Unit, m *projector.M
 
 // strikers are u's models that fight at this step: of this Initiative,
 // alive when it began, and in base contact with the enemy or within
-// Support of a model of their unit that is.
-func strikers(s *projector.State, cb *Combat, u *projector.Unit) []*projector.Model {
+// Support of a model of their unit that is (asked of tbl: the fights
+// facts, measured).
+func strikers(tbl *kit.Table, cb *Combat, u *projector.Unit) []*projector.Model {
+	s := tbl.State()
 	var front []*projector.Model
-	for _, m := range u.Models {
-		if aliveAtStep(cb, u, m) && inContact(s, cb, u, m) {
-			front = append(front, m)
+	found := false
+	frontline := func() []*projector.Model {
+		if !found {
+			for _, m := range u.Models {
+				if aliveAtStep(cb, u, m) && inContact(s, cb, u, m) {
+					front = append(front, m)
+				}
+			}
+			found = true
 		}
+		return front
 	}
 	var out []*projector.Model
 	for _, m := range atStep(u, cb) {
-		mb := projector.Body(u, m)
-		for _, f := range front {
-			if f == m || geom.BaseDistance(mb, projector.Body(u, f)) <= Support+eps {
-				out = append(out, m)
-				break
+		if tbl.YesNo(projector.FactFights, m.ID, "", true, func() bool {
+			mb := projector.Body(u, m)
+			for _, f := range frontline() {
+				if f == m || geom.BaseDistance(mb, projector.Body(u, f)) <= Support+eps {
+					return true
+				}
 			}
+			return false
+		}) {
+			out = append(out, m)
 		}
 	}
 	return out
+}
+
+// strikeWhat names a unit's blows at a step, for the refusals of its facts.
+func strikeWhat(u, t *projector.Unit) string {
+	return "the blows of " + u.DisplayName() + " at " + t.DisplayName()
+}
+
+// strikePlan asks tbl who of u strikes t at this step, and the order of
+// t's models from them (the wounds go to the closest).
+func strikePlan(tbl *kit.Table, cb *Combat, u, t *projector.Unit) []*projector.Model {
+	ms := strikers(tbl, cb, u)
+	if len(ms) > 0 {
+		sh := make([]projector.Shooter, len(ms))
+		for i, m := range ms {
+			sh[i] = projector.Shooter{Model: m.ID}
+		}
+		tbl.Order(u, t, sh, t.AliveModels())
+	}
+	return ms
 }
 
 func decideStrike(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
@@ -260,15 +296,27 @@ func decideStrike(s *projector.State, actor events.Actor, c projector.Command) (
 		return nil, projector.Refuse(CodeInitiativeOrder, "at Initiative %d %s first", step, kit.Does(due[0].DisplayName(), "strikes", "strike"))
 	}
 	enemies := combatEnemies(s, cb, u)
+	var t *projector.Unit
 	if c.Target == "" && len(enemies) == 1 {
-		return []events.Payload{&StrikeDeclared{Unit: u.ID, Target: enemies[0].ID}}, nil
+		t = enemies[0]
 	}
 	for _, e := range enemies {
 		if e.ID == c.Target {
-			return []events.Payload{&StrikeDeclared{Unit: u.ID, Target: e.ID}}, nil
+			t = e
 		}
 	}
-	return nil, projector.Refuse(projector.CodeNotEligible, "%s must strike an enemy unit of its combat; name it as target (%q is not one)", u.DisplayName(), c.Target)
+	if t == nil {
+		return nil, projector.Refuse(projector.CodeNotEligible, "%s must strike an enemy unit of its combat; name it as target (%q is not one)", u.DisplayName(), c.Target)
+	}
+	tbl, err := kit.ForCommand(s, c, world(s))
+	if err != nil {
+		return nil, err
+	}
+	strikePlan(tbl, cb, u, t)
+	if err := tbl.Err(strikeWhat(u, t), nil); err != nil {
+		return nil, err
+	}
+	return tbl.Record(CmdStrike, &StrikeDeclared{Unit: u.ID, Target: t.ID}), nil
 }
 
 // initiatives lists a unit's Initiative values, for messages.
@@ -289,7 +337,11 @@ func evolveStrike(s *projector.State, seq uint64, p *StrikeDeclared) error {
 		return fmt.Errorf("no strike of %s is due", p.Unit)
 	}
 	ed(s).Moves = slices.DeleteFunc(ed(s).Moves, func(m AssaultMove) bool { return m.Unit == u.ID })
-	ms := strikers(s, cb, u)
+	tbl, mm := kit.ForDeclared(s, CmdStrike, world(s))
+	ms := strikePlan(tbl, cb, u, t)
+	if err := tbl.Err(strikeWhat(u, t), nil); err != nil {
+		return fmt.Errorf("declaration no longer valid: %w", err)
+	}
 	if len(ms) == 0 { // no model of it reaches the enemy: no blows
 		cb.Struck = append(cb.Struck, u.ID)
 		nextInCombat(s, cb)
@@ -298,6 +350,7 @@ func evolveStrike(s *projector.State, seq uint64, p *StrikeDeclared) error {
 	def := majorityOf(t.AliveModels(), func(m *projector.Model) int { return m.WS })
 	a := &projector.Attack{Seq: seq, Type: projector.AttackMelee, Firer: u.ID, Target: t.ID,
 		Attacker: u.Player, Defender: t.Player, Stage: stageHit, Ext: &Attack{}}
+	measuredBy(a, mm)
 	for _, m := range t.AliveModels() {
 		a.Eligible = append(a.Eligible, m.ID)
 	}

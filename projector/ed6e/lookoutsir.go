@@ -5,7 +5,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
-	"github.com/matchrec/matchrec/projector/geom"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // Look Out, Sir (docs/rules/6e.md#look-out-sir): when a wound is allocated to a character and
@@ -22,14 +22,28 @@ import (
 // moved off m: alive, not m, within LookOutSirRange of it.
 func lookOutSirRecipients(s *projector.State, a *projector.Attack, m *projector.Model) []*projector.Model {
 	u := s.Unit(a.Target)
-	mb := projector.Body(u, m)
+	tbl := kit.ForAttack(s, a, world(s))
 	var out []*projector.Model
 	for _, o := range u.AliveModels() {
-		if o.ID != m.ID && geom.BaseDistance(mb, projector.Body(u, o)) <= LookOutSirRange+eps {
+		if o.ID != m.ID && tbl.Distance(u, m, u, o) <= LookOutSirRange+eps {
 			out = append(out, o)
 		}
 	}
 	return out
+}
+
+// lookOutSirNeeds are the distances a measured attack needs before it can
+// tell whether a wound on character m may be moved: from m to each other
+// model of its unit on the table (none when they are known, or from
+// positions).
+func lookOutSirNeeds(s *projector.State, a *projector.Attack, m *projector.Model) []projector.FactNeed {
+	var needs []projector.FactNeed
+	for _, o := range s.Unit(a.Target).AliveModels() {
+		if o.ID != m.ID {
+			needs = append(needs, projector.Need(projector.FactDistance, o.ID, m.ID))
+		}
+	}
+	return kit.ForAttack(s, a, world(s)).Lacks(needs)
 }
 
 // lookOutSirNeed is the roll a character's attempt needs.

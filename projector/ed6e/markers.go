@@ -3,10 +3,12 @@ package ed6e
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/geom"
+	"github.com/matchrec/matchrec/projector/kit"
 	"github.com/matchrec/matchrec/projector/rules"
 )
 
@@ -88,32 +90,49 @@ func markerShape(s *projector.State, a *projector.Attack, m *Marker, pos geom.Po
 	return tm, nil
 }
 
-// under are the target unit's models the marker covers, in unit order.
-func under(s *projector.State, a *projector.Attack, mk geom.Marker) []string {
-	t := s.Unit(a.Target)
+// under are the target unit's models the marker covers, in unit order
+// (asked of tbl: measured, the under facts; mk is then not read).
+func under(tbl *kit.Table, a *projector.Attack, mk geom.Marker) []string {
+	t := tbl.State().Unit(a.Target)
 	var out []string
 	for _, m := range t.AliveModels() {
-		if mk.Covers(projector.Body(t, m)) {
+		if tbl.YesNo(projector.FactUnder, m.ID, "", false, func() bool { return mk.Covers(projector.Body(t, m)) }) {
 			out = append(out, m.ID)
 		}
 	}
 	return out
 }
 
-// modelsUnderMarker are the models on the table the marker covers, friend
-// or foe, unit by unit in the setup's order, each unit's in its order:
-// the geometric fact a marker's hits are read from.
-func modelsUnderMarker(s *projector.State, mk geom.Marker) []UnitHits {
-	var out []UnitHits
-	for _, u := range s.Units {
+// othersUnder are the models of units other than a's target that the
+// marker covers, friend or foe, unit by unit in the setup's order, each
+// unit's in its order (asked of tbl: measured, the strays fact, one list
+// of model ids for the whole marker; mk is then not read).
+func othersUnder(tbl *kit.Table, a *projector.Attack, mk geom.Marker) []UnitHits {
+	s := tbl.State()
+	ids := projector.FactUnits(tbl.Choice(projector.FactStrays, a.Target, "", projector.ValueNone, func() string {
 		var ids []string
-		for _, m := range u.AliveModels() {
-			if mk.Covers(projector.Body(u, m)) {
-				ids = append(ids, m.ID)
+		for _, u := range s.Units {
+			if u.ID == a.Target {
+				continue
+			}
+			for _, m := range u.AliveModels() {
+				if mk.Covers(projector.Body(u, m)) {
+					ids = append(ids, m.ID)
+				}
 			}
 		}
-		if len(ids) > 0 {
-			out = append(out, UnitHits{Unit: u.ID, Models: ids})
+		return projector.ModelList(ids)
+	}))
+	var out []UnitHits
+	for _, u := range s.Units {
+		var hit []string
+		for _, m := range u.AliveModels() {
+			if u.ID != a.Target && slices.Contains(ids, m.ID) {
+				hit = append(hit, m.ID)
+			}
+		}
+		if len(hit) > 0 {
+			out = append(out, UnitHits{Unit: u.ID, Models: hit})
 		}
 	}
 	return out
@@ -128,17 +147,31 @@ func decidePlace(s *projector.State, actor events.Actor, c projector.Command) ([
 	if c.Model != "" && c.Model != m.Model {
 		return nil, projector.Refuse(projector.CodeWrongStep, "the marker of %s's shot is placed first", m.Model)
 	}
-	if c.X == nil || c.Y == nil {
+	tbl, err := kit.ForCommand(s, c, world(s))
+	if err != nil {
+		return nil, err
+	}
+	var pos geom.Point
+	switch {
+	case tbl.Measured() && (c.X != nil || c.Y != nil):
+		return nil, projector.Refuse(projector.CodeMeasuredMatch, "a marker placed with the tape gives the facts of where it lies, not x and y: %s", placeWhat(m))
+	case tbl.Measured():
+	case c.X == nil || c.Y == nil:
 		return nil, projector.Refuse(projector.CodeBadCommand, "place needs x and y: %s", placeWhat(m))
+	default:
+		pos = geom.Point{X: *c.X, Y: *c.Y}
+		if math.IsNaN(pos.X) || math.IsNaN(pos.Y) {
+			return nil, projector.Refuse(projector.CodeBadCommand, "x and y must be numbers")
+		}
 	}
-	pos := geom.Point{X: *c.X, Y: *c.Y}
-	if math.IsNaN(pos.X) || math.IsNaN(pos.Y) {
-		return nil, projector.Refuse(projector.CodeBadCommand, "x and y must be numbers")
+	var bad error
+	if why := placementProblem(tbl, a, m, pos); why != "" {
+		bad = projector.Refuse(projector.CodeNotEligible, "%s", why)
 	}
-	if why := placementProblem(s, a, m, pos); why != "" {
-		return nil, projector.Refuse(projector.CodeNotEligible, "%s", why)
+	if err := tbl.Err("the placement of "+m.Model+"'s marker", bad); err != nil {
+		return nil, err
 	}
-	return []events.Payload{&MarkerPlaced{Model: m.Model, Weapon: m.Weapon, X: pos.X, Y: pos.Y}}, nil
+	return tbl.Record(CmdPlace, &MarkerPlaced{Model: m.Model, Weapon: m.Weapon, X: pos.X, Y: pos.Y}), nil
 }
 
 // placeWhat says what a placement of m names.
@@ -149,45 +182,75 @@ func placeWhat(m *Marker) string {
 	return "the point the template is aimed at from its firer's base"
 }
 
-// placementProblem says why marker m may not be placed at pos, or "".
-func placementProblem(s *projector.State, a *projector.Attack, m *Marker, pos geom.Point) string {
+// placementProblem says why marker m may not be placed at pos (from
+// positions), or as tbl's facts say it lies (measured), or "".
+func placementProblem(tbl *kit.Table, a *projector.Attack, m *Marker, pos geom.Point) string {
+	s := tbl.State()
 	u, t := s.Unit(a.Firer), s.Unit(a.Target)
 	firer := u.Model(m.Model)
 	fb := projector.Body(u, firer)
+	at := fmt.Sprintf("(%.1f, %.1f)", pos.X, pos.Y)
+	if tbl.Measured() {
+		at = "where it is laid"
+	}
 	if m.Kind == markerBlast {
 		w := u.Weapon(m.Weapon)
-		world := s.World(WoodsVisibility)
-		for _, tm := range t.AliveModels() {
-			tb := projector.Body(t, tm)
-			if geom.Dist(pos, tb.Pos) > max(tb.Radius, BaseContact)+eps {
-				continue
+		id := tbl.Choice(projector.FactCentre, "", m.Model, "", func() string {
+			for _, tm := range t.AliveModels() {
+				if tb := projector.Body(t, tm); geom.Dist(pos, tb.Pos) <= max(tb.Radius, BaseContact)+eps {
+					return tm.ID
+				}
 			}
-			switch {
-			case geom.BaseDistance(fb, tb) > w.Range+eps:
-				return fmt.Sprintf("the blast is centred over %s, %.1f\" from %s: beyond the %s's %g\"", tm.ID, geom.BaseDistance(fb, tb), firer.ID, w.DisplayName(), w.Range)
-			case !world.CanSee(fb, tb, u.Player, t.ID):
-				return fmt.Sprintf("the blast is centred over %s, which %s cannot see", tm.ID, firer.ID)
-			}
+			return projector.ValueNone
+		})
+		tm := t.Model(id)
+		switch {
+		case id == projector.ValueNone:
+			return fmt.Sprintf("a blast marker is centred over the base of a model of %s; %s is over none", t.DisplayName(), at)
+		case tm == nil || !tm.Alive():
+			tbl.Inconsistent("the blast is centred over %s, which is no model of %s on the table", id, t.DisplayName())
 			return ""
 		}
-		return fmt.Sprintf("a blast marker is centred over the base of a model of %s; (%.1f, %.1f) is over none", t.DisplayName(), pos.X, pos.Y)
-	}
-	mk, err := markerShape(s, a, m, pos)
-	if err != nil {
-		return err.Error()
-	}
-	if len(under(s, a, mk)) == 0 {
-		return fmt.Sprintf("a template aimed at (%.1f, %.1f) from %s covers no model of %s", pos.X, pos.Y, firer.ID, t.DisplayName())
-	}
-	for _, o := range s.Units {
-		if o.Player != u.Player {
-			continue
+		d := tbl.Distance(u, firer, t, tm)
+		switch {
+		case d > w.Range+eps:
+			return fmt.Sprintf("the blast is centred over %s, %.1f\" from %s: beyond the %s's %g\"", tm.ID, d, firer.ID, w.DisplayName(), w.Range)
+		case !tbl.YesNo(projector.FactVisible, tm.ID, firer.ID, true, func() bool {
+			return tbl.World().CanSee(fb, projector.Body(t, tm), u.Player, t.ID)
+		}):
+			return fmt.Sprintf("the blast is centred over %s, which %s cannot see", tm.ID, firer.ID)
 		}
-		for _, f := range o.AliveModels() {
-			if (o != u || f != firer) && mk.Covers(projector.Body(o, f)) {
-				return fmt.Sprintf("a template aimed at (%.1f, %.1f) from %s would touch %s, a friendly model", pos.X, pos.Y, firer.ID, f.ID)
+		return ""
+	}
+	var mk geom.Marker
+	if !tbl.Measured() {
+		var err error
+		if mk, err = markerShape(s, a, m, pos); err != nil {
+			return err.Error()
+		}
+	}
+	if len(under(tbl, a, mk)) == 0 {
+		return fmt.Sprintf("a template aimed at %s from %s covers no model of %s", at, firer.ID, t.DisplayName())
+	}
+	friend := ""
+	if tbl.YesNo(projector.FactFriendly, "", m.Model, false, func() bool {
+		for _, o := range s.Units {
+			if o.Player != u.Player {
+				continue
+			}
+			for _, f := range o.AliveModels() {
+				if (o != u || f != firer) && mk.Covers(projector.Body(o, f)) {
+					friend = f.ID
+					return true
+				}
 			}
 		}
+		return false
+	}) {
+		if friend == "" {
+			friend = "a model of " + s.PlayerName(u.Player)
+		}
+		return fmt.Sprintf("a template aimed at %s from %s would touch %s, a friendly model", at, firer.ID, friend)
 	}
 	return ""
 }
@@ -212,17 +275,29 @@ func evolvePlaced(s *projector.State, p *MarkerPlaced) error {
 		return err
 	}
 	m.Placed, m.X, m.Y = true, p.X, p.Y
+	tbl, mm := kit.ForDeclared(s, CmdPlace, world(s))
+	if mm != nil {
+		m.Measure = mm.Seq
+		a.Measures = append(a.Measures, mm.Seq)
+	}
 	if m.Kind == markerBlast {
 		addStep(a, a.Next, projector.DiceStep{Purpose: purposeScatter, Label: fmt.Sprintf("%s's %s blast", m.Model, weaponName(s.Unit(a.Firer).Weapon(m.Weapon))),
 			Dice: ScatterDice, Weapon: m.Weapon}, Step{})
-		a.HitOdds = a.HitOdds.Plus(blastOdds(s, a, m))
+		if !tbl.Measured() {
+			a.HitOdds = a.HitOdds.Plus(blastOdds(s, a, m))
+		} // measured: no positions to scatter it over; its hits count as they land (blastLands)
 		return nil
 	}
-	mk, err := markerShape(s, a, m, geom.Point{X: p.X, Y: p.Y})
-	if err != nil {
-		return err
+	var mk geom.Marker
+	if !tbl.Measured() {
+		if mk, err = markerShape(s, a, m, geom.Point{X: p.X, Y: p.Y}); err != nil {
+			return err
+		}
 	}
-	hit := under(s, a, mk)
+	hit := under(tbl, a, mk)
+	if err := tbl.Err("the placement of "+m.Model+"'s marker", nil); err != nil {
+		return fmt.Errorf("placement no longer valid: %w", err)
+	}
 	a.HitOdds = a.HitOdds.Plus(rules.Fixed(float64(len(hit)))) // a template's hits are not random
 	markerLands(s, a, m, hit)
 	stages.Advance(s, a)
@@ -248,16 +323,31 @@ func resolveScatter(s *projector.State, a *projector.Attack, d *projector.DiceSt
 	var to geom.Point
 	m.Hit, m.Bearing, m.Drift, to = scatterLanding(d.Values, firerBS(a, m.Model), geom.Point{X: m.X, Y: m.Y})
 	m.FinalX, m.FinalY = to.X, to.Y
-	mk, _ := markerShape(s, a, m, to) // a blast: never an error
-	all := modelsUnderMarker(s, mk)
-	var hit []string
-	for _, h := range all {
-		switch {
-		case h.Unit == a.Target:
-			hit = h.Models
-		case round3(s): // a blast hits every model under it, friend or foe (strays.go)
-			m.Others = append(m.Others, h)
-		}
+	if len(underNeeds(s, a, m)) > 0 {
+		edAttack(a).Measuring = measureUnder // at the table: the models under it where it landed
+		return
+	}
+	blastLands(s, a, m, kit.ForMeasure(s, m.Measure, world(s)))
+}
+
+// blastLands resolves blast m where it landed, the models under it asked
+// of tbl (positions, or the measurement taken there): the target's take
+// the attack's hits; from revision 2 every other model under it, friend
+// or foe, takes a hit of its own (Marker.Others, strays.go). Measured,
+// the blast's hits enter the attack's odds as they landed, as a
+// template's do: with no positions its scatter cannot be enumerated
+// (blastOdds).
+func blastLands(s *projector.State, a *projector.Attack, m *Marker, tbl *kit.Table) {
+	var mk geom.Marker
+	if !tbl.Measured() {
+		mk, _ = markerShape(s, a, m, geom.Point{X: m.FinalX, Y: m.FinalY}) // a blast: never an error
+	}
+	hit := under(tbl, a, mk)
+	if round3(s) {
+		m.Others = othersUnder(tbl, a, mk)
+	}
+	if tbl.Measured() {
+		a.HitOdds = a.HitOdds.Plus(rules.Fixed(float64(len(hit))))
 	}
 	markerLands(s, a, m, hit)
 }
@@ -283,15 +373,30 @@ func blastOdds(s *projector.State, a *projector.Attack, m *Marker) rules.Moments
 	from := geom.Point{X: m.X, Y: m.Y}
 	p := make([]float64, len(s.Unit(a.Target).AliveModels())+1)
 	v := make([]int, ScatterDice)
+	tbl := kit.NewPositions(s, world(s))
 	const outcomes = 6 * 6 * 6 * 6
 	for k := range outcomes {
 		for i, r := 0, k; i < ScatterDice; i, r = i+1, r/6 {
 			v[i] = r%6 + 1
 		}
 		_, _, _, to := scatterLanding(v, bs, from)
-		p[len(under(s, a, geom.Blast(to, 2*m.Radius)))] += 1.0 / outcomes
+		p[len(under(tbl, a, geom.Blast(to, 2*m.Radius)))] += 1.0 / outcomes
 	}
 	return rules.Distribution(p)
+}
+
+// underNeeds are the facts a measured blast needs where it landed: is
+// each model of the target under it, and from revision 2 which models of
+// other units it covers (none from positions).
+func underNeeds(s *projector.State, a *projector.Attack, m *Marker) []projector.FactNeed {
+	var needs []projector.FactNeed
+	for _, tm := range s.Unit(a.Target).AliveModels() {
+		needs = append(needs, projector.Need(projector.FactUnder, tm.ID, ""))
+	}
+	if round3(s) {
+		needs = append(needs, projector.Need(projector.FactStrays, a.Target, ""))
+	}
+	return kit.ForMeasure(s, m.Measure, world(s)).Lacks(needs)
 }
 
 // firerBS is the BS of the model that fired a marker.

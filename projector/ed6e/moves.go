@@ -46,6 +46,9 @@ func decideMove(s *projector.State, actor events.Actor, c projector.Command) ([]
 }
 
 func decideAssaultMove(s *projector.State, actor events.Actor, c projector.Command) ([]events.Payload, error) {
+	if s.Measured() {
+		return nil, projector.Refuse(projector.CodeMeasuredMatch, "in a match measured at the table, charge, pile-in and consolidation moves are made at the table and not recorded")
+	}
 	if s.Attack != nil {
 		return nil, projector.Refuse(projector.CodeWrongStep, "an attack is in progress: %s", s.Pending.Text)
 	}
@@ -123,10 +126,7 @@ func evolveMoved(s *projector.State, p *events.ModelMoved) {
 	case s.Phase == projector.PhaseAssault:
 		if ch := x.Charge; ch != nil && ch.Stage == chargeFirst && p.Model == ch.First && p.Unit == ch.Unit {
 			ch.Stage = chargeRest
-			lock(s.Unit(ch.Unit), s.Unit(ch.Target))
-			if round3(s) && !slices.Contains(x.Reached, ch.Unit) {
-				x.Reached = append(x.Reached, ch.Unit)
-			}
+			reached(s, ch)
 		}
 	}
 }

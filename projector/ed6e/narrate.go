@@ -292,6 +292,13 @@ func scatterOutcome(s *projector.State) string {
 			if m.Seq != s.Seq {
 				continue
 			}
+			if !m.Done { // placed with the tape: where it lands is measured next (measure)
+				if m.Hit {
+					return "a hit: the blast stays where it was placed; the models under it are measured at the table"
+				}
+				return fmt.Sprintf("an arrow at %d°, 2D6 − BS%d = %g\": the blast moves that far from where it was placed; the models under it where it lands are measured at the table",
+					m.Bearing, firerBS(a, m.Model), m.Drift)
+			}
 			if m.Hit {
 				return fmt.Sprintf("a hit: the blast stays on (%s, %s), %s", kit.Inches(m.X), kit.Inches(m.Y), underWords(s, &m))
 			}

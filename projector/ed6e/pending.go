@@ -56,6 +56,9 @@ func refreshPending(s *projector.State) {
 
 func attackPending(s *projector.State, a *projector.Attack) projector.Pending {
 	x := edAttack(a)
+	if x.Measuring != "" {
+		return measurePending(s, a)
+	}
 	switch a.Stage {
 	case stageOrder:
 		var ls []string
@@ -94,7 +97,12 @@ func chargePending(s *projector.State, ch *Charge) bool {
 		s.Pending = projector.Pending{Kind: WaitOverwatch, Player: t.Player,
 			Text: fmt.Sprintf("%s %s: %s may fire Overwatch (overwatch, snap shots) or decline", kit.Does(u.DisplayName(), "charges", "charge"), t.DisplayName(), s.PlayerName(t.Player))}
 	case chargeRoll:
-		_, need := nearest(u, t)
+		if needs := chargeNeeds(s, ch); len(needs) > 0 {
+			s.Pending = s.PendingMeasure(u.Player, purposeCharge, needs,
+				fmt.Sprintf("again how far %s is from %s, and its model closest to it: the first charger fell", u.DisplayName(), t.DisplayName()))
+			return true
+		}
+		_, need := chargeGap(s, ch)
 		n := chargeDice(u)
 		s.Pending = projector.Pending{Kind: projector.WaitRoll, Player: u.Player, Dice: n, Purpose: purposeCharge,
 			Text: fmt.Sprintf("%s rolls %dD6 for %s's charge distance (%.1f\" to reach %s)%s", s.PlayerName(u.Player), n, u.DisplayName(), need, t.DisplayName(), chargeRate(u))}

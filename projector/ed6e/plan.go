@@ -3,6 +3,7 @@ package ed6e
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/matchrec/matchrec/events"
@@ -44,7 +45,8 @@ type fire struct {
 // that can snap fire when its shots are snap shots (a Heavy weapon of a
 // model that moved, forced snap fire, Overwatch); a model with none sits
 // out.
-func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]string, f fire) (plan, error) {
+func planShooting(tbl *kit.Table, u, t *projector.Unit, choice map[string]string, f fire) (plan, error) {
+	s := tbl.State()
 	for _, mid := range slices.Sorted(maps.Keys(choice)) { // sorted: the first bad entry named is always the same
 		wid := choice[mid]
 		m := u.Model(mid)
@@ -62,23 +64,13 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 			return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "%s's %s is a close-combat weapon: it does not shoot", mid, weaponName(w))
 		}
 	}
-	world := s.World(WoodsVisibility)
-	targets := t.AliveModels()
-	tb := make([]geom.Body, len(targets))
-	cover := make([]Cover, len(targets))
-	for i, m := range targets {
-		tb[i] = projector.Body(t, m)
-		cover[i] = Cover{Model: m.ID}
-		for _, ai := range world.AreasAt(tb[i].Pos) {
-			improve(&cover[i], areaCover(world.Areas[ai]))
-		}
-	}
+	sg := tbl.Sighting(u, t)
+	targets := sg.Targets()
 	pl := plan{weapons: map[string]string{}}
-	inReach := make([]bool, len(targets))
 	armed, snapWhy := 0, ""
 	var (
-		why kit.Reasons
-		v   kit.View // what the model being planned sees
+		why    kit.Reasons
+		firers []kit.Reach // the models that fire, and their reach
 	)
 	for _, m := range u.AliveModels() {
 		wid, named := choice[m.ID]
@@ -100,32 +92,18 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 		}
 		armed++
 		reach := reachOf(w, u.Moved)
-		v.Look(world, projector.Body(u, m), tb, u.Player, t.ID)
-		why.NoteSight(v.Why)
-		if !v.Seen() {
+		sg.Look(m) // every line of sight counts for cover
+		closest, _ := sg.Range(m, math.Inf(1))
+		seen, whyNot := sg.Sees(m)
+		why.NoteSight(whyNot)
+		if !seen {
 			continue
 		}
-		for i, res := range v.Sight {
-			if !res.Visible {
-				continue
-			}
-			for _, ai := range res.ObscuringAreas {
-				improve(&cover[i], areaCover(world.Areas[ai]))
-			}
-			for _, bi := range res.ObscuringBodies {
-				improve(&cover[i], coverOf(CoverModels, "intervening model "+world.Bodies[bi].ID))
-			}
-		}
-		closest := v.Closest()
 		if closest > reach+eps {
 			why.NoteRange("%s's %s reaches %g\" but the closest visible target model is %.1f\" away", m.ID, weaponName(w), reach, closest)
 			continue
 		}
-		for i, res := range v.Sight {
-			if res.Visible && v.Dist[i] <= reach+eps {
-				inReach[i] = true
-			}
-		}
+		firers = append(firers, kit.Reach{Model: m, Reach: reach})
 		bs := m.BS
 		if snap {
 			bs = SnapBS
@@ -142,13 +120,25 @@ func planShooting(s *projector.State, u, t *projector.Unit, choice map[string]st
 	case armed == 0:
 		return plan{}, projector.Refuse(projector.CodeUnknownWeapon, "no model of %s carries a ranged weapon", u.DisplayName())
 	case len(pl.shooters) == 0:
+		sg.Check()
 		return plan{}, why.Refuse(u, t, "model")
 	}
+	var eligible []*projector.Model
 	for i, m := range targets {
-		if inReach[i] {
+		if sg.InRange(i, firers) {
 			pl.eligible = append(pl.eligible, m.ID)
+			eligible = append(eligible, m)
 		}
 	}
+	cover := make([]Cover, len(targets))
+	for i, m := range targets {
+		cover[i] = Cover{Model: m.ID}
+		if kind, what := sg.Cover(i, coverSaveOf); kind != projector.ValueNone {
+			cover[i] = Cover{Model: m.ID, Save: coverSaveOf(kind), Why: fmt.Sprintf("%s %d+", what, coverSaveOf(kind))}
+		}
+	}
+	sg.Check()
+	tbl.Order(u, t, pl.shooters, eligible)
 	if goneToGround(s, t.ID) {
 		for i := range cover {
 			groundCover(&cover[i])
@@ -205,40 +195,24 @@ func defaultWeapon(s *projector.State, u *projector.Unit, m *projector.Model, f 
 	return "", why
 }
 
-// areaCover is the cover a terrain piece gives a model in it or seen
-// across it (default table); blocking pieces give none, they block.
-func areaCover(a geom.Area) Cover {
-	if a.Blocks() {
-		return Cover{}
-	}
-	save := CoverArea
-	switch a.Kind {
+// coverSaveOf is the cover save a cover fact's kind gives (default
+// table, docs/rules/6e.md#cover); 0 for none.
+func coverSaveOf(kind string) int {
+	switch kind {
 	case events.TerrainWoods:
-		save = CoverWoods
+		return CoverWoods
 	case events.TerrainRuins:
-		save = CoverRuins
+		return CoverRuins
 	case events.TerrainFort:
-		save = CoverFort
+		return CoverFort
 	case events.TerrainWire:
-		save = CoverWire
+		return CoverWire
+	case "area":
+		return CoverArea
+	case kit.CoverModels:
+		return CoverModels
 	}
-	kind := a.Kind
-	if kind == "" {
-		kind = "area"
-	}
-	return coverOf(save, kind+" "+a.ID)
-}
-
-func coverOf(save int, what string) Cover {
-	return Cover{Save: save, Why: fmt.Sprintf("%s %d+", what, save)}
-}
-
-// improve keeps the better (lower) of two cover saves; the first found
-// wins a tie, so the reason is stable.
-func improve(c *Cover, o Cover) {
-	if o.Save > 0 && (c.Save == 0 || o.Save < c.Save) {
-		c.Save, c.Why = o.Save, o.Why
-	}
+	return 0
 }
 
 // coverSave is model id's cover save in attack a (0 = none).

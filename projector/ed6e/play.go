@@ -7,6 +7,7 @@ import (
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/geom"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // What a simple player does in generated matches (projector.Planner and
@@ -179,7 +180,7 @@ func charges(s *projector.State) []projector.Command {
 			if t.Player == s.Active || t.Destroyed() {
 				continue
 			}
-			if _, d := nearest(u, t); d <= ChargeRange+eps {
+			if _, d := kit.Nearest(u, t); d <= ChargeRange+eps {
 				out = append(out, projector.Command{Type: CmdCharge, Unit: u.ID, Target: t.ID})
 			}
 		}

@@ -200,6 +200,9 @@ func consolidationDue(cb *Combat) *Consolidation {
 func openEndMoves(s *projector.State, cb *Combat) {
 	cb.Stage = stageMoves
 	ed(s).Moves = nil
+	if s.Measured() {
+		return // the table makes these moves, and records none
+	}
 	for _, id := range cb.Units {
 		u := s.Unit(id)
 		allow, kind := 0.0, movePileIn

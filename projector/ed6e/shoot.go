@@ -5,6 +5,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/geom"
 	"github.com/matchrec/matchrec/projector/kit"
 )
 
@@ -60,11 +61,27 @@ func decideShoot(s *projector.State, actor events.Actor, c projector.Command) ([
 	if locked(s, t) {
 		return nil, projector.Refuse(projector.CodeNotEligible, "%s locked in combat: units do not shoot into combats", kit.Does(t.DisplayName(), "is", "are"))
 	}
-	pl, err := planShooting(s, u, t, c.Weapons, fire{snapAll: snap})
+	tbl, err := kit.ForCommand(s, c, world(s))
 	if err != nil {
 		return nil, err
 	}
-	return []events.Payload{&events.ShootingDeclared{Unit: u.ID, Target: t.ID, Weapons: pl.weapons, FocusFire: c.FocusFire, Snap: snap}}, nil
+	tbl.WoodsVisibility = WoodsVisibility
+	pl, err := planShooting(tbl, u, t, c.Weapons, fire{snapAll: snap})
+	if err := tbl.Err(shootWhat("the shoot", u, t), err); err != nil {
+		return nil, err
+	}
+	return tbl.Record(projector.CmdShoot, &events.ShootingDeclared{Unit: u.ID, Target: t.ID, Weapons: pl.weapons, FocusFire: c.FocusFire, Snap: snap}), nil
+}
+
+// world is the table as 6e sees it, for the questions positions answer.
+func world(s *projector.State) func() geom.World {
+	return func() geom.World { return s.World(WoodsVisibility) }
+}
+
+// shootWhat names a declaration of u at t ("the shoot", "the Overwatch"),
+// for the refusals of its facts.
+func shootWhat(what string, u, t *projector.Unit) string {
+	return what + " of " + u.DisplayName() + " at " + t.DisplayName()
 }
 
 func evolveShooting(s *projector.State, seq uint64, p *events.ShootingDeclared) error {
@@ -76,11 +93,14 @@ func evolveShooting(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 	if err != nil {
 		return err
 	}
-	pl, err := planShooting(s, u, t, p.Weapons, fire{snapAll: p.Snap, exact: true})
-	if err != nil {
+	tbl, m := kit.ForDeclared(s, projector.CmdShoot, world(s))
+	tbl.WoodsVisibility = WoodsVisibility
+	pl, err := planShooting(tbl, u, t, p.Weapons, fire{snapAll: p.Snap, exact: true})
+	if err := tbl.Err(shootWhat("the shoot", u, t), err); err != nil {
 		return fmt.Errorf("declaration no longer valid: %w", err)
 	}
 	a := newAttack(seq, projector.AttackShooting, u, t, pl)
+	measuredBy(a, m)
 	edAttack(a).FocusFire, edAttack(a).Focus = p.FocusFire, focus
 	if p.Snap {
 		a.Kind = KindSnap
@@ -88,6 +108,14 @@ func evolveShooting(s *projector.State, seq uint64, p *events.ShootingDeclared) 
 	noteShotAt(s, t)
 	start(s, a, shootingSpecs(u, pl))
 	return nil
+}
+
+// measuredBy notes that attack a reads the facts of measurement m (none
+// for a declaration decided from positions).
+func measuredBy(a *projector.Attack, m *projector.Measure) {
+	if m != nil {
+		a.Measures = append(a.Measures, m.Seq)
+	}
 }
 
 // newAttack is an attack of type typ of u on t from a plan.

@@ -100,6 +100,9 @@ type FallBack struct {
 	// Done: the fall back is over.
 	Off  bool `json:"off,omitempty"`
 	Done bool `json:"done,omitempty"`
+	// Measure is the measurement of the distance to the table edge, in a
+	// measured match (where the table makes the moves).
+	Measure uint64 `json:"measure,omitempty"`
 }
 
 // Pinned is a unit gone to ground, until the end of its owner's next turn
@@ -125,6 +128,10 @@ type Charge struct {
 	First    string  `json:"first,omitempty"`
 	Needed   float64 `json:"needed"` // inches the first charger must cover
 	Success  bool    `json:"success,omitempty"`
+	// Measure is the measurement the charge's distance and first charger
+	// come from (its declaration's, or one taken again before the roll),
+	// 0 from positions.
+	Measure uint64 `json:"measure,omitempty"`
 }
 
 // Combat is one combat of the fight sub-phase.
@@ -309,6 +316,10 @@ type Attack struct {
 	Batch bool `json:"batch,omitempty"`
 	// Wound is the wound being allocated one at a time.
 	Wound *Wound `json:"wound,omitempty"`
+	// Measuring is what the attack waits to have measured at the table
+	// (a measure step): "lookoutsir", the distances from the character
+	// the wound is on to its squad-mates; "under", where a blast landed.
+	Measuring string `json:"measuring,omitempty"`
 	// Applied counts the wounds that took a wound off a model; Lost those
 	// no eligible model could take.
 	Applied int `json:"applied"`
@@ -349,6 +360,10 @@ type Marker struct {
 	// friend or foe, unit by unit (revision 2): each takes a hit, resolved
 	// once the attack is over (strays.go).
 	Others []UnitHits `json:"others,omitempty"`
+	// Measure is the measurement of the models under it (its placement's
+	// for a template, the one taken where a blast landed), 0 from
+	// positions.
+	Measure uint64 `json:"measure,omitempty"`
 }
 
 // UnitHits are models of one unit hit by a marker.

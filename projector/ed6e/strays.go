@@ -1,9 +1,12 @@
 package ed6e
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/geom"
+	"github.com/matchrec/matchrec/projector/kit"
 	"github.com/matchrec/matchrec/projector/rules"
 )
 
@@ -91,7 +94,7 @@ func nextStray(s *projector.State, prev *projector.Attack) {
 		}
 		a := &projector.Attack{Seq: max(st.After, lastRoll(prev)), Type: projector.AttackShooting, Kind: KindStray, Shooters: st.Shooters,
 			Firer: st.Firer, Target: t.ID, Attacker: st.Attacker, Defender: t.Player, Stage: stageHit,
-			Ext: &Attack{Pinning: st.Pinning, Cover: standingCover(s, t)}}
+			Ext: &Attack{Pinning: st.Pinning}}
 		for _, id := range st.Models {
 			if m := t.Model(id); m != nil && m.Alive() {
 				a.Eligible = append(a.Eligible, id)
@@ -105,12 +108,63 @@ func nextStray(s *projector.State, prev *projector.Attack) {
 			continue
 		}
 		noteShotAt(s, t)
-		a.HitOdds = rules.Fixed(float64(a.Hits)) // scored where the blasts landed
-		a.Expected = expected(s, a)
-		_, a.ExpectedDamage = projector.CappedExpectation(s, a, a.Hits, a.Expected, 1)
 		s.Attack = a
-		planWounds(s, a) // its hits are all scored: its wound rolls are next
+		if len(strayNeeds(s, a)) > 0 {
+			edAttack(a).Measuring = measureStray // at the table: where the models hit stand
+			return
+		}
+		strayLands(s, a, kit.ForAttack(s, a, world(s)))
 	}
+}
+
+// strayLands goes on with stray attack a once the table (tbl: positions,
+// or its measurement) says what cover its models have: its expected
+// wounds, then its wound rolls (its hits are all scored).
+func strayLands(s *projector.State, a *projector.Attack, tbl *kit.Table) {
+	edAttack(a).Cover = standingCover(tbl, s.Unit(a.Target), strayModels(s, a))
+	a.HitOdds = rules.Fixed(float64(a.Hits)) // scored where the blasts landed
+	a.Expected = expected(s, a)
+	_, a.ExpectedDamage = projector.CappedExpectation(s, a, a.Hits, a.Expected, 1)
+	planWounds(s, a)
+}
+
+// strayModels are the models whose cover stray attack a reads: from
+// positions every model of its target on the table, as the attacks from
+// a line of fire do; measured only the models hit, since no other takes
+// its wounds.
+func strayModels(s *projector.State, a *projector.Attack) []*projector.Model {
+	t := s.Unit(a.Target)
+	if !s.Measured() {
+		return t.AliveModels()
+	}
+	var out []*projector.Model
+	for _, id := range a.Eligible {
+		if m := t.Model(id); m != nil && m.Alive() {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// strayNeeds are the facts a measured stray attack needs before its wound
+// rolls: the cover each model hit has where it stands and, when more than
+// one was hit, their order of closeness to the firing models (which takes
+// the wounds first); none from positions.
+func strayNeeds(s *projector.State, a *projector.Attack) []projector.FactNeed {
+	if !s.Measured() {
+		return nil
+	}
+	ms := strayModels(s, a)
+	var needs []projector.FactNeed
+	for _, m := range ms {
+		needs = append(needs, projector.Need(projector.FactCover, m.ID, ""))
+	}
+	if len(ms) > 1 {
+		for _, m := range ms {
+			needs = append(needs, projector.Need(projector.FactOrder, m.ID, ""))
+		}
+	}
+	return kit.ForAttack(s, a, world(s)).Lacks(needs)
 }
 
 // canWound reports whether some hit of a can wound the models it may go
@@ -140,16 +194,26 @@ func unitIndex(s *projector.State, id string) int {
 	return slices.IndexFunc(s.Units, func(u *projector.Unit) bool { return u.ID == id })
 }
 
-// standingCover is the cover each model of t has from the area terrain it
-// stands in (and from having gone to ground), for hits that came from no
-// line of fire at it: a blast that scattered onto it (engine).
-func standingCover(s *projector.State, t *projector.Unit) []Cover {
-	world := s.World(WoodsVisibility)
+// standingCover is the cover each of models (of t) has from the area
+// terrain it stands in (and from having gone to ground), for hits that
+// came from no line of fire at it: a blast that scattered onto it
+// (engine). Asked of tbl: measured, each model's cover fact.
+func standingCover(tbl *kit.Table, t *projector.Unit, models []*projector.Model) []Cover {
+	s := tbl.State()
 	var out []Cover
-	for _, m := range t.AliveModels() {
+	for _, m := range models {
 		c := Cover{Model: m.ID}
-		for _, ai := range world.AreasAt(projector.Body(t, m).Pos) {
-			improve(&c, areaCover(world.Areas[ai]))
+		what := ""
+		kind := tbl.Choice(projector.FactCover, m.ID, "", projector.ValueNone, func() string {
+			var k string
+			k, what = standingCoverOf(tbl.World(), projector.Body(t, m))
+			return k
+		})
+		if tbl.Measured() {
+			what = kind + ", as measured"
+		}
+		if sv := coverSaveOf(kind); sv > 0 {
+			c.Save, c.Why = sv, fmt.Sprintf("%s %d+", what, sv)
 		}
 		if goneToGround(s, t.ID) {
 			groundCover(&c)
@@ -157,4 +221,19 @@ func standingCover(s *projector.State, t *projector.Unit) []Cover {
 		out = append(out, c)
 	}
 	return out
+}
+
+// standingCoverOf is the best cover the area terrain under b gives, as a
+// cover fact's kind, and the piece that gives it (the first on a tie);
+// none and "" when it stands in none.
+func standingCoverOf(w geom.World, b geom.Body) (kind, what string) {
+	kind = projector.ValueNone
+	best := 0
+	for _, ai := range w.AreasAt(b.Pos) {
+		k := kit.CoverKindOf(w.Areas[ai])
+		if sv := coverSaveOf(k); k != "" && sv > 0 && (best == 0 || sv < best) {
+			kind, what, best = k, kit.AreaWhat(w.Areas[ai]), sv
+		}
+	}
+	return kind, what
 }

@@ -141,7 +141,7 @@ func (f *Folder) Resume(s *projector.State, r projector.Rules) {
 		f.ruled = true
 		if in := s.InForce(d.Event); f.Mode == AsRuled && in != nil && in.Seq == d.Seq {
 			// The ruling in force, whatever order the disputes were raised in.
-			f.rulings[d.Event] = &events.RulingMade{Dispute: d.Seq, Event: d.Event, Decision: d.Decision, Values: d.Values, Models: d.Models, Note: d.Note}
+			f.rulings[d.Event] = &events.RulingMade{Dispute: d.Seq, Event: d.Event, Decision: d.Decision, Values: d.Values, Models: d.Models, Facts: d.Facts, Note: d.Note}
 		}
 	}
 }

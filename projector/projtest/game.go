@@ -16,6 +16,8 @@ type Game struct {
 	Rules  projector.Rules
 	State  *projector.State
 	Events []events.Event
+	// twin is the same match measured at the table (twin.go).
+	twin *twin
 }
 
 // New creates the match from setup as the recorder does, through Decide
@@ -23,7 +25,10 @@ type Game struct {
 func New(t testing.TB, r projector.Rules, setup events.MatchCreated) *Game {
 	t.Helper()
 	g := &Game{T: t, Rules: r, State: projector.New("m1")}
-	g.Do(events.Actor{Kind: events.ActorSystem}, projector.Command{Type: projector.CmdCreate, Setup: &setup})
+	if err := g.try(events.Actor{Kind: events.ActorSystem}, projector.Command{Type: projector.CmdCreate, Setup: &setup}); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	g.twin = twinOf(g, setup, false)
 	return g
 }
 
@@ -40,6 +45,7 @@ func Recorded(t testing.TB, r projector.Rules, setup events.MatchCreated) *Game 
 	if err := g.record(events.Actor{Kind: events.ActorSystem}, &setup); err != nil {
 		t.Fatal(err)
 	}
+	g.twin = twinOf(g, setup, true)
 	return g
 }
 
@@ -47,8 +53,17 @@ func Recorded(t testing.TB, r projector.Rules, setup events.MatchCreated) *Game 
 func Player(id string) events.Actor { return events.Actor{Kind: events.ActorPlayer, ID: id} }
 
 // Try decides c for actor and applies the events; it returns the refusal
-// (or fold error) instead of failing the test.
+// (or fold error) instead of failing the test. Its measured twin makes c
+// too (twin.go).
 func (g *Game) Try(actor events.Actor, c projector.Command) error {
+	g.T.Helper()
+	if g.twin != nil && !g.twin.dead {
+		return g.twin.mirror(g, actor, c)
+	}
+	return g.try(actor, c)
+}
+
+func (g *Game) try(actor events.Actor, c projector.Command) error {
 	g.T.Helper()
 	ps, err := projector.DecideWith(g.Rules, g.State, actor, c, g.History)
 	if err != nil {
@@ -101,6 +116,20 @@ func (g *Game) History(seq uint64) (events.Payload, bool) {
 	}
 	p, err := projector.Vocabulary(g.Rules).Decode(g.Events[seq-1])
 	return p, err == nil
+}
+
+// recorded records p as the recorder does, undecided, in g and its twin.
+func (g *Game) recorded(actor events.Actor, p events.Payload) {
+	g.T.Helper()
+	if err := g.record(actor, p); err != nil {
+		g.T.Fatal(err)
+	}
+	if tw := g.twin; tw != nil && !tw.dead {
+		if err := tw.g.record(actor, p); err != nil {
+			tw.fail("%s: %v", p.EventType(), err)
+		}
+		tw.seqs[g.State.Seq] = tw.g.State.Seq
+	}
 }
 
 // Refold folds every recorded event from scratch and returns the state.

@@ -24,6 +24,7 @@ func LongMatch(tb testing.TB, r projector.Rules, n int, seed uint64) *Game {
 		}
 	}
 	g := New(tb, r, setup)
+	g.Solo("a long match is played for its length, not for its rules")
 	ap := &sim.Autoplay{Rules: r, Dice: sim.NewDice(seed + 1)}
 	for len(g.Events) < n {
 		actor, c, done := ap.Next(g.State)

@@ -29,13 +29,22 @@ func (g *Game) Void(seq uint64) {
 	}
 	g.Do(Player(other), projector.Command{Type: projector.CmdDispute, Event: seq, Reason: "cocked dice"})
 	g.Do(Judge, projector.Command{Type: projector.CmdRule, Dispute: g.State.Seq, Decision: events.RulingVoid})
+	g.State = g.AsRuled()
+	if g.twin != nil {
+		g.twin.refold()
+	}
+}
+
+// AsRuled folds g's events again, as ruled (the state play goes on from after a ruling).
+func (g *Game) AsRuled() *projector.State {
+	g.T.Helper()
 	f := fold.NewFolder("m1", func(string) (projector.Rules, error) { return g.Rules, nil })
 	for _, e := range g.Events {
 		if err := f.Apply(e); err != nil {
 			g.T.Fatal(err)
 		}
 	}
-	g.State = f.State
+	return f.State
 }
 
 // FirstRoll returns the sequence of the match's first dice.rolled event

@@ -51,6 +51,10 @@ type Setup struct {
 	Deploy []Deployment `json:"deploy,omitempty"`
 	// TableNumber is the venue's table (events.MatchCreated.TableNumber).
 	TableNumber int `json:"table_number,omitempty"`
+	// Geometry is "measured" for a match measured at a physical table
+	// (each declaration carries its facts: docs/events.md#measured-geometry),
+	// "positioned" or nothing for the models' positions.
+	Geometry string `json:"geometry,omitempty"`
 }
 
 // Created returns the match.created payload of the setup (without tokens),
@@ -58,7 +62,7 @@ type Setup struct {
 func (s Setup) Created() events.MatchCreated {
 	return events.MatchCreated{
 		Edition: s.Edition, Name: s.Name, Table: s.Table, Players: s.Players,
-		Units: s.Units, Terrain: s.Terrain, FirstPlayer: s.FirstPlayer, TableNumber: s.TableNumber,
+		Units: s.Units, Terrain: s.Terrain, FirstPlayer: s.FirstPlayer, TableNumber: s.TableNumber, Geometry: s.Geometry,
 	}
 }
 

@@ -102,6 +102,9 @@ func FinishAttack(r projector.Rules, s *projector.State, d Dice, choose Chooser)
 		if guard > 10000 {
 			return fmt.Errorf("attack does not finish: waiting for %s", s.Pending.Text)
 		}
+		if s.Pending.Kind == projector.WaitMeasure {
+			return fmt.Errorf("the attack waits for a measurement at the table (%s): a simulation has no table to measure", s.Pending.Text)
+		}
 		if err := Step(r, s, d, choose); err != nil {
 			return err
 		}

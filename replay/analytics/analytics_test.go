@@ -145,6 +145,7 @@ func TestIncrementalEqualsOneFold(t *testing.T) {
 	for _, ed := range editions.IDs() {
 		src.generate(t, ed, 1, 9)
 	}
+	src.measured(t, "tape") // the measurements, witnessed and ruled on
 	ctx := context.Background()
 	dst := newEnv(t)
 	infos, err := src.st.Matches(ctx)

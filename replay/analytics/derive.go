@@ -29,11 +29,15 @@ type Batch struct {
 	Attacks []Row
 	Charges []Row
 	Units   []Row
+	// Measurements, when not nil, are every measurements row of the match
+	// as it now stands (Restated): set by a batch whose events measured,
+	// witnessed or ruled on a measurement.
+	Measurements []Row
 }
 
 // Rows counts the rows the batch appends.
 func (b *Batch) Rows() int {
-	return len(b.Players) + len(b.Rolls) + len(b.Attacks) + len(b.Charges) + len(b.Units)
+	return len(b.Players) + len(b.Rolls) + len(b.Attacks) + len(b.Charges) + len(b.Units) + len(b.Measurements)
 }
 
 // deriver folds one match event by event and derives the rows each event
@@ -53,6 +57,9 @@ type deriver struct {
 	// silent is the seq up to which events are folded without rows (a
 	// restore replays events whose rows are already written).
 	silent uint64
+	// measured: an event since the last batch measured, witnessed or
+	// ruled on a measurement, so the batch restates the measurements.
+	measured bool
 }
 
 // attackAcc accumulates the expected values of the attack in progress,
@@ -118,6 +125,12 @@ func (d *deriver) applyDecoded(e events.Event, p events.Payload, b *Batch) error
 		return nil // the fold skipped it: nothing happened
 	}
 	emit := e.Seq > d.silent && e.Match == d.id
+	if emit && len(s.Measures) > 0 {
+		switch p.(type) {
+		case *events.Measured, *events.RollConfirmed, *events.RollContested, *events.DisputeRaised, *events.RulingMade:
+			d.measured = true
+		}
+	}
 	switch p := p.(type) {
 	case *events.MatchCreated:
 		if emit || (e.Seq > d.silent && d.info.Parent != "") {
@@ -387,3 +400,54 @@ func unitDisplay(u *projector.Unit, id string) string {
 
 // ts turns recording time (Unix nanoseconds) into a UTC time.
 func ts(nanos int64) time.Time { return time.Unix(0, nanos).UTC() }
+
+// measurementRows are the match's measurements rows as the fold stands
+// (as played: the facts recorded; as ruled: the rulings' amendments),
+// when an event since the last batch changed them; nil otherwise.
+func (d *deriver) measurementRows() []Row {
+	if !d.measured {
+		return nil
+	}
+	d.measured = false
+	s := d.f.State
+	out := []Row{}
+	for _, m := range s.Measures {
+		var ruling *projector.Dispute
+		for i := range s.Disputes {
+			if dd := &s.Disputes[i]; dd.Event == m.Seq && dd.Ruling != 0 && dd.Decision != events.RulingUphold {
+				ruling = dd
+			}
+		}
+		for i, f := range m.Facts {
+			var ruled any = f.Value
+			var rseq, decision any
+			against := false
+			if ruling != nil {
+				rseq, decision = int64(ruling.Ruling), ruling.Decision
+				switch {
+				case ruling.Decision == events.RulingVoid:
+					ruled, against = nil, true
+				case i < len(ruling.Facts) && ruling.Facts[i].Value != f.Value:
+					ruled, against = ruling.Facts[i].Value, true
+				}
+			}
+			var inches any
+			if k, _ := projector.Kind(f.Kind); (k.Value == projector.ValueInches || k.Value == projector.ValueInchesOrNone) && f.Value != projector.ValueNone {
+				v, _ := strconv.ParseFloat(f.Value, 64)
+				inches = v
+			}
+			out = append(out, Row{d.id, d.edition, int64(m.Seq), int64(i), int64(m.Turn), m.Phase, m.Player, m.For, f.Kind,
+				nullable(f.Model), nullable(f.From), f.Value, inches, ruled, m.Status, m.Status == projector.RollContested,
+				rseq, decision, against})
+		}
+	}
+	return out
+}
+
+// nullable is s, or a null for "".
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

@@ -92,6 +92,7 @@ func (u *Updater) feedMatch(id string, recs []Recorded) (b Batch, fed, whole boo
 	}
 	if fed {
 		b.Seq, b.Head, b.Row, b.Players = d.f.State.Seq, d.f.State.Head, d.matchRow(), d.playerRows()
+		b.Measurements = d.measurementRows()
 		u.keep(id, d)
 	}
 	return b, fed, whole

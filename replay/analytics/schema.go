@@ -38,6 +38,10 @@ type Table struct {
 	// its players' rows): every batch of a match replaces its rows there,
 	// where the other tables only append.
 	Replaced bool
+	// Restated tables are replaced too, but only by a batch that restates
+	// them (its rows non-nil): the measurements, which a later witness or
+	// ruling changes, are restated when one does.
+	Restated bool
 }
 
 // Index returns the position of column name, or -1.
@@ -72,6 +76,7 @@ const (
 	TableCharges = "charges"
 	TableUnits   = "units"
 	TablePlayers = "match_players"
+	TableMeasure = "measurements"
 )
 
 // Matches has one row per match (branches included).
@@ -241,8 +246,36 @@ var MatchPlayers = Table{
 	},
 }
 
+// Measurements has one row per fact measured at a physical table
+// (docs/events.md#measured-geometry), as played and as ruled.
+var Measurements = Table{
+	Name: TableMeasure, Doc: "one row per fact measured at the table (a match measured there, or a declaration that carried facts): as played, as ruled, and what the opponent said",
+	Key: []string{"match", "seq", "fact"}, Restated: true,
+	Columns: []Column{
+		col("match", String, "match id"),
+		col("edition", String, "edition id"),
+		col("seq", Int, "the geometry.measured event"),
+		col("fact", Int, "0-based position of the fact in its measurement"),
+		col("turn", Int, "game turn"),
+		col("phase", String, "phase of the turn"),
+		col("player", String, "player id who measured"),
+		col("for", String, "what it measured for: the command (shoot, charge, move, strike, ...) or the step (lookoutsir, under, edge, engaged)"),
+		col("kind", String, "the fact's kind: range, target, cover, order, distance, first, under, fights, edge, moved, ..."),
+		opt("model", String, "the model or unit it is of"),
+		opt("from", String, "the model, unit or terrain piece it is measured from"),
+		col("value", String, "as played: inches (7.5), yes or no, a standing, a cover kind, a rank"),
+		opt("inches", Float, "the value as played in inches, for the kinds that measure a distance"),
+		opt("ruled", String, "as ruled: the value a judge's amendment gave it, the value itself when no ruling changed it, null when a ruling voided the measurement"),
+		col("status", String, "unconfirmed, confirmed or contested (by the opponent)"),
+		col("contested", Bool, "the opponent contested the measurement"),
+		opt("ruling", Int, "the ruling on a dispute of it (void or amend), if any"),
+		opt("decision", String, "that ruling's decision"),
+		col("ruled_against", Bool, "a ruling voided the measurement or changed this fact"),
+	},
+}
+
 // Tables lists every analytic table.
-var Tables = []*Table{&Matches, &MatchPlayers, &Rolls, &Attacks, &Charges, &Units}
+var Tables = []*Table{&Matches, &MatchPlayers, &Rolls, &Attacks, &Charges, &Units, &Measurements}
 
 // Lookup returns the table named name.
 func Lookup(name string) (*Table, error) {

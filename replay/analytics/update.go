@@ -219,6 +219,7 @@ func (u *Updater) fold(ctx context.Context, mi store.MatchInfo) (Batch, uint64, 
 		return b, n, err
 	}
 	b.Seq, b.Head, b.Row, b.Players = d.f.State.Seq, d.f.State.Head, d.matchRow(), d.playerRows()
+	b.Measurements = d.measurementRows()
 	u.keep(mi.ID, d)
 	return b, n, nil
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/store"
 )
@@ -175,11 +176,39 @@ func readCommand(r *jsonReader, c *projector.Command) {
 			c.Proof = r.str()
 		case "role":
 			c.Role = r.str()
+		case "facts":
+			c.Facts = readFacts(r)
 		default: // setup, and what is no field
 			return false
 		}
 		return true
 	})
+}
+
+// readFacts reads a command's measured facts (events.Fact); a key that is
+// no field of a fact is left to encoding/json.
+func readFacts(r *jsonReader) []events.Fact {
+	out := []events.Fact{}
+	r.array(func() {
+		var f events.Fact
+		r.object(func(k []byte) bool {
+			switch string(k) {
+			case "kind":
+				f.Kind = r.id()
+			case "model":
+				f.Model = r.id()
+			case "from":
+				f.From = r.id()
+			case "value":
+				f.Value = r.str()
+			default:
+				return false
+			}
+			return true
+		})
+		out = append(out, f)
+	})
+	return out
 }
 
 func (q *StateRequest) readJSON(r *jsonReader) {

@@ -19,6 +19,8 @@ var bindCorpus = map[string][]string{
 		` { "match" : "m1" , "command" : { "type" : "shoot", "unit":"u","target":"v","weapons":{"a-1":"bolter","a-2":"-"},"options":{"x":1.5e2},"snap":false,"focus_fire":"2+" } } `,
 		`{"match":"m1","statement":"AAEC","signature":"` + strings.Repeat("AAAA", 21) + `AA=="}`,
 		`{"match":"m1","command":{"type":"roll","values":[],"indices":[0,2],"digital":false,"purpose":"hit","event":3,"dispute":4,"decision":"void","seed":"s","commit":"c","hash":"h","upto":9,"epoch":2,"player":"alice","at":5,"match":"b1","name":"n","keys":{},"models":["a","b"],"winner":"w","reason":"r","advance":true,"kind":"k","phase":"p"}}`,
+		`{"match":"m1","command":{"type":"shoot","unit":"tac","target":"boyz","facts":[{"kind":"range","from":"tac-1","value":"7.5"},{"kind":"target","model":"boy-1","value":"in-range"}]}}`,
+		`{"match":"m1","command":{"type":"measure","facts":[]}}`,
 		`{"match":"m1","command":{"type":"create","setup":{"edition":"3e"}}}`,
 		`{"match":"m1","Match":"m2"}`,
 		`{"match":"m1","match":"m2"}`,

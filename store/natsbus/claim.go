@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -119,7 +120,7 @@ func EnsureClaimed(ctx context.Context, js jetstream.JetStream, c Claim) (s jets
 	want := c.Config()
 	s, err = js.Stream(ctx, StreamName)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		s, err = js.CreateStream(ctx, want)
+		s, err = createStream(ctx, js, want)
 		if err == nil {
 			return s, true, nil
 		}
@@ -259,5 +260,40 @@ func WaitJetStream(ctx context.Context, js jetstream.JetStream) error {
 		case <-ctx.Done():
 		case <-time.After(200 * time.Millisecond):
 		}
+	}
+}
+
+// peersForming bounds how long a new stream waits for the cluster's
+// JetStream peers to come online: a recorder started with its cluster
+// (a venue's machines booting together) is refused placement, "peer
+// offline", until every node has joined the meta group.
+const peersForming = 20 * time.Second
+
+// errCodeNoPeers is JetStream's "no suitable peers for placement"
+// (nats-server's JSClusterNoPeersErrF), which nats.go does not name.
+const errCodeNoPeers jetstream.ErrorCode = 10005
+
+// createStream creates the stream, waiting out a cluster whose peers are
+// still coming online (err_code 10005, "peer offline") for up to
+// peersForming; any other refusal, or a cluster still short of peers
+// after it, is returned.
+func createStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	deadline := time.Now().Add(peersForming)
+	wait := 50 * time.Millisecond
+	for {
+		s, err := js.CreateStream(ctx, cfg)
+		var apiErr *jetstream.APIError
+		if err == nil || !errors.As(err, &apiErr) || apiErr.ErrorCode != errCodeNoPeers ||
+			!strings.Contains(apiErr.Description, "offline") || time.Now().Add(wait).After(deadline) {
+			return s, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+		wait = min(2*wait, time.Second)
 	}
 }

@@ -82,4 +82,3 @@ func (r *Recorder) logReceipt(ctx context.Context, match string, last events.Eve
 	return &auth.Receipt{Match: match, Seq: last.Seq, Hash: last.Hash, Recorder: r.opts.Identity.PublicKey(),
 		Log: &headlog.Proof{Checkpoint: string(lg.Checkpoint.Note), Entries: []headlog.Inclusion{in}}}
 }
-

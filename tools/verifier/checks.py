@@ -23,7 +23,8 @@ ROLE_EVENTS = {"match.joined", "dice.contributed"}
 PLAYER_EVENTS = {"dice.seed_committed", "dice.seed_revealed", "dice.seed_contributed",
                  "match.end_proposed", "dice.confirmed", "dice.contested", "dispute.raised"}
 PENDING_PLAYER_EVENTS = {"turn.started", "phase.started", "model.moved", "shooting.declared",
-                         "dice.rolled", "hits.distributed", "casualties.chosen", "dice.requested"}
+                         "dice.rolled", "hits.distributed", "casualties.chosen", "dice.requested",
+                         "geometry.measured"}
 EDITION_EVENTS = {
     "3e": {"hits.distributed", "casualties.chosen"},
     "6e": {"charge.declared", "combat.chosen", "strike.declared", "overwatch.declared",
@@ -46,6 +47,16 @@ NOT_CHECKED = [
     "the re-fold: every declaration legal, every roll answering the step the rules asked for, state_hash",
     "each command re-decided from its statement (the events recorded are those the rules give)",
 ]
+
+
+def witnessed(ev):
+    """A record the opponent confirms or contests: a physical roll, or a measurement (docs/events.md)."""
+    return (ev.type == "dice.rolled" and ev.get("source") == "manual") or ev.type == "geometry.measured"
+
+
+def owner(ev):
+    """Who made a witnessed record: the roller, or the player who measured."""
+    return ev.get("roller") if ev.type == "dice.rolled" else ev.actor_id
 
 
 class Verifier:
@@ -320,9 +331,8 @@ class Verifier:
                 bad = bad or self.end_not_allowed(ev, proposal)
             elif t in ("dice.confirmed", "dice.contested") and not (t == "dice.confirmed" and p.get("upto")):
                 roll = self.by_seq.get(p.get("roll"))
-                if roll is not None and roll.type == "dice.rolled" and roll.get("source") == "manual" \
-                        and roll.seq < ev.seq and roll.get("roller") == ev.actor_id:
-                    bad = "a player vouches only for the other player's rolls"
+                if roll is not None and witnessed(roll) and roll.seq < ev.seq and owner(roll) == ev.actor_id:
+                    bad = "a player vouches only for the other player's rolls and measurements"
             if t == "match.end_proposed":
                 proposal = ev
             elif t not in NOT_PLAY:
@@ -378,8 +388,8 @@ class Verifier:
         for ev in self.events:
             t, p = ev.type, ev.payload
             fail = lambda msg: self.fail(ev.seq, "witnesses", "bad_witness", "%s: %s" % (t, msg))  # noqa: E731
-            if t == "dice.rolled" and p.get("source") == "manual":
-                manual[ev.seq] = {"seq": ev.seq, "roller": p.get("roller"), "status": "unconfirmed", "hash": ev.hash}
+            if witnessed(ev):  # a physical roll, or a measurement taken at the table
+                manual[ev.seq] = {"seq": ev.seq, "roller": owner(ev), "status": "unconfirmed", "hash": ev.hash}
             elif t == "dice.confirmed" and p.get("upto"):
                 h = p.get("hash", "")
                 if p["upto"] != ev.seq - 1 or (h and h != ev.prev_hash.hex()) or (not h and ev.envelope == 2):

@@ -40,7 +40,9 @@ import (
 // 4: rolls.weapon and rolls.ap.
 // 5: attacks.exp_hits and exp_wounds are the editions' exact odds (re-rolls
 // counted once), var_hits and var_wounds their variances.
-const SchemaVersion = 5
+// 6: the measurements table (facts measured at the table, as played and
+// as ruled).
+const SchemaVersion = 6
 
 // MemoryLimit is the memory DuckDB may use for the tables and every query
 // together, and TempLimit the disk it may spill to beyond it: a query that

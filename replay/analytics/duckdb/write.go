@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 
 	duck "github.com/duckdb/duckdb-go/v2"
 
@@ -68,10 +69,19 @@ func (d *DB) Write(ctx context.Context, batches []analytics.Batch) (err error) {
 			reset = append(reset, b.Match)
 		}
 	}
+	var restated []string
+	for _, b := range batches {
+		if b.Measurements != nil && !b.Reset && !b.Gone {
+			restated = append(restated, b.Match)
+		}
+	}
 	for _, t := range analytics.Tables {
 		ids := reset
-		if t.Replaced {
+		switch {
+		case t.Replaced:
 			ids = touched
+		case t.Restated:
+			ids = append(slices.Clone(reset), restated...)
 		}
 		if err := d.deleteMatches(ctx, t.Name, ids); err != nil {
 			return err
@@ -94,6 +104,7 @@ func (d *DB) Write(ctx context.Context, batches []analytics.Batch) (err error) {
 			analytics.TableAttacks: func(b *analytics.Batch) []analytics.Row { return b.Attacks },
 			analytics.TableCharges: func(b *analytics.Batch) []analytics.Row { return b.Charges },
 			analytics.TableUnits:   func(b *analytics.Batch) []analytics.Row { return b.Units },
+			analytics.TableMeasure: func(b *analytics.Batch) []analytics.Row { return b.Measurements },
 		}
 		for _, t := range analytics.Tables {
 			if err := appendRows(conn, t, batches, pick[t.Name]); err != nil {

@@ -67,6 +67,13 @@ func TestGenerateThenQueryReportAndExport(t *testing.T) {
 		}
 	}
 
+	// A match measured at the table, witnessed and ruled on: its
+	// measurements table and report.
+	mustRun(t, dir, "play", filepath.Join("..", "..", "..", "..", "examples", "6e-measured-grot-wood.yaml"), "--id", "tape")
+	if text := mustRun(t, dir, "report", "measurements"); !strings.Contains(text, "MEASUREMENTS") || !strings.Contains(text, "alice") || !strings.Contains(text, "RULED AGAINST") {
+		t.Errorf("report measurements:\n%s", text)
+	}
+
 	// Every table, written as Parquet, reads back through DuckDB with the
 	// rows the tables hold.
 	for _, tb := range analytics.Tables {

@@ -15,7 +15,6 @@ import (
 	"github.com/matchrec/matchrec/events/headlog"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
-	"github.com/matchrec/matchrec/projector/kit"
 	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store/api"
 )
@@ -30,6 +29,7 @@ func couldNotRun(err error) error {
 func (a *app) auditCmd() *cobra.Command {
 	var (
 		roll        uint64
+		measure     uint64
 		recorderKey string
 	)
 	cmd := &cobra.Command{
@@ -58,7 +58,12 @@ func (a *app) auditCmd() *cobra.Command {
 
 With --roll SEQ it explains one roll instead: the declaration that caused
 it, the firer, weapon and target, the target number with every input to
-it and the rule it comes from, the dice, and what they produced.
+it and the rule it comes from, the dice, what they produced, and the
+facts measured at the table that decided its attack (as measured, as
+ruled). With --measure SEQ it explains one measurement: who measured
+what for which declaration or step, what the facts decided, what the
+opponent said of them, and — once a judge ruled — the facts as ruled and
+what those decide.
 
 When a recorder is reached, it also compares the match's copy on the bus
 (matchrec.events.<match>) with the record, naming the first event where
@@ -71,6 +76,7 @@ record; 2 the audit could not run; 3 UNRESOLVED: the record is sound, but
 a dispute or a contested roll has no ruling.`,
 		Example: `  matchrec audit 3fa9c2e1b7d0
   matchrec audit 3fa9c2e1b7d0 --roll 17
+  matchrec audit 3fa9c2e1b7d0 --measure 16
   matchrec --json audit 3fa9c2e1b7d0 | jq .chain`,
 		Args: exactArgs("MATCH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -90,11 +96,11 @@ a dispute or a contested roll has no ruling.`,
 				if err != nil {
 					return err
 				}
-				req := api.BundleRequest{Match: args[0], VerifySnapshots: roll == 0}
+				req := api.BundleRequest{Match: args[0], VerifySnapshots: roll == 0 && measure == 0}
 				if kept != nil {
 					req.LogFrom = []int64{kept.Size}
 				}
-				if b, err = fetchBundleReq(ctx, c, req); err != nil || roll != 0 {
+				if b, err = fetchBundleReq(ctx, c, req); err != nil || roll != 0 || measure != 0 {
 					return err
 				}
 				bus.run(ctx, c, args[0])
@@ -127,10 +133,14 @@ a dispute or a contested roll has no ruling.`,
 			if roll != 0 {
 				return a.explainRoll(b, roll)
 			}
+			if measure != 0 {
+				return a.explainMeasure(b, measure)
+			}
 			return a.report(rep, discarded, &bus)
 		},
 	}
 	cmd.Flags().Uint64Var(&roll, "roll", 0, "explain the roll recorded as event SEQ")
+	cmd.Flags().Uint64Var(&measure, "measure", 0, "explain the measurement recorded as event SEQ (a match measured at the table)")
 	cmd.Flags().StringVar(&recorderKey, "recorder-key", "", "the recorder's public key the receipts must be signed with (default: the one first seen)")
 	return cmd
 }
@@ -576,91 +586,4 @@ func seqs(v []uint64) string {
 		parts = append(parts[:20], fmt.Sprintf("… (%d in all)", len(v)))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func (a *app) explainRoll(b *api.Bundle, seq uint64) error {
-	evs, err := bundleEvents(b)
-	if err != nil {
-		return couldNotRun(err)
-	}
-	x, err := replay.Explain(b.Match, evs, b.Lineage, editions.Lookup, seq)
-	if err != nil {
-		return &cliError{exit: ExitUsage, code: projector.CodeBadRequest, msg: err.Error()}
-	}
-	if a.json {
-		return a.printJSON(x)
-	}
-	w := a.stdout
-	needing := ""
-	if x.Need > 0 {
-		needing = fmt.Sprintf(", needing %d+", x.Need)
-	}
-	fmt.Fprintf(w, "event %d (%s): %s rolls %d D6 for the %s%s [%s]\n", x.Seq, x.Edition, x.Roll.Roller, x.Roll.Count, x.Roll.Purpose, needing, x.Roll.Source)
-	if x.For != "" {
-		fmt.Fprintf(w, "for: %s\n", x.For)
-	}
-	if x.Declaration != 0 {
-		verb := map[string][2]string{projector.AttackOverwatch: {"fires Overwatch at", "fire Overwatch at"}, projector.AttackMelee: {"strikes", "strike"}}[x.AttackType]
-		if verb[0] == "" {
-			verb = [2]string{"shoots", "shoot"}
-		}
-		fmt.Fprintf(w, "caused by the declaration at event %d: %s %s", x.Declaration, kit.Does(x.Firer, verb[0], verb[1]), x.Target)
-		if x.Weapon != "" {
-			fmt.Fprintf(w, " (%s)", x.Weapon)
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "the rules asked: %s\n", x.Pending)
-	fmt.Fprintln(w, "inputs:")
-	for _, in := range x.Inputs {
-		fmt.Fprintf(w, "  - %s\n", in)
-	}
-	fmt.Fprintf(w, "rule: %s\n", x.Rule)
-	fmt.Fprintf(w, "dice: %v\n", x.Roll.Values)
-	if x.Roll.Reroll != nil {
-		fmt.Fprintf(w, "re-roll of event %d dice %v\n", x.Roll.Reroll.Seq, x.Roll.Reroll.Indices)
-	}
-	r := x.Ruled
-	if r == nil {
-		fmt.Fprintf(w, "produced: %s\n", x.Produced)
-	} else {
-		fmt.Fprintf(w, "as played, produced: %s\n", x.Produced)
-		switch r.Decision {
-		case "discarded":
-			fmt.Fprintf(w, "as ruled: discarded — %s\n", r.Produced)
-		case events.RulingVoid:
-			fmt.Fprintf(w, "as ruled: VOIDED by ruling %d on dispute %d — %s\n", r.Ruling, r.Dispute, r.Produced)
-		default:
-			fmt.Fprintf(w, "as ruled: AMENDED by ruling %d on dispute %d — dice %v, produced: %s\n", r.Ruling, r.Dispute, r.Values, r.Produced)
-		}
-		if r.Note != "" {
-			fmt.Fprintf(w, "the judge's note: %s\n", r.Note)
-		}
-	}
-	if len(x.Rulings) > 1 || (len(x.Rulings) == 1 && !x.Rulings[0].InForce) {
-		fmt.Fprintln(w, "rulings on this roll, in the order made:")
-		for _, h := range x.Rulings {
-			fmt.Fprintf(w, "  - %s\n", rulingStep(h))
-		}
-	}
-	return nil
-}
-
-// rulingStep tells one ruling of a roll's history: "ruling 18 on dispute
-// 17: amend to 5 1 6 (2 hits) — replaced by ruling 20".
-func rulingStep(h replay.RollRuling) string {
-	out := fmt.Sprintf("ruling %d on dispute %d: %s", h.Ruling, h.Dispute, h.Decision)
-	if h.Values != nil {
-		out += fmt.Sprintf(" to %s (%d successes)", replay.Faces(h.Values), h.Successes)
-	}
-	if h.Note != "" {
-		out += " (" + h.Note + ")"
-	}
-	switch {
-	case h.InForce:
-		out += " — in force"
-	case h.Superseded != 0:
-		out += fmt.Sprintf(" — replaced by ruling %d", h.Superseded)
-	}
-	return out
 }

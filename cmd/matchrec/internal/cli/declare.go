@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 )
 
@@ -27,6 +28,8 @@ type commandFlags struct {
 	event, dispute, upto                            uint64
 	epoch                                           int
 	advance                                         bool
+	facts                                           []string
+	factsJSON                                       string
 }
 
 func (f *commandFlags) add(cmd *cobra.Command) {
@@ -52,6 +55,24 @@ func (f *commandFlags) add(cmd *cobra.Command) {
 	fl.Uint64Var(&f.dispute, "dispute", 0, "the dispute ruled on (rule)")
 	fl.StringVar(&f.decision, "decision", "", "uphold, void or amend (rule)")
 	fl.Var((*diceValues)(&f.values), "values", "amended dice values, comma- or space-separated (rule --decision amend)")
+	fl.StringArrayVar(&f.facts, "fact", nil, "KIND[:MODEL][@FROM]=VALUE: a fact measured at the table (repeatable): range@tac-1=7.5, target:boy-3=hidden, moved=4; a declaration carries them, measure answers a step with them, rule --decision amend corrects them (docs/events.md#measured-geometry)")
+	fl.StringVar(&f.factsJSON, "facts", "", "the facts as JSON, a list of {kind, model, from, value}")
+}
+
+// parseFact reads a --fact: KIND[:MODEL][@FROM]=VALUE.
+func parseFact(s string) (events.Fact, error) {
+	key, value, ok := strings.Cut(s, "=")
+	if !ok || key == "" {
+		return events.Fact{}, fmt.Errorf("--fact %q: want KIND[:MODEL][@FROM]=VALUE", s)
+	}
+	var f events.Fact
+	key, f.From, _ = strings.Cut(key, "@")
+	f.Kind, f.Model, _ = strings.Cut(key, ":")
+	f.Value = value
+	if f.Kind == "" {
+		return events.Fact{}, fmt.Errorf("--fact %q: no kind", s)
+	}
+	return f, nil
 }
 
 // command builds the Command from the flags that were set.
@@ -75,6 +96,20 @@ func (f *commandFlags) command(cmd *cobra.Command) (projector.Command, error) {
 			c.Weapons = map[string]string{}
 		}
 		c.Weapons[m] = wid
+	}
+	if f.factsJSON != "" {
+		dec := json.NewDecoder(strings.NewReader(f.factsJSON))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c.Facts); err != nil {
+			return c, usageErr(fmt.Errorf("--facts: %v", err))
+		}
+	}
+	for _, s := range f.facts {
+		fact, err := parseFact(s)
+		if err != nil {
+			return c, usageErr(err)
+		}
+		c.Facts = append(c.Facts, fact)
 	}
 	if c.Type == "" {
 		return c, usageErr(errors.New("give --command JSON or --type (and the flags the type needs)"))
@@ -105,7 +140,11 @@ commitment or reveal if the match waits for one (docs/dice.md). The
 recorder's receipt is kept in the receipts directory (docs/bundle.md).
 
 The command is either JSON (--command, the format of a script step's "cmd")
-or built from flags. Ending a match takes the judge, or both players: a
+or built from flags. In a match measured at the table (new --geometry
+measured) a declaration carries the facts its rules need (--fact): a
+declaration without them is refused (fact_missing) with the list of what
+it needs, and a step that waits for a measurement says which facts in
+'matchrec state' (--type measure answers it). Ending a match takes the judge, or both players: a
 player's end offers an ending, the other player's end with the same
 --winner accepts it; --type concede ends it at once with the other player
 as the winner.`,
@@ -114,6 +153,9 @@ as the winner.`,
   matchrec declare m1 --token $ALICE --type move --unit tac --model tac-1 --x 14 --y 10
   matchrec declare m1 --token $ALICE --type shoot --unit tac --target boyz --weapon tac-9=heavy-bolter
   matchrec declare m1 --token $BOB --type casualties --models boy-3,boy-7
+  matchrec declare m1 --token $ALICE --type shoot --unit tac --target boyz --fact range@tac-1=7.5 --fact target:boy-1=in-range
+  matchrec declare m1 --token $BOB --type measure --fact under:boy-1=yes --fact under:boy-2=no
+  matchrec declare m1 --token $JUDGE --type rule --dispute 12 --decision amend --fact range@tac-1=12.5
   matchrec declare m1 --token $ALICE --command '{"type":"shoot","unit":"tac","target":"boyz"}'
   matchrec declare m1 --key bob.key --type confirm --upto 12
   matchrec declare m1 --token $BOB --type contest --event 6 --reason "cocked die"

@@ -50,6 +50,12 @@ func printState(w io.Writer, s *projector.State) {
 		fmt.Fprintf(w, "turn %d, %s's %s phase\n", s.Turn, s.PlayerName(s.Active), s.Phase)
 	}
 	fmt.Fprintf(w, "waiting for: %s\n", s.Pending.Text)
+	if s.Measured() {
+		fmt.Fprintln(w, "measured at the table: each declaration carries its facts (--fact)")
+	}
+	for _, n := range s.Pending.Facts {
+		fmt.Fprintf(w, "  fact %s\n", n)
+	}
 	if ids := eligible(s); len(ids) > 0 {
 		fmt.Fprintf(w, "eligible models: %s\n", strings.Join(ids, ", "))
 	}
@@ -91,6 +97,14 @@ func printState(w io.Writer, s *projector.State) {
 	printJudging(w, s)
 }
 
+// witnessedWhat is "measurement" for the measurement at seq, else "roll".
+func witnessedWhat(s *projector.State, seq uint64) string {
+	if s.Measure(seq) != nil {
+		return "measurement"
+	}
+	return "roll"
+}
+
 // printJudging tells what a judge must know of the board: the physical
 // rolls the opponent has not confirmed, the contested ones (and who
 // contested them) no ruling has settled, the open disputes, the rulings in
@@ -99,7 +113,7 @@ func printState(w io.Writer, s *projector.State) {
 func printJudging(w io.Writer, s *projector.State) {
 	var unconfirmed []uint64
 	var contested, settled []projector.ManualRoll
-	for _, m := range s.Dice.Manual {
+	for _, m := range replay.Witnessed(s) {
 		switch {
 		case m.Status == projector.RollUnconfirmed:
 			unconfirmed = append(unconfirmed, m.Seq)
@@ -126,13 +140,17 @@ func printJudging(w io.Writer, s *projector.State) {
 	}
 	fmt.Fprintln(w)
 	if len(unconfirmed) > 0 {
-		fmt.Fprintf(w, "unconfirmed physical rolls: events %s\n", seqs(unconfirmed))
+		what := "physical rolls"
+		if slices.ContainsFunc(unconfirmed, func(q uint64) bool { return s.Measure(q) != nil }) {
+			what += " and measurements"
+		}
+		fmt.Fprintf(w, "unconfirmed %s: events %s\n", what, seqs(unconfirmed))
 	}
 	for _, m := range contested {
-		fmt.Fprintf(w, "CONTESTED roll: event %d (%s's) contested by %s at event %d: %s — no ruling since\n", m.Seq, s.PlayerName(m.Roller), s.PlayerName(m.Witness), m.By, m.Reason)
+		fmt.Fprintf(w, "CONTESTED %s: event %d (%s's) contested by %s at event %d: %s — no ruling since\n", witnessedWhat(s, m.Seq), m.Seq, s.PlayerName(m.Roller), s.PlayerName(m.Witness), m.By, m.Reason)
 	}
 	for _, m := range settled {
-		fmt.Fprintf(w, "contested roll settled: event %d (%s's) contested by %s at event %d: %s — settled by ruling %d\n", m.Seq, s.PlayerName(m.Roller), s.PlayerName(m.Witness), m.By, m.Reason, m.Settled)
+		fmt.Fprintf(w, "contested %s settled: event %d (%s's) contested by %s at event %d: %s — settled by ruling %d\n", witnessedWhat(s, m.Seq), m.Seq, s.PlayerName(m.Roller), s.PlayerName(m.Witness), m.By, m.Reason, m.Settled)
 	}
 	for _, d := range open {
 		fmt.Fprintf(w, "OPEN dispute %d by %s on event %d: %s\n", d.Seq, s.PlayerName(d.By), d.Event, d.Reason)

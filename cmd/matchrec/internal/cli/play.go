@@ -354,6 +354,7 @@ func (a *app) playStep(ctx context.Context, c *recorderAPI, match string, who ma
 func (a *app) newCmd() *cobra.Command {
 	var (
 		id, name, edition, first string
+		geometry                 string
 		players                  []string
 		table                    int
 		kf                       keyFlags
@@ -418,6 +419,9 @@ unit nothing places stands along its player's edge (docs/rosters.md).`,
 			if cmd.Flags().Changed("table") {
 				setup.TableNumber = table
 			}
+			if geometry != "" {
+				setup.Geometry = geometry
+			}
 			for _, p := range players {
 				spec, pub, hasKey := strings.Cut(p, "=")
 				pid, pname, _ := strings.Cut(spec, ":")
@@ -479,6 +483,7 @@ unit nothing places stands along its player's edge (docs/rosters.md).`,
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&geometry, "geometry", "", "how the rules learn distances, sight and cover: measured (facts measured at a physical table, with each declaration) or positioned (the models' x and y, the default)")
 	f.StringVar(&id, "id", "", "match id (default: a new random id)")
 	f.StringVar(&name, "name", "", "match name")
 	f.StringVar(&edition, "edition", "", "edition id, e.g. 3e")

@@ -19,8 +19,8 @@ import (
 
 func (a *app) reportCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "report luck|dice|weapons",
-		Short: "Built-in analyses over every recorded match: luck, loaded dice, weapons",
+		Use:   "report luck|dice|weapons|measurements",
+		Short: "Built-in analyses over every recorded match: luck, loaded dice, weapons, measurements",
 		Long: `report answers the common questions without SQL, from the analytic tables
 (brought up to date with the store first):
 
@@ -30,6 +30,8 @@ func (a *app) reportCmd() *cobra.Command {
   dice     face counts per player and dice source with a chi-square test:
            are these dice loaded? States the rolls a test needs
   weapons  hit and wound rates per weapon against the exact odds
+  measurements  how often each side's measurements at the table were
+           contested and ruled against
 
 --plot FILE.png draws the report; --json prints it for programs.`,
 		Example: `  matchrec report luck --player alice
@@ -37,13 +39,13 @@ func (a *app) reportCmd() *cobra.Command {
   matchrec --json report weapons --edition 3e`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErr(errors.New("name a report: luck, dice or weapons"))
+				return usageErr(errors.New("name a report: luck, dice, weapons or measurements"))
 			}
-			return usageErr(fmt.Errorf("unknown report %q: luck, dice or weapons", args[0]))
+			return usageErr(fmt.Errorf("unknown report %q: luck, dice, weapons or measurements", args[0]))
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}
-	cmd.AddCommand(a.luckCmd(), a.diceCmd(), a.weaponsCmd())
+	cmd.AddCommand(a.luckCmd(), a.diceCmd(), a.weaponsCmd(), a.measurementsCmd())
 	return cmd
 }
 

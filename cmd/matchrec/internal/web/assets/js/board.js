@@ -8,12 +8,16 @@
 import {svg, title} from './svg.js';
 import {sideOf, playerName} from './sides.js';
 import {sketchLayer} from './sketch.js';
+import {renderSchematic} from './schematic.js';
 
 const MM_PER_INCH = 25.4;
 const LABEL_EM = 1.1;      // the unit labels' font size, in inches (board.css)
 const CHAR_W = 0.66 * LABEL_EM; // a bold character's width, generously
 
 export function renderBoard(el, state) {
+  // A match measured at the table has no positions to draw.
+  if (state.geometry === 'measured') return renderSchematic(el, state);
+  delete el.dataset.view;
   const W = state.table?.w || 72;
   const H = state.table?.h || 48;
   // The recorder's (0,0) is the bottom-left corner and y grows upwards;

@@ -3,7 +3,8 @@
 // ruling has settled (a ruling after the contest settles it), with who
 // contested; the rulings, by the event they rule on — the one in force
 // (the last void or amend ruling) first, then those it replaced and the
-// upholds; and the physical rolls nobody has confirmed yet.
+// upholds; and the physical rolls and measurements at the table nobody
+// has confirmed yet (or whose contest no ruling settled), from measures.
 
 import {playerName} from './sides.js';
 
@@ -13,6 +14,7 @@ export function renderJudge(el, state) {
   const manual = state.dice?.manual || [];
   const contested = manual.filter((r) => r.status === 'contested' && !r.settled);
   const unconfirmed = manual.filter((r) => r.status === 'unconfirmed');
+  const measures = (state.measures || []).filter((m) => m.status === 'unconfirmed' || (m.status === 'contested' && !m.settled));
   const ruled = [...new Set(disputes.filter((d) => d.ruling).map((d) => d.event))].sort((a, b) => a - b);
 
   const list = (title, items, line, cls) => {
@@ -44,11 +46,13 @@ export function renderJudge(el, state) {
       (r) => `event ${r.seq}: ${who(r.roller)}'s roll, contested by ${who(r.witness)} at event ${r.by}` + (r.reason ? ` — “${r.reason}”` : '') + ' — no ruling since', 'contested'),
     list('Rulings', ruled, (ev) => rulingsOf(state, ev), 'rulings'),
     list('Unconfirmed rolls', unconfirmed, (r) => `event ${r.seq}: ${who(r.roller)}'s roll, unconfirmed`, 'unconfirmed'),
+    list('Measurements not confirmed', measures, (m) => `event ${m.seq}: ${who(m.player)}'s measurement for ${m.for}, ${m.status}` + (m.witness ? ` by ${who(m.witness)}` : '') + (m.reason ? ` — “${m.reason}”` : ''), 'measures'),
   );
   el.dataset.open = open.length;
   el.dataset.contested = contested.length;
   el.dataset.unconfirmed = unconfirmed.length;
   el.dataset.rulings = ruled.length;
+  el.dataset.measures = measures.length;
 }
 
 // rulingsOf tells the rulings on event ev: the one in force (its dispute

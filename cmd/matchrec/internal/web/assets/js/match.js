@@ -14,6 +14,7 @@ import {renderRoll} from './dice.js';
 import {renderTally} from './tally.js';
 import {renderStatus} from './status.js';
 import {renderJudge} from './judge.js';
+import {renderFacts} from './facts.js';
 import {Feed} from './feed.js';
 import {Overlay} from './overlay.js';
 import {follow} from './stream.js';
@@ -89,6 +90,7 @@ function draw(state) {
     drawRoll(state);
     renderTally($('tally'), state);
     renderBoard($('board'), state);
+    renderFacts($('measure-panel'), $('measured'), state);
     if (judge) renderJudge($('judge'), state);
     feed.mark(state.seq);
   }

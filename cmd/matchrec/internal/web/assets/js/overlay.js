@@ -87,6 +87,10 @@ export class Overlay {
     const prev = this.prev;
     const atk = state.last_attack;
     if (atk && prev && atk.seq !== prev.last_attack?.seq) this.card('attack', attackCard(state, atk));
+    const ms = state.measures || [];
+    const m = ms[ms.length - 1];
+    const pm = (prev?.measures || [])[(prev?.measures || []).length - 1];
+    if (m && prev && m.seq !== pm?.seq) this.card('measure', measureCard(state, m));
     // An open dispute keeps its card until it is ruled.
     const open = openDispute(state);
     const has = this.cards.querySelector('.card-dispute');
@@ -204,6 +208,15 @@ function rulingCard(state, ev, about) {
     el('div', 'card-head', `RULING: ${word}` + (about ? ` — ${about}` : '')),
     el('div', 'card-line', line + why),
   ], {seq: ev.seq});
+}
+
+// measureCard shows what a player measured at the table (a match measured
+// there, or a declaration that carried facts): its first few facts.
+function measureCard(state, m) {
+  const facts = (m.facts || []).slice(0, 4).map((f) => `${f.kind} ${f.from ? f.from + (f.model ? '→' + f.model : '') : f.model || ''}: ${f.value}`);
+  const more = (m.facts || []).length > 4 ? ` +${m.facts.length - 4} more` : '';
+  return el('div', sideOf(state, m.player), [el('div', 'card-head', `${playerName(state, m.player)} measures for ${m.for}`),
+    el('div', 'card-line', facts.join(' · ') + more)], {seq: m.seq});
 }
 
 // el builds an element with a class and text or children: text is only
