@@ -82,11 +82,8 @@ func (s *State) rule(d *Dispute, seq uint64, r *events.RulingMade) {
 		}
 	}
 	d.Ruling, d.Decision, d.Values, d.Models, d.Facts, d.Note = seq, r.Decision, r.Values, r.Models, r.Facts, r.Note
-	if m := s.Dice.manual(d.Event); m != nil && m.Unsettled() {
-		m.Settled = seq
-	}
-	if m := s.Measure(d.Event); m != nil && m.Status == RollContested && m.Settled == 0 {
-		m.Settled = seq
+	if w, ok := s.witnessable(d.Event); ok && *w.status == RollContested && *w.settled == 0 {
+		*w.settled = seq
 	}
 }
 

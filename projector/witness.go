@@ -138,7 +138,7 @@ func applyWitness(s *State, e *events.Event, p events.Payload) (bool, error) {
 // roll (ManualRoll) or a measurement (Measure), by whoever made it.
 type witnessed struct {
 	status, reason, witness *string
-	by                      *uint64
+	by, settled             *uint64
 	hash                    events.Hash
 	owner                   string // the player who rolled or measured
 	what                    string // "roll" or "measurement"
@@ -147,10 +147,10 @@ type witnessed struct {
 // witnessable is the physical roll or measurement recorded at seq.
 func (s *State) witnessable(seq uint64) (witnessed, bool) {
 	if m := s.Dice.manual(seq); m != nil {
-		return witnessed{&m.Status, &m.Reason, &m.Witness, &m.By, m.Hash, m.Roller, "roll"}, true
+		return witnessed{&m.Status, &m.Reason, &m.Witness, &m.By, &m.Settled, m.Hash, m.Roller, "roll"}, true
 	}
 	if m := s.Measure(seq); m != nil {
-		return witnessed{&m.Status, &m.Reason, &m.Witness, &m.By, m.Hash, m.Player, "measurement"}, true
+		return witnessed{&m.Status, &m.Reason, &m.Witness, &m.By, &m.Settled, m.Hash, m.Player, "measurement"}, true
 	}
 	return witnessed{}, false
 }

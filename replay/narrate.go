@@ -270,9 +270,9 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 		if p.Upto != 0 {
 			return fmt.Sprintf("%s confirms every roll and measurement of the other player up to event %d", actor, p.Upto)
 		}
-		return fmt.Sprintf("%s confirms the %s of event %d", actor, witnessedNoun(before, p.Roll), p.Roll)
+		return fmt.Sprintf("%s confirms the %s of event %d", actor, WitnessedNoun(before, p.Roll), p.Roll)
 	case *events.RollContested:
-		return fmt.Sprintf("%s contests the %s of event %d: %s", actor, witnessedNoun(before, p.Roll), p.Roll, p.Reason)
+		return fmt.Sprintf("%s contests the %s of event %d: %s", actor, WitnessedNoun(before, p.Roll), p.Roll, p.Reason)
 	case *events.DisputeRaised:
 		return fmt.Sprintf("%s disputes event %d: %s", actor, p.Event, p.Reason)
 	case *events.RulingMade:
@@ -293,8 +293,8 @@ func line(r projector.Rules, before, after *projector.State, e *events.Event, p 
 	return genericLine(actor, e, p)
 }
 
-// witnessedNoun is what a witness names at seq: a roll or a measurement.
-func witnessedNoun(s *projector.State, seq uint64) string {
+// WitnessedNoun is what a witness names at seq: a roll or a measurement.
+func WitnessedNoun(s *projector.State, seq uint64) string {
 	if s.Measure(seq) != nil {
 		return "measurement"
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/replay"
 	"github.com/matchrec/matchrec/store/api"
 )
 
@@ -24,7 +25,7 @@ type DisputeView struct {
 type DisputesResult struct {
 	Match    string        `json:"match"`
 	Disputes []DisputeView `json:"disputes"`
-	// Contested are contested manual rolls no ruling has settled (one
+	// Contested are contested physical rolls and measurements no ruling has settled (one
 	// made after the contest) and no open dispute is about: the audit is
 	// UNRESOLVED until a ruling settles them.
 	Contested []projector.ManualRoll `json:"contested,omitempty"`
@@ -90,7 +91,7 @@ func listDisputes(ctx context.Context, c *recorderAPI, match string, all bool) (
 		}
 		res.Disputes = append(res.Disputes, v)
 	}
-	for _, m := range s.Dice.Manual {
+	for _, m := range replay.Witnessed(&s) { // physical rolls and measurements
 		if m.Unsettled() && !disputed[m.Seq] {
 			res.Contested = append(res.Contested, m)
 		}
@@ -141,7 +142,7 @@ func printDisputes(a *app, res DisputesResult, all bool) {
 		fmt.Fprintf(w, "rule with: matchrec declare %s --token $JUDGE --type rule --dispute N --decision uphold|void|amend\n", res.Match)
 	}
 	if len(res.Contested) > 0 {
-		fmt.Fprintln(w, "contested rolls no ruling has settled and no open dispute is about (the audit is UNRESOLVED until a ruling settles them):")
+		fmt.Fprintln(w, "contested rolls and measurements no ruling has settled and no open dispute is about (the audit is UNRESOLVED until a ruling settles them):")
 		for _, m := range res.Contested {
 			fmt.Fprintf(w, "  event %d (%s's) contested by %s at event %d: %s\n", m.Seq, m.Roller, m.Witness, m.By, m.Reason)
 		}

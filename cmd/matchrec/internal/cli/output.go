@@ -97,14 +97,6 @@ func printState(w io.Writer, s *projector.State) {
 	printJudging(w, s)
 }
 
-// witnessedWhat is "measurement" for the measurement at seq, else "roll".
-func witnessedWhat(s *projector.State, seq uint64) string {
-	if s.Measure(seq) != nil {
-		return "measurement"
-	}
-	return "roll"
-}
-
 // printJudging tells what a judge must know of the board: the physical
 // rolls the opponent has not confirmed, the contested ones (and who
 // contested them) no ruling has settled, the open disputes, the rulings in
@@ -147,10 +139,10 @@ func printJudging(w io.Writer, s *projector.State) {
 		fmt.Fprintf(w, "unconfirmed %s: events %s\n", what, seqs(unconfirmed))
 	}
 	for _, m := range contested {
-		fmt.Fprintf(w, "CONTESTED %s: event %d (%s's) contested by %s at event %d: %s — no ruling since\n", witnessedWhat(s, m.Seq), m.Seq, s.PlayerName(m.Roller), s.PlayerName(m.Witness), m.By, m.Reason)
+		fmt.Fprintf(w, "CONTESTED %s: event %d (%s's) contested by %s at event %d: %s — no ruling since\n", replay.WitnessedNoun(s, m.Seq), m.Seq, s.PlayerName(m.Roller), s.PlayerName(m.Witness), m.By, m.Reason)
 	}
 	for _, m := range settled {
-		fmt.Fprintf(w, "contested %s settled: event %d (%s's) contested by %s at event %d: %s — settled by ruling %d\n", witnessedWhat(s, m.Seq), m.Seq, s.PlayerName(m.Roller), s.PlayerName(m.Witness), m.By, m.Reason, m.Settled)
+		fmt.Fprintf(w, "contested %s settled: event %d (%s's) contested by %s at event %d: %s — settled by ruling %d\n", replay.WitnessedNoun(s, m.Seq), m.Seq, s.PlayerName(m.Roller), s.PlayerName(m.Witness), m.By, m.Reason, m.Settled)
 	}
 	for _, d := range open {
 		fmt.Fprintf(w, "OPEN dispute %d by %s on event %d: %s\n", d.Seq, s.PlayerName(d.By), d.Event, d.Reason)
