@@ -13,6 +13,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
+
+	"github.com/matchrec/matchrec/events"
 )
 
 // Venues (docs/cluster.md, "Venues"). A tournament venue runs a NATS leaf
@@ -34,6 +36,25 @@ const (
 	// publish right on the hub, docs/cluster.md): <prefix>.<venue>.
 	ArchiveDeliverPrefix = "matchrec-archive"
 )
+
+// ArchiveDuplicateWindow is how long the archive remembers the message
+// ids of what it sourced. JetStream sources a stream again from the last
+// message the archive stored from it whenever a source is set up afresh
+// (the archive's leader changed: a node failed or missed its heartbeats
+// on a loaded machine); a message in flight to the old leader can then
+// arrive twice. A venue's relay gives each event a message id
+// (setArchiveID), which sourcing keeps, and the archive drops a second
+// arrival within the window. It only has to outlast an election and the
+// re-sourcing after it (seconds), and costs the server an entry per
+// message it holds; the venue's own stream keeps DuplicateWindow.
+const ArchiveDuplicateWindow = 30 * time.Second
+
+// setArchiveID gives a venue event's message its id for the archive's
+// duplicate check: the event's hash, so only the same event, byte for
+// byte, is ever taken for a duplicate.
+func setArchiveID(m *nats.Msg, e events.Event) {
+	m.Header[jetstream.MsgIDHeader] = []string{hex.EncodeToString(e.Hash[:])}
+}
 
 // ErrVenueName: a venue name matchrec cannot use as a JetStream domain and
 // a match id namespace.
@@ -82,6 +103,7 @@ func sourcedVenue(src *jetstream.StreamSource) string {
 func ArchiveConfig(venues []string, replicas int) jetstream.StreamConfig {
 	cfg := StreamConfig()
 	cfg.Name, cfg.Subjects, cfg.Replicas = ArchiveStream, nil, replicas
+	cfg.Duplicates = ArchiveDuplicateWindow
 	cfg.Description = "matchrec: every venue's MATCHREC, sourced across JetStream domains (docs/cluster.md)"
 	for _, v := range venues {
 		cfg.Sources = append(cfg.Sources, venueSource(v))
@@ -89,9 +111,9 @@ func ArchiveConfig(venues []string, replicas int) jetstream.StreamConfig {
 	return cfg
 }
 
-// EnsureArchive creates the archive with a source per venue, or adds the
-// venues an existing archive lacks (a source is never removed by a
-// recorder: an operator retires a venue).
+// EnsureArchive creates the archive with a source per venue, or gives an
+// existing archive the venues it lacks and its duplicate window (a source
+// is never removed by a recorder: an operator retires a venue).
 func EnsureArchive(ctx context.Context, js jetstream.JetStream, venues []string, replicas int) error {
 	for _, v := range venues {
 		if err := CheckVenue(v); err != nil {
@@ -116,13 +138,14 @@ func EnsureArchive(ctx context.Context, js jetstream.JetStream, venues []string,
 	for _, src := range cfg.Sources {
 		have = append(have, sourcedVenue(src))
 	}
-	added := false
+	changed := cfg.Duplicates != ArchiveDuplicateWindow // an archive made before the window was set
+	cfg.Duplicates = ArchiveDuplicateWindow
 	for _, v := range venues {
 		if !slices.Contains(have, v) {
-			cfg.Sources, added = append(cfg.Sources, venueSource(v)), true
+			cfg.Sources, changed = append(cfg.Sources, venueSource(v)), true
 		}
 	}
-	if !added {
+	if !changed {
 		return nil
 	}
 	if _, err := js.UpdateStream(ctx, cfg); err != nil {
@@ -191,7 +214,7 @@ const archiveStall = 10 * time.Second
 // messages the archive's source has not seen for archiveStall. JetStream
 // retries a source that failed (its link was down) with a growing
 // backoff, up to two minutes, and at once on the leaf node's return only
-// if the leaf reconnects to the archive's leader (StepDownArchive).
+// if the leaf reconnects to the archive's leader (RestartVenueSource).
 func Stalled(ctx context.Context, nc *nats.Conn, hub jetstream.JetStream, v string) (bool, error) {
 	vjs, err := jetstream.NewWithDomain(nc, v)
 	if err != nil {
@@ -214,10 +237,57 @@ func Stalled(ctx context.Context, nc *nats.Conn, hub jetstream.JetStream, v stri
 	return false, fmt.Errorf("natsbus: the archive has no source for venue %s", v)
 }
 
-// StepDownArchive asks the archive's leader to step down: the new leader
-// sets every source up afresh, from where the archive stands, so a
-// stalled source resumes at once (nothing is sourced twice: a source
-// resumes after the last message the archive holds from it).
+// RestartVenueSource sets the archive's source of venue v up afresh, and
+// only it: the source is taken out of the archive's configuration and put
+// back. JetStream keeps, in the archive's store, the last message it
+// copied from each source and resumes a source put back after it, so
+// nothing is sourced twice or skipped. Stepping the archive's leader down
+// would restart a stalled source too, but every other source with it: a
+// venue whose messages were in flight to the old leader got one of them
+// twice (the new leader re-sourced it before the old proposal was
+// applied). A stalled source has nothing in flight.
+func RestartVenueSource(ctx context.Context, js jetstream.JetStream, v string) error {
+	return restartSource(ctx, js, func(src *jetstream.StreamSource) bool { return sourcedVenue(src) == v })
+}
+
+// restartSource takes the archive's sources that pick out of its
+// configuration and puts them back, in two updates.
+func restartSource(ctx context.Context, js jetstream.JetStream, pick func(*jetstream.StreamSource) bool) error {
+	s, err := js.Stream(ctx, ArchiveStream)
+	if err != nil {
+		return fmt.Errorf("natsbus: the archive: %w", err)
+	}
+	cfg := s.CachedInfo().Config
+	all := cfg.Sources
+	var kept, picked []*jetstream.StreamSource
+	for _, src := range all {
+		if pick(src) {
+			picked = append(picked, src)
+		} else {
+			kept = append(kept, src)
+		}
+	}
+	if len(picked) == 0 {
+		return fmt.Errorf("natsbus: the archive has no such source to restart")
+	}
+	cfg.Sources = kept
+	if _, err := js.UpdateStream(ctx, cfg); err != nil {
+		return fmt.Errorf("natsbus: take a source out of the archive: %w", err)
+	}
+	// Put back even if ctx ended meanwhile: a source left out would stop
+	// the venue's archive until a recorder's next EnsureArchive.
+	cfg.Sources = all
+	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if _, err := js.UpdateStream(bctx, cfg); err != nil {
+		return fmt.Errorf("natsbus: put a source back into the archive (a hub recorder's start puts it back too): %w", err)
+	}
+	return nil
+}
+
+// StepDownArchive asks the archive's leader to step down (an operator's
+// remedy, and a test's: a leader change must lose and double nothing
+// when no venue is publishing; RestartVenueSource is the watch's).
 func StepDownArchive(ctx context.Context, nc *nats.Conn) error {
 	m, err := nc.RequestWithContext(ctx, "$JS.API.STREAM.LEADER.STEPDOWN."+ArchiveStream, nil)
 	if err != nil {
@@ -235,21 +305,22 @@ func StepDownArchive(ctx context.Context, nc *nats.Conn) error {
 // VenueWatch is how often a hub looks at its venues (WatchVenues).
 const VenueWatch = 5 * time.Second
 
-// archiveNudge is the least time between two step-downs of the archive's
-// leader by one watcher.
+// archiveNudge is the least time between two restarts of a venue's
+// source by one watcher.
 const archiveNudge = 30 * time.Second
 
 // WatchVenues is a hub recorder's watch over its venues, every period
 // until ctx ends: it registers each venue's recorder (its receipts' key)
-// in the recorders' registry (kv) once the venue's link is up, and steps
-// the archive's leader down when the archive's sourcing of a venue has
-// stalled after a cut (Stalled, seen twice in a row so that an election
-// in progress is not taken for a stall; at most once in archiveNudge).
+// in the recorders' registry (kv) once the venue's link is up, and
+// restarts the archive's source of a venue whose sourcing has stalled
+// after a cut (Stalled, seen twice in a row so that an election in
+// progress is not taken for a stall; RestartVenueSource, at most once in
+// archiveNudge per venue).
 func WatchVenues(ctx context.Context, nc *nats.Conn, hub jetstream.JetStream, kv jetstream.KeyValue, venues []string, period time.Duration, log zerolog.Logger) {
 	log = log.With().Str("component", "venues").Logger()
 	registered := map[string]bool{}
 	stalls := map[string]int{}
-	var nudged time.Time
+	nudged := map[string]time.Time{}
 	for {
 		for _, v := range venues {
 			rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -267,10 +338,10 @@ func WatchVenues(ctx context.Context, nc *nats.Conn, hub jetstream.JetStream, kv
 			} else {
 				stalls[v] = 0
 			}
-			if stalls[v] >= 2 && time.Since(nudged) > archiveNudge {
-				if err = StepDownArchive(rctx, nc); err == nil {
-					nudged, stalls[v] = time.Now(), 0
-					log.Info().Str("venue", v).Msg("the archive's sourcing of a venue stalled after its link came back: its leader stepped down to start it afresh")
+			if stalls[v] >= 2 && time.Since(nudged[v]) > archiveNudge {
+				if err = RestartVenueSource(rctx, hub, v); err == nil {
+					nudged[v], stalls[v] = time.Now(), 0
+					log.Info().Str("venue", v).Msg("the archive's sourcing of a venue stalled after its link came back: its source was set up afresh")
 				}
 			}
 			cancel()

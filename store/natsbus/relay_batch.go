@@ -176,6 +176,9 @@ func (b *batch) launch(ctx context.Context, q *matchQueue) {
 			return
 		}
 		msg.Header[jetstream.ExpectedLastSubjSeqHeader] = []string{strconv.FormatUint(q.pos.stream, 10)}
+		if r.opts.Claim != nil && r.opts.Claim.Venue != "" {
+			setArchiveID(msg, it.ev)
+		}
 		fut, err := b.js.PublishMsgAsync(msg, jetstream.WithRetryAttempts(0))
 		if err != nil {
 			b.fail = fmt.Errorf("natsbus: publish %s: %w", msg.Subject, err)

@@ -69,11 +69,29 @@ func recordersLog(t *testing.T, root string) *os.File {
 		_ = logf.Close()
 		if t.Failed() {
 			if b, err := os.ReadFile(logf.Name()); err == nil {
+				t.Logf("recorders' log, the venue watches' lines:\n%s", grepLines(b, `"component":"venues"`))
 				t.Logf("recorders' log (last 8 kB):\n%s", tail(b, 8<<10))
+			}
+		}
+		// MATCHREC_KEEP_LOG=file keeps the log of a green run too.
+		if keep := os.Getenv("MATCHREC_KEEP_LOG"); keep != "" {
+			if b, err := os.ReadFile(logf.Name()); err == nil {
+				_ = os.WriteFile(keep, b, 0o644)
 			}
 		}
 	})
 	return logf
+}
+
+// grepLines is b's lines that contain s.
+func grepLines(b []byte, s string) []byte {
+	var out []byte
+	for _, line := range bytes.SplitAfter(b, []byte("\n")) {
+		if bytes.Contains(line, []byte(s)) {
+			out = append(out, line...)
+		}
+	}
+	return out
 }
 
 func tail(b []byte, n int) []byte {
