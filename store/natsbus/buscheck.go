@@ -24,8 +24,9 @@ const busCheckPage = 512
 // event of the next sequence (same match, sequence and hash; the hash
 // covers every byte), from the match's first own event on; what the bus
 // lacks must be waiting in the outbox. It names the first sequence where
-// they part. After a repair the copy is read from its latest copy notice
-// (copy.go), checked with key, the recorder's public key.
+// they part. With key, the recorder's public key, every message must be
+// vouched for by it too (SignatureCheck), and after a repair the copy is
+// read from its latest copy notice (copy.go), checked with key.
 func BusCheck(ctx context.Context, js jetstream.JetStream, st RelayStore, match string, key ed25519.PublicKey) (api.BusCheckResult, error) {
 	res := api.BusCheckResult{Match: match}
 	subj, err := Subject(match)
@@ -77,6 +78,14 @@ func BusCheck(ctx context.Context, js jetstream.JetStream, st RelayStore, match 
 		cc.DeliverPolicy, cc.OptStartSeq = jetstream.DeliverByStartSequencePolicy, notice.Base
 	}
 
+	// With the recorder's key, each message must also carry the
+	// recorder's vouching (its log proof or signature): the bytes of a
+	// recorded event published by someone else ahead of the relay equal
+	// the record, yet every follower outside the recorder stops there.
+	var vouch *SignatureCheck
+	if key != nil {
+		vouch = &SignatureCheck{Key: key}
+	}
 	next := start // the sequence the next message must hold
 	var recs []events.Event
 	if res.OnBus > 0 {
@@ -110,6 +119,11 @@ func BusCheck(ctx context.Context, js jetstream.JetStream, st RelayStore, match 
 					return differ(next, "the bus holds event %d where the record has event %d", e.Seq, next)
 				case e.Hash != recs[0].Hash:
 					return differ(next, "event %d on the bus is not the recorded one (hash %s, recorded %s)", next, e.Hash, recs[0].Hash)
+				}
+				if vouch != nil {
+					if err := vouch.Check(ctx, m, e); err != nil {
+						return differ(next, "event %d on the bus is the recorded one but the recorder did not put it there (%v): a follower outside the recorder refuses it; repair-bus publishes a vouched copy", next, err)
+					}
 				}
 				recs = recs[1:]
 				res.Checked++

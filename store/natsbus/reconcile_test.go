@@ -183,3 +183,51 @@ func TestBusCheckTellsALaggingCopyFromADifferentOne(t *testing.T) {
 		t.Fatalf("after the republish: %+v", res)
 	}
 }
+
+// TestBusCheckWantsTheRecordersVouching: someone who read the store
+// publishes an event's exact bytes ahead of the relay, without the
+// recorder's signature. The relay finds the event there and moves on; the
+// copy equals the record byte for byte, yet no follower outside the
+// recorder accepts it: buscheck, given the recorder's key, names it.
+func TestBusCheckWantsTheRecordersVouching(t *testing.T) {
+	srv := startServer(t, t.TempDir(), EmbeddedOptions{DontListen: true})
+	_, js := connect(t, srv)
+	st := openBolt(t)
+	a := newAppender(t, st)
+	id := newIdentity(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, _, err := EnsureStream(ctx, js); err != nil {
+		t.Fatal(err)
+	}
+	evs := a.add("m1", 4)
+	copied, err := NewMsg(evs[0], nil) // the right bytes, no signature
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.PublishMsg(ctx, copied); err != nil {
+		t.Fatal(err)
+	}
+	r := startRelay(t, st, RelayOptions{Connect: srv.Connect, Sign: id})
+	drained(t, r, 10*time.Second)
+
+	if res := busCheck(t, js, st, "m1"); !res.Equal {
+		t.Fatalf("without the key, the copy is the record's bytes: %+v", res)
+	}
+	res, err := BusCheck(ctx, js, st, "m1", id.PublicKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Equal || res.FirstDiffers != 1 || !strings.Contains(res.Problem, "did not put it there") {
+		t.Fatalf("with the recorder's key: %+v, want event 1 named", res)
+	}
+	// The relay's own messages (2-4) pass: a copy of its own is equal.
+	st2 := openBolt(t)
+	a2 := newAppender(t, st2)
+	a2.add("m2", 4)
+	r2 := startRelay(t, st2, RelayOptions{Connect: srv.Connect, Sign: id})
+	drained(t, r2, 10*time.Second)
+	if res, err := BusCheck(ctx, js, st2, "m2", id.PublicKey()); err != nil || !res.Equal {
+		t.Fatalf("the relay's own copy, with its key: %+v (%v)", res, err)
+	}
+}
