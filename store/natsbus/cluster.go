@@ -82,6 +82,11 @@ type ClusterOptions struct {
 	// Venues are the venues a hub's archive gathers (archive.go): their
 	// matches are written at the venues only (Elsewhere).
 	Venues []string
+	// Recorders is the recorders' registry (RecordersBucket), where a hub
+	// finds its venues' recorder keys: every event the archive follower
+	// reads is checked against its venue's (archive_check.go). Required
+	// with Venues.
+	Recorders jetstream.KeyValue
 }
 
 // Cluster appends a cluster recorder's commands through the stream and
@@ -98,6 +103,7 @@ type Cluster struct {
 	archived                         atomic.Uint64 // the archive follower's (a hub's)
 	progress                         chan struct{} // closed and replaced after each follower round
 	progressMu                       sync.Mutex
+	vouch                            *archiveCheck // a hub's: the archive follower's check
 }
 
 // NewCluster returns the cluster write path on st; start its follower
@@ -117,6 +123,12 @@ func NewCluster(st ClusterStore, opts ClusterOptions) (*Cluster, error) {
 		return nil, fmt.Errorf("natsbus: cluster jetstream: %w", err)
 	}
 	c := &Cluster{st: st, opts: opts, js: js, log: opts.Logger.With().Str("component", "cluster").Logger(), progress: make(chan struct{})}
+	if len(opts.Venues) > 0 {
+		if opts.Recorders == nil {
+			return nil, errors.New("natsbus: a hub's cluster needs the recorders' registry, to check its venues' events")
+		}
+		c.vouch = newArchiveCheck(opts.Conn, opts.Recorders, opts.Venues, c.log)
+	}
 	return c, nil
 }
 

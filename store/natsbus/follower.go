@@ -111,11 +111,17 @@ func (c *Cluster) follow(ctx context.Context, stream string, at *atomic.Uint64) 
 		}
 		last = md.Sequence.Stream
 		e, err := DecodeMsg(m)
+		if err == nil && archive {
+			if err = c.vouch.check(ctx, m, e); err != nil && !errors.Is(err, ErrNotRecorders) {
+				return err // the venue's key is not known yet: read again from the store's position
+			}
+		}
 		if err != nil {
-			// Not an event: nothing to apply, and nothing the stream can
-			// take back. Counted as a divergence.
+			// Not an event, or (in the archive) not its venue recorder's:
+			// nothing to apply, and nothing the stream can take back.
+			// Counted as a divergence.
 			c.diverged.Add(1)
-			c.log.Error().Err(err).Str("stream", stream).Uint64("stream_seq", last).Msg("the stream holds a message that is no event; skipped")
+			c.log.Error().Err(err).Str("stream", stream).Uint64("stream_seq", last).Msg("the stream holds a message that is no event of its recorder's; skipped")
 		} else {
 			se := store.StreamEvent{Event: e, StreamSeq: last}
 			if archive {

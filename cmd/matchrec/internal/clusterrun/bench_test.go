@@ -2,6 +2,7 @@ package clusterrun
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/script"
 	"github.com/matchrec/matchrec/store/bolt"
+	"github.com/matchrec/matchrec/store/identity"
 	"github.com/matchrec/matchrec/store/natsbus"
 	"github.com/matchrec/matchrec/store/storetest"
 )
@@ -316,7 +318,14 @@ func BenchmarkVenueCatchUp(b *testing.B) {
 	}
 	b.Cleanup(vnc.Close)
 	vjs, _ := jetstream.New(vnc, jetstream.WithPublishAsyncMaxPending(2*benchBacklog))
-	if _, _, err := natsbus.EnsureClaimed(ctx, vjs, natsbus.Claim{Mode: natsbus.ModeSingle, Owner: "00", Venue: "north"}); err != nil {
+	// The venue's recorder key: each event signed with it, as a venue
+	// recorder without a log signs them, and the hub checks each.
+	venueID, err := identity.LoadOrCreate(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	owner := hex.EncodeToString(venueID.PublicKey())
+	if _, _, err := natsbus.EnsureClaimed(ctx, vjs, natsbus.Claim{Mode: natsbus.ModeSingle, Owner: owner, Venue: "north"}); err != nil {
 		b.Fatal(err)
 	}
 	hnc, err := c.Connect("recorder")
@@ -328,12 +337,16 @@ func BenchmarkVenueCatchUp(b *testing.B) {
 	if err := natsbus.EnsureArchive(ctx, hjs, []string{"north"}, 3); err != nil {
 		b.Fatal(err)
 	}
+	_, recorders, err := natsbus.EnsureBuckets(ctx, hjs, 3)
+	if err != nil {
+		b.Fatal(err)
+	}
 	st, err := bolt.Open(filepath.Join(b.TempDir(), "events.db"), bolt.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = st.Close() })
-	cl, err := natsbus.NewCluster(st, natsbus.ClusterOptions{Conn: hnc, Venues: []string{"north"}})
+	cl, err := natsbus.NewCluster(st, natsbus.ClusterOptions{Conn: hnc, Venues: []string{"north"}, Recorders: recorders})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -343,7 +356,7 @@ func BenchmarkVenueCatchUp(b *testing.B) {
 	// As a hub recorder does: a stalled source is restarted.
 	go func() {
 		defer func() { done <- struct{}{} }()
-		natsbus.WatchVenues(fctx, hnc, hjs, nil, []string{"north"}, natsbus.VenueWatch, zerolog.Nop())
+		natsbus.WatchVenues(fctx, hnc, hjs, recorders, []string{"north"}, natsbus.VenueWatch, zerolog.Nop())
 	}()
 	b.Cleanup(func() { stop(); <-done; <-done })
 
@@ -356,7 +369,7 @@ func BenchmarkVenueCatchUp(b *testing.B) {
 			id := fmt.Sprintf("north-b%d-%d", i, m)
 			var prev events.Hash
 			for _, e := range storetest.MakeEvents(id, 1, prev, per) {
-				msg, err := natsbus.NewMsg(e, nil)
+				msg, err := natsbus.NewMsg(e, venueID)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -94,7 +94,7 @@ func (n *Node) openCluster(ctx context.Context, js jetstream.JetStream, ropts *r
 		n.recorders = recorders
 	}
 	n.cluster, err = natsbus.NewCluster(n.store, natsbus.ClusterOptions{
-		Conn: n.nc, Sign: n.id, Logger: cfg.Log, Venues: cfg.Venues,
+		Conn: n.nc, Sign: n.id, Logger: cfg.Log, Venues: cfg.Venues, Recorders: recorders,
 		Moved: func(match string, head uint64) {
 			n.rec.Moved(match, head)
 			n.an.Appended(match)

@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/matchrec/matchrec/cmd/matchrec/internal/natscluster"
+	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
 	"github.com/matchrec/matchrec/projector/editions"
 	"github.com/matchrec/matchrec/replay"
@@ -117,5 +118,36 @@ func TestClusterVenueArchive(t *testing.T) {
 	}
 	if st := h.Cluster().Stats(); st.Diverged != 0 {
 		t.Fatalf("divergences at the hub: %+v", st)
+	}
+
+	// Someone who may publish at the venue adds an event to the match's
+	// subject: well formed, linked to the head, but not vouched for by the
+	// venue's recorder. The archive sources it; the hub never applies it.
+	vnc, err := venue.Connect("recorder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vnc.Close()
+	vjs, _ := jetstream.New(vnc)
+	last := vc[len(vc)-1]
+	forged := last
+	forged.Seq, forged.PrevHash = last.Seq+1, last.Hash
+	forged.Hash = events.ComputeHash(forged)
+	msg, err := natsbus.NewMsg(forged, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := vjs.PublishMsg(ctx, msg); err != nil {
+		t.Fatal(err)
+	}
+	for h.Cluster().Stats().Diverged == 0 {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the hub did not refuse the forged event: %+v", h.Cluster().Stats())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if hc := chain(t, h, m.Match); len(hc) != len(vc) {
+		t.Fatalf("the hub applied the forged event: it holds %d events, the venue recorded %d", len(hc), len(vc))
 	}
 }
