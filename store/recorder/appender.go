@@ -184,15 +184,30 @@ func (r *Recorder) ReadYourWrites(verbs api.Verbs) api.Verbs {
 	for verb, f := range verbs {
 		out[verb] = func(ctx context.Context, body []byte) (any, error) {
 			if a, ok := api.AfterOf(ctx); ok {
-				if err := r.waitHead(ctx, a.Match, a.Seq); err != nil {
-					return nil, fmt.Errorf("%w: this recorder's copy of match %s does not hold event %d yet, which you saw recorded: ask again (%v)",
-						store.ErrUnavailable, a.Match, a.Seq, err)
+				if err := r.WaitFor(ctx, a.Match, a.Seq); err != nil {
+					return nil, err
 				}
 			}
 			return f(ctx, body)
 		}
 	}
 	return out
+}
+
+// WaitFor waits (at most waitFor) until the store holds event seq of
+// match, which the caller saw recorded (a read-your-writes floor: the web
+// pages' ?after=, the API's api.After): nil at once on one machine, where
+// the store is the truth; store.ErrUnavailable if this recorder's copy
+// does not get there in time (ask again).
+func (r *Recorder) WaitFor(ctx context.Context, match string, seq uint64) error {
+	if _, ok := r.opts.Appender.(Waiter); !ok || seq == 0 {
+		return nil
+	}
+	if err := r.waitHead(ctx, match, seq); err != nil {
+		return fmt.Errorf("%w: this recorder's copy of match %s does not hold event %d yet, which you saw recorded: ask again (%v)",
+			store.ErrUnavailable, match, seq, err)
+	}
+	return nil
 }
 
 // CatcherUp is an optional ability of an Appender (found by type

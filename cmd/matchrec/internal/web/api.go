@@ -146,10 +146,24 @@ func (s *Server) matchQuery(w http.ResponseWriter, r *http.Request, allowed ...s
 	if !ok {
 		return "", query{}, false
 	}
-	q, err := parseQuery(r, allowed...)
+	q, err := parseQuery(r, append(allowed, "after")...)
 	if err != nil {
 		writeError(w, projector.CodeBadRequest, err.Error())
 		return "", query{}, false
+	}
+	// after=N: the caller saw event N of the match recorded (through any
+	// recorder of a cluster); this one answers only once its copy holds
+	// it, or says it is unavailable (read-your-writes, docs/http.md).
+	after, given, err := q.seq("after")
+	if err != nil {
+		writeError(w, projector.CodeBadRequest, err.Error())
+		return "", query{}, false
+	}
+	if given {
+		if err := s.rec.WaitFor(r.Context(), id, after); err != nil {
+			s.writeStoreError(w, r, id, err)
+			return "", query{}, false
+		}
 	}
 	return id, q, true
 }

@@ -24,13 +24,14 @@ type APIError struct {
 
 // statusOf is the HTTP status of each code the web answers with.
 var statusOf = map[projector.Code]int{
-	projector.CodeBadRequest:       http.StatusBadRequest,       // a malformed id or query
-	projector.CodeUnauthorized:     http.StatusUnauthorized,     // a judge request without a valid token
-	projector.CodeForbidden:        http.StatusForbidden,        // a valid token that is not the judge's
-	projector.CodeNotFound:         http.StatusNotFound,         // no such match (or none public yet), no such endpoint
-	projector.CodeBeyondEnd:        http.StatusNotFound,         // a sequence number past the (visible) end
-	projector.CodeMethodNotAllowed: http.StatusMethodNotAllowed, // an endpoint asked with the wrong method
-	projector.CodeTooManyRequests:  http.StatusTooManyRequests,  // wrong judge tokens: wait Retry-After
+	projector.CodeBadRequest:       http.StatusBadRequest,         // a malformed id or query
+	projector.CodeUnauthorized:     http.StatusUnauthorized,       // a judge request without a valid token
+	projector.CodeForbidden:        http.StatusForbidden,          // a valid token that is not the judge's
+	projector.CodeNotFound:         http.StatusNotFound,           // no such match (or none public yet), no such endpoint
+	projector.CodeBeyondEnd:        http.StatusNotFound,           // a sequence number past the (visible) end
+	projector.CodeMethodNotAllowed: http.StatusMethodNotAllowed,   // an endpoint asked with the wrong method
+	projector.CodeTooManyRequests:  http.StatusTooManyRequests,    // wrong judge tokens: wait Retry-After
+	projector.CodeUnavailable:      http.StatusServiceUnavailable, // this recorder's copy lacks the event ?after= names: ask again
 	projector.CodeInternal:         http.StatusInternalServerError,
 }
 
@@ -58,6 +59,9 @@ func (s *Server) writeStoreError(w http.ResponseWriter, r *http.Request, match s
 		writeError(w, projector.CodeNotFound, fmt.Sprintf("no match %q", match))
 	case errors.Is(err, fold.ErrBeyondEnd):
 		writeError(w, projector.CodeBeyondEnd, err.Error())
+	case errors.Is(err, store.ErrUnavailable):
+		w.Header().Set("Retry-After", "1")
+		writeError(w, projector.CodeUnavailable, err.Error())
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		// The client left; nobody reads an answer.
 	default:

@@ -58,6 +58,12 @@ export function dropTokenFragment() {
 
 export const loginURL = () => `/matches/${encodeURIComponent(matchId)}/judge`;
 
+// after is the event ?after= says the reader saw recorded (0: none): a
+// match's page passes it on with every request about its match, so a
+// recorder of a cluster whose copy lacks it answers "ask again" rather
+// than show an older match (read-your-writes).
+const after = !table && /^[1-9][0-9]*$/.test(params.get('after') || '') ? params.get('after') : '';
+
 // apiURL is the URL of one of the match's endpoints (state, events,
 // turns, stream) with the given query.
 export function apiURL(endpoint, query = {}) {
@@ -66,6 +72,7 @@ export function apiURL(endpoint, query = {}) {
     if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
   }
   if (judge) q.set('view', 'judge');
+  if (after) q.set('after', after);
   const qs = q.toString();
   return `/api/matches/${encodeURIComponent(matchId)}/${endpoint}` + (qs ? '?' + qs : '');
 }
