@@ -112,6 +112,7 @@ type Store struct {
 	closeErr  error
 
 	noLog  bool
+	hashes *hashCache // the log's committed stored hashes (headlog_cache.go)
 	signer atomic.Pointer[note.Signer]
 	cp     atomic.Pointer[headlog.Checkpoint] // the newest signed checkpoint
 }
@@ -185,6 +186,9 @@ func Open(path string, opts Options) (*Store, error) {
 		ackKick:  make(chan struct{}, 1),
 		ackDelay: opts.AckDelay,
 		noLog:    opts.NoLog,
+	}
+	if !opts.NoLog {
+		s.hashes = newHashCache()
 	}
 	s.SetSigner(opts.Signer)
 	go s.run()

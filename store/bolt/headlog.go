@@ -85,10 +85,22 @@ type logTx struct {
 	info, hashes, entries, matches *bbolt.Bucket
 	size                           int64
 	added                          bool
+
+	cache     *hashCache  // the store's (nil: none)
+	committed int64       // stored hashes committed when the transaction began
+	fresh     []freshLeaf // hashes this transaction wrote, cached once it commits
 }
 
-func openLogTx(tx *bbolt.Tx) (*logTx, error) {
-	l := &logTx{info: tx.Bucket(bktLog), hashes: tx.Bucket(bktLogHashes), entries: tx.Bucket(bktLogEntries), matches: tx.Bucket(bktLogMatches)}
+// freshLeaf is the stored hashes one added entry wrote, from index first.
+type freshLeaf struct {
+	first int64
+	hs    []tlog.Hash
+}
+
+// openLogTx opens the log in tx, reading stored hashes through cache (nil:
+// straight from the bucket).
+func openLogTx(tx *bbolt.Tx, cache *hashCache) (*logTx, error) {
+	l := &logTx{info: tx.Bucket(bktLog), hashes: tx.Bucket(bktLogHashes), entries: tx.Bucket(bktLogEntries), matches: tx.Bucket(bktLogMatches), cache: cache}
 	if l.info == nil || l.hashes == nil || l.entries == nil || l.matches == nil {
 		return nil, fmt.Errorf("%w: the transparency log's buckets are missing", ErrCorrupt)
 	}
@@ -98,19 +110,34 @@ func openLogTx(tx *bbolt.Tx) (*logTx, error) {
 		}
 		l.size = int64(binary.BigEndian.Uint64(v))
 	}
+	l.committed = tlog.StoredHashCount(l.size)
+	if cache != nil && tx.Writable() {
+		tx.OnCommit(func() {
+			for _, f := range l.fresh {
+				cache.putFrom(f.first, f.hs)
+			}
+		})
+	}
 	return l, nil
 }
 
 // ReadHashes implements tlog.HashReader over the transaction (its own
-// writes included).
+// writes included), through the store's cache of committed hashes.
 func (l *logTx) ReadHashes(idx []int64) ([]tlog.Hash, error) {
 	out := make([]tlog.Hash, len(idx))
 	for i, x := range idx {
+		if h, ok := l.cache.get(x); ok {
+			out[i] = h
+			continue
+		}
 		v := l.hashes.Get(u64(uint64(x)))
 		if len(v) != tlog.HashSize {
 			return nil, fmt.Errorf("%w: stored hash %d missing", ErrCorrupt, x)
 		}
 		copy(out[i][:], v)
+		if x < l.committed {
+			l.cache.put(x, out[i])
+		}
 	}
 	return out, nil
 }
@@ -160,6 +187,9 @@ func (l *logTx) add(e *events.Event) (int64, error) {
 		if err := l.hashes.Put(u64(uint64(first+int64(i))), bytes.Clone(h[:])); err != nil {
 			return 0, err
 		}
+	}
+	if l.cache != nil {
+		l.fresh = append(l.fresh, freshLeaf{first: first, hs: hs})
 	}
 	leaf := l.size
 	if err := l.entries.Put(u64(uint64(leaf)), entry); err != nil {
@@ -225,7 +255,7 @@ func ensureLog(db *bbolt.DB, noLog bool) error {
 				return fmt.Errorf("create bucket %q: %w", name, err)
 			}
 		}
-		l, err := openLogTx(tx)
+		l, err := openLogTx(tx, nil)
 		if err != nil {
 			return err
 		}
@@ -300,7 +330,7 @@ func (s *Store) Checkpoint(ctx context.Context) (headlog.Checkpoint, error) {
 	}
 	var tree tlog.Tree
 	err := s.view(func(tx *bbolt.Tx) error {
-		l, err := openLogTx(tx)
+		l, err := openLogTx(tx, s.hashes)
 		if err != nil {
 			return err
 		}
@@ -363,7 +393,7 @@ func (s *Store) readLog(ctx context.Context, fn func(*logTx) error) error {
 		return err
 	}
 	return s.view(func(tx *bbolt.Tx) error {
-		l, err := openLogTx(tx)
+		l, err := openLogTx(tx, s.hashes)
 		if err != nil {
 			return err
 		}

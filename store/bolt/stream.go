@@ -124,7 +124,7 @@ func (s *Store) holds(ws []streamWrite) (bool, error) {
 		lg := &logTx{}
 		if !s.noLog {
 			var err error
-			if lg, err = openLogTx(tx); err != nil {
+			if lg, err = openLogTx(tx, s.hashes); err != nil {
 				return err
 			}
 		}

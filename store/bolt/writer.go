@@ -316,7 +316,7 @@ func (s *Store) newTxWriter(tx *bbolt.Tx) (txWriter, error) {
 	lg := &logTx{} // Options.NoLog: adds do nothing
 	if !s.noLog {
 		var err error
-		if lg, err = openLogTx(tx); err != nil {
+		if lg, err = openLogTx(tx, s.hashes); err != nil {
 			return txWriter{}, err
 		}
 	}
