@@ -326,4 +326,7 @@ func (s *State) Hash() (events.Hash, error) {
 // measurement, its attacks what they wait to have measured; 11e's
 // engagement measured. A positioned match folds to the same bytes as
 // under 8.
-const StateVersion = 9
+// 10: a plural unit's possessive is its name and an apostrophe
+// ("Veterans' charge distance", kit.Possessive) in the pending steps'
+// texts a state holds.
+const StateVersion = 10

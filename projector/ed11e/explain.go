@@ -157,7 +157,7 @@ func attacksOf(s *projector.State, g *Group) int {
 // explainAdvance: the advance dice added to the unit's Move.
 func explainAdvance(before, after *projector.State, id string) projector.RollReason {
 	e, _ := rules.ParseExpr(AdvanceDice)
-	why := projector.RollReason{For: fmt.Sprintf("%s's advance", before.UnitName(id)),
+	why := projector.RollReason{For: fmt.Sprintf("%s advance", kit.Possessive(before.UnitName(id))),
 		Inputs: []string{fmt.Sprintf("%s added to each model's Move for this move (the standard modern rule, default)", e),
 			"the unit has advanced once it makes the move: it cannot then shoot but in assault shooting"},
 		Rule: docRoot + "movement-and-advancing"}

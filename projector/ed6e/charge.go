@@ -200,7 +200,7 @@ func evolveChargeRoll(s *projector.State, seq uint64, p *events.DiceRolled) erro
 	ch := ed(s).Charge
 	u, t := s.Unit(ch.Unit), s.Unit(ch.Target)
 	if n := chargeDice(u); len(p.Values) != n || p.Purpose != purposeCharge {
-		return fmt.Errorf("%s's charge roll is %dD6", u.DisplayName(), n)
+		return fmt.Errorf("%s charge roll is %dD6", kit.Possessive(u.DisplayName()), n)
 	}
 	ch.RollSeq, ch.Dice = seq, slices.Clone(p.Values)
 	ch.Distance = chargeDistance(u, p.Values)

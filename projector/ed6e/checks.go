@@ -6,6 +6,7 @@ import (
 
 	"github.com/matchrec/matchrec/events"
 	"github.com/matchrec/matchrec/projector"
+	"github.com/matchrec/matchrec/projector/kit"
 )
 
 // Morale and Pinning from shooting
@@ -126,7 +127,7 @@ func checkPending(s *projector.State, c *Check) projector.Pending {
 		what = "Pinning test"
 	}
 	return projector.Pending{Kind: projector.WaitRoll, Player: u.Player, Dice: MoraleDice, Purpose: c.Kind,
-		Text: fmt.Sprintf("%s rolls %dD6 for %s's %s (%s): passes on %d or less (Ld %d)", s.PlayerName(u.Player), MoraleDice, u.DisplayName(), what, c.Why, c.Need, c.Need)}
+		Text: fmt.Sprintf("%s rolls %dD6 for %s %s (%s): passes on %d or less (Ld %d)", s.PlayerName(u.Player), MoraleDice, kit.Possessive(u.DisplayName()), what, c.Why, c.Need, c.Need)}
 }
 
 // goneToGround reports whether unit id has gone to ground.

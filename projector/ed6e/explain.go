@@ -306,7 +306,7 @@ func explainCharge(s *projector.State, ch *Charge) projector.RollReason {
 		in = append(in, fmt.Sprintf("the first charger is %s, the closest to %s: %.1f\" to cover, %s", first.ID, t.DisplayName(), need, how))
 	}
 	in = append(in, "short of it the charge fails and nobody moves")
-	return projector.RollReason{For: fmt.Sprintf("%s's charge distance against %s", u.DisplayName(), t.DisplayName()), Inputs: in, Rule: docCharge}
+	return projector.RollReason{For: fmt.Sprintf("%s charge distance against %s", kit.Possessive(u.DisplayName()), t.DisplayName()), Inputs: in, Rule: docCharge}
 }
 
 // explainCheck: a Morale check or Pinning test from shooting.
@@ -316,7 +316,7 @@ func explainCheck(s *projector.State, c *Check) projector.RollReason {
 	if c.Kind == checkPinning {
 		what, after = "Pinning test", "one that fails goes to ground"
 	}
-	return projector.RollReason{For: fmt.Sprintf("%s's %s", s.UnitName(c.Unit), what),
+	return projector.RollReason{For: fmt.Sprintf("%s %s", kit.Possessive(s.UnitName(c.Unit)), what),
 		Inputs: []string{c.Why, fmt.Sprintf("%dD6 at most its Ld %d passes (its highest Ld)", MoraleDice, c.Need), after},
 		Rule:   docShotMorale}
 }
@@ -327,7 +327,7 @@ func explainFallBack(s *projector.State, fb *FallBack) projector.RollReason {
 	in := []string{fb.Why, fmt.Sprintf("%dD6\": every model moves that far straight toward %s's own table edge, the %s edge", FallBackDice, s.PlayerName(u.Player), fb.Edge)}
 	if s.Measured() {
 		in = append(in, "how far its model closest to that edge is from it is measured at the table once rolled: a roll of that or more takes the unit off the table, destroyed")
-		return projector.RollReason{For: fmt.Sprintf("%s's fall-back move", u.DisplayName()), Inputs: in, Rule: docFallBack}
+		return projector.RollReason{For: fmt.Sprintf("%s fall-back move", kit.Possessive(u.DisplayName())), Inputs: in, Rule: docFallBack}
 	}
 	best := -1.0
 	for _, m := range u.AliveModels() {
@@ -338,7 +338,7 @@ func explainFallBack(s *projector.State, fb *FallBack) projector.RollReason {
 	if best >= 0 {
 		in = append(in, fmt.Sprintf("its model closest to that edge is %.1f\" from it: a roll of that or more takes the unit off the table, destroyed", best))
 	}
-	return projector.RollReason{For: fmt.Sprintf("%s's fall-back move", u.DisplayName()), Inputs: in, Rule: docFallBack}
+	return projector.RollReason{For: fmt.Sprintf("%s fall-back move", kit.Possessive(u.DisplayName())), Inputs: in, Rule: docFallBack}
 }
 
 // explainCombatRoll: a Morale test, a sweeping advance or a consolidation
@@ -347,7 +347,7 @@ func explainCombatRoll(s *projector.State, cb *Combat) projector.RollReason {
 	switch cb.Stage {
 	case stageMorale:
 		t := cb.Tests[cb.Test]
-		return projector.RollReason{For: fmt.Sprintf("%s's Morale test after losing its combat", s.UnitName(t.Unit)),
+		return projector.RollReason{For: fmt.Sprintf("%s Morale test after losing its combat", kit.Possessive(s.UnitName(t.Unit))),
 			Inputs: []string{fmt.Sprintf("the combat result: %d unsaved wounds against %d, lost by %d", cb.wounds(cb.Winner), cb.wounds(cb.Loser), cb.Diff),
 				fmt.Sprintf("Ld %d (its highest) − %d: %dD6 at most %d passes (default)", t.Ld, cb.Diff, MoraleDice, t.Need),
 				"a unit that fails falls back, unless the winner's sweeping advance catches it"},
@@ -373,7 +373,7 @@ func explainCombatRoll(s *projector.State, cb *Combat) projector.RollReason {
 		} else {
 			in = append(in, "no model may end in base contact with an enemy (revision 1)")
 		}
-		return projector.RollReason{For: fmt.Sprintf("%s's consolidation move", s.UnitName(c.Unit)), Inputs: in, Rule: docConsolidate}
+		return projector.RollReason{For: fmt.Sprintf("%s consolidation move", kit.Possessive(s.UnitName(c.Unit))), Inputs: in, Rule: docConsolidate}
 	}
 	return projector.RollReason{For: "the combat waited for no roll", Rule: docRoot + "fight-sub-phase"}
 }

@@ -281,7 +281,7 @@ func fallBackPending(s *projector.State, fb *FallBack) projector.Pending {
 	u := s.Unit(fb.Unit)
 	if fb.Seq == 0 {
 		return projector.Pending{Kind: projector.WaitRoll, Player: u.Player, Dice: FallBackDice, Purpose: purposeFallBack,
-			Text: fmt.Sprintf("%s rolls %dD6 for %s's fall-back move (%s) toward the %s table edge", s.PlayerName(u.Player), FallBackDice, u.DisplayName(), fb.Why, fb.Edge)}
+			Text: fmt.Sprintf("%s rolls %dD6 for %s fall-back move (%s) toward the %s table edge", s.PlayerName(u.Player), FallBackDice, kit.Possessive(u.DisplayName()), fb.Why, fb.Edge)}
 	}
 	if needs := edgeNeeds(s, fb); len(needs) > 0 {
 		return s.PendingMeasure(u.Player, measureEdge, needs,

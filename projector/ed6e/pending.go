@@ -105,7 +105,7 @@ func chargePending(s *projector.State, ch *Charge) bool {
 		_, need := chargeGap(s, ch)
 		n := chargeDice(u)
 		s.Pending = projector.Pending{Kind: projector.WaitRoll, Player: u.Player, Dice: n, Purpose: purposeCharge,
-			Text: fmt.Sprintf("%s rolls %dD6 for %s's charge distance (%.1f\" to reach %s)%s", s.PlayerName(u.Player), n, u.DisplayName(), need, t.DisplayName(), chargeRate(u))}
+			Text: fmt.Sprintf("%s rolls %dD6 for %s charge distance (%.1f\" to reach %s)%s", s.PlayerName(u.Player), n, kit.Possessive(u.DisplayName()), need, t.DisplayName(), chargeRate(u))}
 	case chargeFirst:
 		s.Pending = projector.Pending{Kind: WaitChargeMove, Player: u.Player,
 			Text: fmt.Sprintf("%s moves %s, the first charger, up to %g\" into base contact with %s", s.PlayerName(u.Player), ch.First, ch.Distance, t.DisplayName())}
@@ -127,7 +127,7 @@ func combatPending(s *projector.State, cb *Combat) bool {
 		t := cb.Tests[cb.Test]
 		u := s.Unit(t.Unit)
 		s.Pending = projector.Pending{Kind: projector.WaitRoll, Player: u.Player, Dice: MoraleDice, Purpose: purposeMorale,
-			Text: fmt.Sprintf("%s rolls %dD6 for %s's Morale test: Ld %d − %d (combat result), passes on %d or less", s.PlayerName(u.Player), MoraleDice, u.DisplayName(), t.Ld, cb.Diff, t.Need)}
+			Text: fmt.Sprintf("%s rolls %dD6 for %s Morale test: Ld %d − %d (combat result), passes on %d or less", s.PlayerName(u.Player), MoraleDice, kit.Possessive(u.DisplayName()), t.Ld, cb.Diff, t.Need)}
 	case stageSweep:
 		t := cb.Tests[cb.Test]
 		u, w := s.Unit(t.Unit), s.Unit(t.Sweeper)
@@ -141,7 +141,7 @@ func combatPending(s *projector.State, cb *Combat) bool {
 		u := s.Unit(consolidationDue(cb).Unit)
 		e := consolidation(s)
 		s.Pending = projector.Pending{Kind: projector.WaitRoll, Player: u.Player, Dice: e.Dice(), Purpose: purposeConsolidate,
-			Text: fmt.Sprintf("%s rolls %s for %s's consolidation move", s.PlayerName(u.Player), diceWords(e), u.DisplayName())}
+			Text: fmt.Sprintf("%s rolls %s for %s consolidation move", s.PlayerName(u.Player), diceWords(e), kit.Possessive(u.DisplayName()))}
 	default:
 		return false
 	}

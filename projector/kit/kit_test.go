@@ -192,4 +192,12 @@ func TestUnitNamesAgreeWithTheirVerbs(t *testing.T) {
 			t.Errorf("Does(%q) = %q, want %q", c.name, got, want)
 		}
 	}
+	for name, want := range map[string]string{
+		"Veterans": "Veterans'", "Ork Boyz": "Ork Boyz'", "Tactical Squad": "Tactical Squad's", "Chaplain Cassius": "Chaplain Cassius's",
+		"Cadian Guardsmen": "Cadian Guardsmen's", "Boyz B2": "Boyz B2's", "Gretchin": "Gretchin's", "Squad S": "Squad S's",
+	} {
+		if got := Possessive(name); got != want {
+			t.Errorf("Possessive(%q) = %q, want %q", name, got, want)
+		}
+	}
 }

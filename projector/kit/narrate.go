@@ -37,7 +37,7 @@ func RollFor(s *projector.State, a *projector.Attack, d *projector.DiceStep) str
 	if act == "" {
 		act = "shooting"
 	}
-	return fmt.Sprintf("the %s of %s's %s at %s", what, s.UnitName(a.Firer), act, s.UnitName(a.Target))
+	return fmt.Sprintf("the %s of %s %s at %s", what, Possessive(s.UnitName(a.Firer)), act, s.UnitName(a.Target))
 }
 
 // Measured tells a measurement at the table as the log reads it: a

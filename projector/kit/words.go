@@ -49,6 +49,17 @@ func Plural(name string) bool {
 	return strings.HasSuffix(w, "s") || strings.HasSuffix(w, "z")
 }
 
+// Possessive is a unit's name with its possessive: "Tactical Squad's",
+// "Chaplain Cassius's", "Cadian Guardsmen's", but "Veterans'" and "Ork
+// Boyz'" — a plural name that ends in its s or z takes the apostrophe
+// alone.
+func Possessive(name string) string {
+	if Plural(name) && (strings.HasSuffix(name, "s") || strings.HasSuffix(name, "z")) {
+		return name + "'"
+	}
+	return name + "'s"
+}
+
 // designation reports whether a word of a name labels rather than names:
 // one or two letters, anything with a digit, or a Roman numeral.
 func designation(w string) bool {
