@@ -133,7 +133,12 @@ func EnsureArchive(ctx context.Context, js jetstream.JetStream, venues []string,
 	if err != nil {
 		return fmt.Errorf("natsbus: the archive %s: %w", ArchiveStream, err)
 	}
-	cfg := s.CachedInfo().Config
+	return addSources(ctx, js, s.CachedInfo().Config, venues)
+}
+
+// addSources gives the archive (configured as cfg) a source for each of
+// venues it lacks, and its duplicate window.
+func addSources(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig, venues []string) error {
 	var have []string
 	for _, src := range cfg.Sources {
 		have = append(have, sourcedVenue(src))
@@ -234,7 +239,7 @@ func Stalled(ctx context.Context, nc *nats.Conn, hub jetstream.JetStream, v stri
 			return si.Seq < last && (si.Active < 0 || si.Active >= archiveStall), nil
 		}
 	}
-	return false, fmt.Errorf("natsbus: the archive has no source for venue %s", v)
+	return false, fmt.Errorf("natsbus: venue %s: %w", v, errNoSource)
 }
 
 // RestartVenueSource sets the archive's source of venue v up afresh, and
@@ -271,19 +276,25 @@ func restartSource(ctx context.Context, js jetstream.JetStream, pick func(*jetst
 		return fmt.Errorf("natsbus: the archive has no such source to restart")
 	}
 	cfg.Sources = kept
-	if _, err := js.UpdateStream(ctx, cfg); err != nil {
-		return fmt.Errorf("natsbus: take a source out of the archive: %w", err)
-	}
-	// Put back even if ctx ended meanwhile: a source left out would stop
-	// the venue's archive until a recorder's next EnsureArchive.
+	_, outErr := js.UpdateStream(ctx, cfg)
+	// Put back whatever the take-out answered (one that timed out may have
+	// been applied all the same) and even if ctx ended meanwhile: a source
+	// left out stops the venue's archive until the watch (WatchVenues)
+	// puts it back.
 	cfg.Sources = all
 	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if _, err := js.UpdateStream(bctx, cfg); err != nil {
-		return fmt.Errorf("natsbus: put a source back into the archive (a hub recorder's start puts it back too): %w", err)
+		return fmt.Errorf("natsbus: put a source back into the archive (the venues' watch puts it back too): %w", err)
+	}
+	if outErr != nil {
+		return fmt.Errorf("natsbus: take a source out of the archive: %w", outErr)
 	}
 	return nil
 }
+
+// errNoSource: the archive has no source for a venue it should gather.
+var errNoSource = errors.New("the archive has no source for the venue")
 
 // StepDownArchive asks the archive's leader to step down (an operator's
 // remedy, and a test's: a leader change must lose and double nothing
@@ -333,6 +344,14 @@ func WatchVenues(ctx context.Context, nc *nats.Conn, hub jetstream.JetStream, kv
 				}
 			}
 			stalled, err := Stalled(rctx, nc, hub, v)
+			if errors.Is(err, errNoSource) {
+				// Taken out by a restart that could not put it back.
+				if s, serr := hub.Stream(rctx, ArchiveStream); serr == nil {
+					if err = addSources(rctx, hub, s.CachedInfo().Config, venues); err == nil {
+						log.Warn().Str("venue", v).Msg("the archive had lost its source of a venue: put back")
+					}
+				}
+			}
 			if stalled {
 				stalls[v]++
 			} else {

@@ -22,8 +22,10 @@ import (
 // a hub recorder (Config.Venues) follows the hub's archive of it: every
 // event arrives once, with the venue's line cut and restored in between,
 // the hub's copy audits CLEAN and equals the venue's, the hub refuses to
-// write the venue's match, and the archive's leader stepping down (what a
-// hub does to a stalled source) loses and doubles nothing.
+// write the venue's match; the archive's leader stepping down, the
+// venue's source restarted (what a hub's watch does to a stalled one) and
+// a source lost and put back by the watch lose and double nothing; and an
+// event published at the venue by someone else never reaches the hub.
 func TestClusterVenueArchive(t *testing.T) {
 	hub := startNATSCluster(t)
 	venue, err := natscluster.StartVenue(t.TempDir(), clusterDoc, "north", hub)
@@ -98,8 +100,57 @@ func TestClusterVenueArchive(t *testing.T) {
 	if err := venue.Link.Restore(); err != nil {
 		t.Fatal(err)
 	}
+	hjs, _ := jetstream.New(hnc)
 	if err := h.Cluster().WaitHead(ctx, m.Match, head); err != nil {
 		t.Fatalf("the hub did not catch up after the cut: %v", err)
+	}
+	// What a hub's watch does to a source stalled after a cut: the
+	// venue's source set up afresh, across the domains; the events played
+	// next arrive once.
+	if err := natsbus.RestartVenueSource(ctx, hjs, "north"); err != nil {
+		t.Fatalf("restarting the venue's source: %v", err)
+	}
+	for _, st := range sc.Steps[20:26] {
+		res, err := north.Recorder().Execute(ctx, m.Match, m.Tokens[api.RolePlayer(st.As)], st.Cmd)
+		if _, refused := projector.AsRefusal(err); err != nil && !refused {
+			t.Fatal(err)
+		}
+		if n := len(res.Events); n > 0 {
+			head = res.Events[n-1].Seq
+		}
+	}
+	if err := h.Cluster().WaitHead(ctx, m.Match, head); err != nil {
+		t.Fatalf("the hub did not get the events after the restart: %v", err)
+	}
+	// A restart that took the source out and could not put it back: the
+	// hub's watch puts it back, and the archive resumes where it was.
+	as, err := hjs.Stream(ctx, natsbus.ArchiveStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := as.CachedInfo().Config
+	cfg.Sources = nil
+	if _, err := hjs.UpdateStream(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range sc.Steps[26:30] {
+		res, err := north.Recorder().Execute(ctx, m.Match, m.Tokens[api.RolePlayer(st.As)], st.Cmd)
+		if _, refused := projector.AsRefusal(err); err != nil && !refused {
+			t.Fatal(err)
+		}
+		if n := len(res.Events); n > 0 {
+			head = res.Events[n-1].Seq
+		}
+	}
+	if err := h.Cluster().WaitHead(ctx, m.Match, head); err != nil {
+		t.Fatalf("the hub did not get the events once its watch put the lost source back: %v", err)
+	}
+	info, err := as.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(chain(t, north, m.Match)); info.State.Msgs != uint64(n) {
+		t.Fatalf("after the restarts the archive holds %d messages for the venue's %d events", info.State.Msgs, n)
 	}
 	vc, hc := chain(t, north, m.Match), chain(t, h, m.Match)
 	if len(vc) != len(hc) || vc[len(vc)-1].Hash != hc[len(hc)-1].Hash {
@@ -108,7 +159,6 @@ func TestClusterVenueArchive(t *testing.T) {
 	if rep, err := replay.AuditStore(ctx, h.store, m.Match, editions.Lookup, nil); err != nil || !rep.OK {
 		t.Fatalf("the hub's copy audits %s (%v)", rep.Verdict, err)
 	}
-	hjs, _ := jetstream.New(hnc)
 	s, err := hjs.Stream(ctx, natsbus.ArchiveStream)
 	if err != nil {
 		t.Fatal(err)
