@@ -55,10 +55,12 @@ func TestClusterVenueArchive(t *testing.T) {
 	if len(m.Match) < 7 || m.Match[:6] != "north-" {
 		t.Fatalf("the venue named its match %q", m.Match)
 	}
-	play := func(steps int) uint64 {
+	// play plays the script's steps from..to at the venue; head is the
+	// match's last event.
+	var head uint64
+	play := func(from, to int) {
 		t.Helper()
-		var head uint64
-		for _, st := range sc.Steps[:steps] {
+		for _, st := range sc.Steps[from:to] {
 			res, err := north.Recorder().Execute(ctx, m.Match, m.Tokens[api.RolePlayer(st.As)], st.Cmd)
 			if _, refused := projector.AsRefusal(err); err != nil && !refused {
 				t.Fatal(err)
@@ -67,24 +69,14 @@ func TestClusterVenueArchive(t *testing.T) {
 				head = res.Events[n-1].Seq
 			}
 		}
-		return head
 	}
-	head := play(6)
+	play(0, 6)
 	if err := h.Cluster().WaitHead(ctx, m.Match, head); err != nil {
 		t.Fatalf("the hub did not get the venue's events: %v", err)
 	}
 	venue.Link.Cut()
 	// Cut off: the venue records on; the hub refuses to write its match.
-	rest := sc.Steps[6:20]
-	for _, st := range rest {
-		res, err := north.Recorder().Execute(ctx, m.Match, m.Tokens[api.RolePlayer(st.As)], st.Cmd)
-		if _, refused := projector.AsRefusal(err); err != nil && !refused {
-			t.Fatal(err)
-		}
-		if n := len(res.Events); n > 0 {
-			head = res.Events[n-1].Seq
-		}
-	}
+	play(6, 20)
 	_, err = h.Recorder().Execute(ctx, m.Match, m.Tokens[api.RolePlayer("alice")], projector.Command{Type: projector.CmdNextTurn})
 	if ae := (*api.Error)(nil); !errors.As(err, &ae) || ae.Code != projector.CodeOtherVenue {
 		t.Fatalf("a command for the venue's match at the hub: %v, want other_venue", err)
@@ -110,15 +102,7 @@ func TestClusterVenueArchive(t *testing.T) {
 	if err := natsbus.RestartVenueSource(ctx, hjs, "north"); err != nil {
 		t.Fatalf("restarting the venue's source: %v", err)
 	}
-	for _, st := range sc.Steps[20:26] {
-		res, err := north.Recorder().Execute(ctx, m.Match, m.Tokens[api.RolePlayer(st.As)], st.Cmd)
-		if _, refused := projector.AsRefusal(err); err != nil && !refused {
-			t.Fatal(err)
-		}
-		if n := len(res.Events); n > 0 {
-			head = res.Events[n-1].Seq
-		}
-	}
+	play(20, 26)
 	if err := h.Cluster().WaitHead(ctx, m.Match, head); err != nil {
 		t.Fatalf("the hub did not get the events after the restart: %v", err)
 	}
@@ -133,15 +117,7 @@ func TestClusterVenueArchive(t *testing.T) {
 	if _, err := hjs.UpdateStream(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range sc.Steps[26:30] {
-		res, err := north.Recorder().Execute(ctx, m.Match, m.Tokens[api.RolePlayer(st.As)], st.Cmd)
-		if _, refused := projector.AsRefusal(err); err != nil && !refused {
-			t.Fatal(err)
-		}
-		if n := len(res.Events); n > 0 {
-			head = res.Events[n-1].Seq
-		}
-	}
+	play(26, 30)
 	if err := h.Cluster().WaitHead(ctx, m.Match, head); err != nil {
 		t.Fatalf("the hub did not get the events once its watch put the lost source back: %v", err)
 	}
