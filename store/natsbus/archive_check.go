@@ -62,11 +62,9 @@ func (a *archiveCheck) check(ctx context.Context, m jetstream.Msg, e events.Even
 	if a.unverified[v] {
 		return nil
 	}
-	if a.vouched(ctx, v, m, e) == nil {
-		return nil
-	}
-	if time.Since(a.read[v]) < keyReread && len(a.checks[v]) > 0 {
-		return a.vouched(ctx, v, m, e)
+	err := a.vouched(ctx, v, m, e)
+	if err == nil || (time.Since(a.read[v]) < keyReread && len(a.checks[v]) > 0) {
+		return err // vouched, or refused by keys read a moment ago
 	}
 	if err := a.reload(ctx, v); err != nil {
 		return err
