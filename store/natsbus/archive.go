@@ -183,15 +183,30 @@ func Venues(ctx context.Context, js jetstream.JetStream) ([]string, error) {
 // so only while it is up). A venue whose stream is a cluster's has no one
 // owner and is not registered.
 func RegisterVenue(ctx context.Context, nc *nats.Conn, kv jetstream.KeyValue, v string) error {
-	vjs, err := jetstream.NewWithDomain(nc, v)
+	meta, err := venueClaim(ctx, nc, v)
 	if err != nil {
 		return err
 	}
+	return registerClaim(ctx, kv, v, meta)
+}
+
+// venueClaim is the claim of venue v's stream (its metadata), read
+// through the venue's JetStream domain (so only while its link is up).
+func venueClaim(ctx context.Context, nc *nats.Conn, v string) (map[string]string, error) {
+	vjs, err := jetstream.NewWithDomain(nc, v)
+	if err != nil {
+		return nil, err
+	}
 	s, err := vjs.Stream(ctx, StreamName)
 	if err != nil {
-		return fmt.Errorf("natsbus: venue %s's stream: %w", v, err)
+		return nil, fmt.Errorf("natsbus: venue %s's stream: %w", v, err)
 	}
-	meta := s.CachedInfo().Config.Metadata
+	return s.CachedInfo().Config.Metadata, nil
+}
+
+// registerClaim records the venue recorder that venue v's claim meta
+// names in the recorders' registry kv.
+func registerClaim(ctx context.Context, kv jetstream.KeyValue, v string, meta map[string]string) error {
 	owner := meta[MetaOwner]
 	if meta[MetaVenue] != v || owner == "" {
 		return fmt.Errorf("natsbus: venue %s's stream is claimed as venue %q by %q: not one venue recorder's", v, meta[MetaVenue], owner)

@@ -98,12 +98,12 @@ func (a *archiveCheck) reload(ctx context.Context, v string) error {
 	a.read[v] = time.Now()
 	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	if mode, err := venueMode(rctx, a.nc, v); err == nil && mode == ModeCluster {
+	if meta, err := venueClaim(rctx, a.nc, v); err == nil && Mode(meta[MetaMode]) == ModeCluster {
 		a.unverified[v] = true
 		a.log.Warn().Str("venue", v).Msg("the venue's stream is a cluster's: its events are archived without a check of their recorder's key (docs/cluster.md)")
 		return nil
 	} else if err == nil {
-		if err := RegisterVenue(rctx, a.nc, a.kv, v); err != nil {
+		if err := registerClaim(rctx, a.kv, v, meta); err != nil {
 			a.log.Debug().Err(err).Str("venue", v).Msg("the venue's recorder not registered")
 		}
 	}
@@ -122,18 +122,4 @@ func (a *archiveCheck) reload(ctx context.Context, v string) error {
 	}
 	a.checks[v] = checks
 	return nil
-}
-
-// venueMode is the mode venue v's stream is claimed in, read through the
-// venue's JetStream domain (so only while its link is up).
-func venueMode(ctx context.Context, nc *nats.Conn, v string) (Mode, error) {
-	vjs, err := jetstream.NewWithDomain(nc, v)
-	if err != nil {
-		return "", err
-	}
-	s, err := vjs.Stream(ctx, StreamName)
-	if err != nil {
-		return "", fmt.Errorf("natsbus: venue %s's stream: %w", v, err)
-	}
-	return Mode(s.CachedInfo().Config.Metadata[MetaMode]), nil
 }
